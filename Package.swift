@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+// tartil — a Qur'an recitation audio engine for Linux. No package dependencies: only the toolchain and
+// system C libraries, each behind one system-library target that exactly one Swift module imports.
+import PackageDescription
+
+/// One `[system]` target per C library, found through pkg-config, with the Debian package that provides it.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "tartil",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tartil", targets: ["tartil"]),
+        .library(name: "TartilCore", targets: ["TartilCore"]),
+    ],
+    targets: [
+        // MARK: C libraries (each imported by exactly one Swift module)
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),  // TartilNet
+        systemLibrary("CMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),  // TartilAudio
+        systemLibrary("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),  // TartilAudio
+        systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),  // TartilSQLite
+        systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),  // TartilCache
+        systemLibrary("CEdit", pkgConfig: "libedit", apt: "libedit-dev"),  // TartilCLI
+
+        // MARK: Swift modules
+        .target(name: "TartilCore"),
+        .target(name: "TartilSQLite", dependencies: ["CSQLite"]),
+        .target(name: "TartilJournal", dependencies: ["TartilCore", "TartilSQLite"]),
+        .target(name: "TartilCache", dependencies: ["TartilCore", "CCrypto", "TartilSQLite"]),
+        .target(name: "TartilNet", dependencies: ["TartilCore", "CCurl", "TartilCache"]),
+        .target(name: "TartilAudio", dependencies: ["TartilCore", "CMpg123", "CALSA"]),
+        .target(
+            name: "TartilPlayer",
+            dependencies: ["TartilCore", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal"]),
+        .target(
+            name: "TartilCLI",
+            dependencies: [
+                "TartilCore", "TartilPlayer", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal",
+                "TartilSQLite", "CEdit",
+            ]),
+        .executableTarget(name: "tartil", dependencies: ["TartilCLI"]),
+
+        // MARK: Tests
+        .testTarget(name: "TartilCoreTests", dependencies: ["TartilCore"]),
+        .testTarget(name: "TartilAudioTests", dependencies: ["TartilAudio", "TartilCore"]),
+        .testTarget(name: "TartilCacheTests", dependencies: ["TartilCache"]),
+        .testTarget(name: "TartilSQLiteTests", dependencies: ["TartilSQLite", "TartilJournal"]),
+        .testTarget(name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TartilCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,147 @@
+import Foundation
+import TartilAudio
+import TartilCache
+import TartilCore
+import TartilNet
+import TartilPlayer
+import TartilSQLite
+
+/// Commands that describe tartil and the Qur'an: `help`, `version`, `surahs`, `reciters`, `quit`.
+enum InfoCommands {
+    static let help = CommandSpec(
+        path: ["help"], overview: "Show help for tartil or for one command.",
+        arguments: [.init(name: "command", help: "The command to explain (e.g. resolve, table build).", repeating: true, optional: true)],
+        examples: ["tartil help", "tartil help table build"],
+        run: { invocation, context in
+            if invocation.arguments.isEmpty {
+                context.console.writeOut(Help.main(context.table))
+                return
+            }
+            guard let (command, used) = context.table.find(invocation.arguments), used == invocation.arguments.count else {
+                throw UsageError(
+                    message: "no command '\(invocation.arguments.joined(separator: " "))' (commands: \(context.table.topLevelNames.joined(separator: ", ")))",
+                    command: invocation.command)
+            }
+            context.console.writeOut(Help.command(command, table: context.table))
+        })
+
+    static let version = CommandSpec(
+        path: ["version"], overview: "Show tartil's version, the libraries it uses and the files it reads.",
+        run: { _, context in
+            let settings = context.settings
+            let mirrors = try? settings.mirrorsFile()
+            let libraries: [(String, String)] = [
+                ("network", NetworkLibrary.versionDescription),
+                ("audio", AudioLibrary.versionDescription),
+                ("sqlite", "SQLite \(Connection.libraryVersion)"),
+                ("crypto", SHA256.libraryVersion),
+            ]
+            let paths: [(String, String)] = [
+                ("mirrors", mirrors.map { "\($0.path) (\($0.source))" } ?? "not found"),
+                ("tables", settings.tableDirectories.joined(separator: ", ")),
+                ("cache", settings.cacheDirectory),
+                ("journal", settings.journalFile),
+            ]
+            if settings.json {
+                context.console.json(.object([
+                    ("version", .string(Help.version)),
+                    ("libraries", .object(libraries.map { ($0.0, .string($0.1)) })),
+                    ("mirrors", .string(mirrors?.path)),
+                    ("mirrors_source", .string(mirrors?.source)),
+                    ("tables", .array(settings.tableDirectories.map(JSONValue.string))),
+                    ("cache_dir", .string(settings.cacheDirectory)),
+                    ("journal", .string(settings.journalFile)),
+                ]))
+                return
+            }
+            context.console.line("tartil \(Help.version)")
+            for line in Formatting.table((libraries + paths).map { ["  \($0.0)", $0.1] }) { context.console.line(line) }
+        })
+
+    static let surahs = CommandSpec(
+        path: ["surahs"], overview: "List the 114 surahs with their names, ayah counts and where they start.",
+        arguments: [.init(name: "ref", help: "Only the surahs these references touch (e.g. 78-114, juz 30).", repeating: true, optional: true)],
+        examples: ["tartil surahs", "tartil surahs juz 30", "tartil surahs --json 36"],
+        run: { invocation, context in
+            var selected = Catalog.surahs
+            if !invocation.arguments.isEmpty {
+                let references = try ReferenceParser.parse(invocation.arguments)
+                let numbers = Set(references.flatMap { Array($0.range.first.surah...$0.range.last.surah) })
+                selected = selected.filter { numbers.contains($0.number) }
+            }
+            if context.settings.json {
+                context.console.json(.array(selected.map { surah in
+                    .object([
+                        ("number", .int(surah.number)),
+                        ("name", .string(surah.nameTransliterated)),
+                        ("name_arabic", .string(surah.nameArabic)),
+                        ("name_english", .string(surah.nameEnglish)),
+                        ("ayat", .int(surah.ayahCount)),
+                        ("first_global_ayah", .int(surah.firstGlobalAyah)),
+                        ("revelation", .string(surah.revelationPlace.rawValue.lowercased())),
+                        ("revelation_order", .int(surah.revelationOrder)),
+                        ("juz", .int(Catalog.juz(containing: surah.firstAyah))),
+                        ("page", .int(Catalog.page(containing: surah.firstAyah))),
+                    ])
+                }))
+                return
+            }
+            var rows = [["#", "NAME", "ENGLISH", "AYAT", "PLACE", "JUZ", "PAGE", "ARABIC"]]
+            for surah in selected {
+                rows.append([
+                    String(surah.number), surah.nameTransliterated, surah.nameEnglish, String(surah.ayahCount),
+                    surah.revelationPlace.rawValue, String(Catalog.juz(containing: surah.firstAyah)),
+                    String(Catalog.page(containing: surah.firstAyah)), surah.nameArabic,
+                ])
+            }
+            for line in Formatting.table(rows, rightAligned: [0, 3, 5, 6]) { context.console.line(line) }
+            let ayat = selected.reduce(0) { $0 + $1.ayahCount }
+            context.console.line("\(selected.count) surahs, \(Formatting.grouped(ayat)) ayat")
+        })
+
+    static let reciters = CommandSpec(
+        path: ["reciters"], overview: "List the reciters in mirrors.json with their mirrors and pinned coverage.",
+        discussion: """
+            PINNED is how many of the 6236 ayat the reciter's table pins (size, SHA-256 and exact sample count); \
+            the others are checked on first download and remembered.
+            """,
+        examples: ["tartil reciters", "tartil reciters --json"],
+        run: { _, context in
+            let library = try context.library()
+            var entries: [(Reciter, ReciterTable?)] = []
+            for reciter in library.reciters { entries.append((reciter, try library.table(for: reciter))) }
+            if context.settings.json {
+                context.console.json(.array(entries.map { reciter, table in
+                    .object([
+                        ("id", .string(reciter.id.rawValue)),
+                        ("name", .string(reciter.name)),
+                        ("style", .string(reciter.style)),
+                        ("bitrate_kbps", .int(reciter.bitrateKbps)),
+                        ("pinned", .int(table?.coverage ?? 0)),
+                        ("total", .int(Catalog.totalAyat)),
+                        ("table", .string(table == nil ? nil : library.tablePath(for: reciter))),
+                        ("mirrors", .array(reciter.mirrors.map { .object([("name", .string($0.name)), ("url", .string($0.template.text))]) })),
+                    ])
+                }))
+                return
+            }
+            var rows = [["ID", "NAME", "STYLE", "KBPS", "MIRRORS", "PINNED"]]
+            for (reciter, table) in entries {
+                rows.append([
+                    reciter.id.rawValue, reciter.name, reciter.style, reciter.bitrateKbps.map(String.init) ?? "-",
+                    String(reciter.mirrors.count), "\(table?.coverage ?? 0)/\(Catalog.totalAyat)",
+                ])
+            }
+            for line in Formatting.table(rows, rightAligned: [3, 4, 5]) { context.console.line(line) }
+            context.console.line("\(entries.count) reciters from \(library.mirrorsFile)")
+        })
+
+    static let quit = CommandSpec(
+        path: ["quit"], overview: "Leave the prompt (or end a script).",
+        run: { _, _ in throw QuitRequest() })
+
+    static let exit = CommandSpec(path: ["exit"], overview: "Same as quit.", hidden: true, run: { _, _ in throw QuitRequest() })
+}
+
+/// Thrown by `quit`: ends the REPL or script with success.
+struct QuitRequest: Error {}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Where a command's output goes: standard output for results, standard error for messages and progress.
+/// Tests give closures that collect the text; the executable writes to file descriptors 1 and 2.
+public struct Console: Sendable {
+    public let writeOut: @Sendable (String) -> Void
+    public let writeError: @Sendable (String) -> Void
+    /// Whether standard output is a terminal (tables, colours and progress are for terminals only).
+    public let outputIsTerminal: Bool
+    /// Whether standard error is a terminal (progress lines are drawn there).
+    public let errorIsTerminal: Bool
+
+    public init(
+        writeOut: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
+        outputIsTerminal: Bool = false, errorIsTerminal: Bool = false
+    ) {
+        self.writeOut = writeOut
+        self.writeError = writeError
+        self.outputIsTerminal = outputIsTerminal
+        self.errorIsTerminal = errorIsTerminal
+    }
+
+    /// The process's own standard output and error, unbuffered.
+    public static let standard = Console(
+        writeOut: { writeAll(1, $0) }, writeError: { writeAll(2, $0) },
+        outputIsTerminal: isatty(1) == 1, errorIsTerminal: isatty(2) == 1)
+
+    /// Prints a line of results.
+    public func line(_ text: String = "") { writeOut(text + "\n") }
+    /// Prints a JSON value on one line.
+    public func json(_ value: JSONValue) { writeOut(value.rendered() + "\n") }
+    /// Prints a message line on standard error.
+    public func note(_ text: String) { writeError(text + "\n") }
+
+    /// Writes all of `text` to `descriptor`, retrying on EINTR and partial writes.
+    static func writeAll(_ descriptor: Int32, _ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return  // EPIPE and friends: the reader is gone, nothing more to do.
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}

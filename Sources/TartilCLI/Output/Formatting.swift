@@ -1,0 +1,66 @@
+/// Text formatting shared by the commands' human output.
+enum Formatting {
+    /// `1:02:03.456`, `2:03.456` or `3.456 s`.
+    static func duration(seconds: Double) -> String {
+        let totalMilliseconds = Int((seconds * 1000).rounded())
+        let milliseconds = totalMilliseconds % 1000
+        let totalSeconds = totalMilliseconds / 1000
+        let (hours, minutes, secs) = (totalSeconds / 3600, totalSeconds / 60 % 60, totalSeconds % 60)
+        let fraction = pad(milliseconds, 3)
+        if hours > 0 { return "\(hours):\(pad(minutes, 2)):\(pad(secs, 2)).\(fraction)" }
+        if minutes > 0 { return "\(minutes):\(pad(secs, 2)).\(fraction)" }
+        return "\(secs).\(fraction) s"
+    }
+
+    /// `1,234,567`.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result += "," }
+            result.append(character)
+        }
+        return value < 0 ? "-" + result : result
+    }
+
+    /// `8.3 MiB`.
+    static func bytes(_ value: Int) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var amount = Double(value)
+        var unit = 0
+        while amount >= 1024 && unit < units.count - 1 {
+            amount /= 1024
+            unit += 1
+        }
+        if unit == 0 { return "\(value) B" }
+        let tenths = Int((amount * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
+
+    static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+
+    /// Left-aligns `text` in `width` columns (counting characters).
+    static func left(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
+    }
+
+    /// Right-aligns `text` in `width` columns.
+    static func right(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+
+    /// Rows laid out in columns two spaces apart; `rightAligned` holds the indexes of numeric columns.
+    static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
+        guard let columnCount = rows.map(\.count).max() else { return [] }
+        let widths = (0..<columnCount).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { column, cell in
+                if column == row.count - 1 && !rightAligned.contains(column) { return cell }
+                return rightAligned.contains(column) ? right(cell, widths[column]) : left(cell, widths[column])
+            }.joined(separator: "  ")
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import TartilCore
+
+/// One command of the command table: its words, help text, arguments, options and what it does. The same table
+/// parses argv, `-c` scripts, standard input and REPL lines, and generates every help page.
+struct CommandSpec: Sendable {
+    /// A positional argument.
+    struct Argument: Sendable {
+        let name: String
+        let help: String
+        var repeating = false
+        var optional = false
+
+        var usage: String {
+            let base = "<\(name)>" + (repeating ? "..." : "")
+            return optional ? "[\(base)]" : base
+        }
+    }
+
+    /// An option: a flag (`--force`) or one that takes a value (`--reciter <id>`).
+    struct Option: Sendable {
+        let names: [String]
+        let valueName: String?
+        let help: String
+        var required = false
+
+        var label: String { names.joined(separator: ", ") + (valueName.map { " <\($0)>" } ?? "") }
+        var usage: String {
+            let text = names.last! + (valueName.map { " <\($0)>" } ?? "")
+            return required ? text : "[\(text)]"
+        }
+    }
+
+    /// The words that name the command (`["table", "build"]`).
+    let path: [String]
+    let overview: String
+    var discussion: String? = nil
+    var arguments: [Argument] = []
+    var options: [Option] = []
+    var examples: [String] = []
+    /// Hidden from listings (aliases such as `exit`).
+    var hidden = false
+    /// What the command does; nil for a group that only holds subcommands.
+    let run: (@Sendable (Invocation, Context) throws -> Void)?
+
+    var name: String { path.joined(separator: " ") }
+
+    var usage: String {
+        var parts = ["tartil"] + path
+        parts += arguments.map(\.usage)
+        parts += options.map(\.usage)
+        return parts.joined(separator: " ")
+    }
+}
+
+/// A command's parsed words: positional arguments and option values.
+struct Invocation: Sendable {
+    let command: CommandSpec
+    var arguments: [String] = []
+    /// Option values by canonical name (the option's last name, e.g. `--reciter`); flags map to "".
+    var values: [String: String] = [:]
+
+    func value(_ name: String) -> String? { values[name] }
+    func flag(_ name: String) -> Bool { values[name] != nil }
+}
+
+/// A malformed command line: the message, and the command whose usage line to show.
+struct UsageError: Error, Sendable {
+    let message: String
+    let command: CommandSpec?
+}
+
+// MARK: - Parsing
+
+extension CommandSpec {
+    /// Parses the words after the command's path. Global options found anywhere are applied to `settings`;
+    /// `--` ends options. When `-h`/`--help` is among the words, arity is not checked and the invocation carries
+    /// the `--help` flag.
+    func parse(_ words: [String], settings: inout Settings) throws(UsageError) -> Invocation {
+        var invocation = Invocation(command: self)
+        var index = 0
+        var optionsEnded = false
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            if optionsEnded || !Self.looksLikeOption(word) {
+                invocation.arguments.append(word)
+                continue
+            }
+            if word == "--" {
+                optionsEnded = true
+                continue
+            }
+            let (name, attached) = Self.splitAttached(word)
+            func takeValue(_ valueName: String) throws(UsageError) -> String {
+                if let attached { return attached }
+                guard index < words.count else {
+                    throw UsageError(message: "\(name) needs a value <\(valueName)>", command: self)
+                }
+                index += 1
+                return words[index - 1]
+            }
+            if let option = options.first(where: { $0.names.contains(name) }) {
+                let canonical = option.names.last!
+                if let valueName = option.valueName {
+                    let value = try takeValue(valueName)
+                    if value.isEmpty { throw UsageError(message: "\(name) needs a non-empty value", command: self) }
+                    invocation.values[canonical] = value
+                } else {
+                    if attached != nil { throw UsageError(message: "\(name) takes no value", command: self) }
+                    invocation.values[canonical] = ""
+                }
+            } else if let global = GlobalOption.named(name) {
+                if global.takesValue {
+                    let value = try takeValue(global.valueName)
+                    if value.isEmpty { throw UsageError(message: "\(name) needs a non-empty value", command: self) }
+                    global.apply(value, &settings)
+                } else {
+                    if attached != nil { throw UsageError(message: "\(name) takes no value", command: self) }
+                    global.apply("", &settings)
+                }
+            } else if name == "-h" || name == "--help" {
+                invocation.values["--help"] = ""
+            } else {
+                let known = (options.flatMap(\.names) + ["--json", "--help"]).joined(separator: ", ")
+                throw UsageError(message: "unknown option '\(name)' for '\(self.name)' (options: \(known))", command: self)
+            }
+        }
+        if invocation.flag("--help") { return invocation }
+        try checkArity(invocation)
+        for option in options where option.required && invocation.values[option.names.last!] == nil {
+            throw UsageError(message: "\(self.name) needs \(option.names.last!) <\(option.valueName ?? "")>", command: self)
+        }
+        return invocation
+    }
+
+    private func checkArity(_ invocation: Invocation) throws(UsageError) {
+        let given = invocation.arguments.count
+        let required = arguments.filter { !$0.optional }
+        if given < required.count {
+            let missing = required[given]
+            throw UsageError(message: "\(name) needs <\(missing.name)>: \(missing.help)", command: self)
+        }
+        let accepts = arguments.contains(where: \.repeating) ? Int.max : arguments.count
+        if given > accepts {
+            let extra = invocation.arguments[accepts]
+            let what = arguments.isEmpty ? "takes no arguments" : "takes \(arguments.map(\.usage).joined(separator: " "))"
+            throw UsageError(message: "unexpected argument '\(extra)': \(name) \(what)", command: self)
+        }
+    }
+
+    /// `--x`, `-x` and `--x=v` are options; `-`, `-10` and `-1:30` are values (negative offsets for `seek`).
+    static func looksLikeOption(_ word: String) -> Bool {
+        guard word.hasPrefix("-"), word.count > 1 else { return false }
+        let second = word[word.index(after: word.startIndex)]
+        return !second.isNumber
+    }
+
+    static func splitAttached(_ word: String) -> (String, String?) {
+        guard word.hasPrefix("--"), let equals = word.firstIndex(of: "=") else { return (word, nil) }
+        return (String(word[..<equals]), String(word[word.index(after: equals)...]))
+    }
+}
+
+// MARK: - Global options
+
+/// The options every command accepts, anywhere on its line.
+struct GlobalOption: Sendable {
+    let name: String
+    let valueName: String
+    let variable: String?
+    let help: String
+    let apply: @Sendable (String, inout Settings) -> Void
+
+    var takesValue: Bool { !valueName.isEmpty }
+    var label: String { name + (takesValue ? " <\(valueName)>" : "") }
+
+    static let all: [GlobalOption] = [
+        GlobalOption(
+            name: "--json", valueName: "", variable: nil,
+            help: "Print one JSON value per command (streams: one JSON object per line).",
+            apply: { _, settings in settings.json = true }),
+        GlobalOption(
+            name: "--mirrors", valueName: "file", variable: "TARTIL_MIRRORS",
+            help: "The mirrors file (default: $XDG_CONFIG_HOME/tartil/mirrors.json if present, else the bundled one).",
+            apply: { value, settings in settings.mirrorsOption = value }),
+        GlobalOption(
+            name: "--tables", valueName: "dir", variable: "TARTIL_TABLES",
+            help: "The reciter tables directory (default: $XDG_DATA_HOME/tartil/reciter-tables, then the bundled tables).",
+            apply: { value, settings in settings.tablesOption = value }),
+        GlobalOption(
+            name: "--cache-dir", valueName: "dir", variable: "TARTIL_CACHE_DIR",
+            help: "The audio cache (default: $XDG_CACHE_HOME/tartil).",
+            apply: { value, settings in settings.cacheDirectoryOption = value }),
+        GlobalOption(
+            name: "--journal", valueName: "file", variable: "TARTIL_JOURNAL",
+            help: "The positions journal (default: $XDG_DATA_HOME/tartil/journal.sqlite).",
+            apply: { value, settings in settings.journalOption = value }),
+    ]
+
+    static func named(_ name: String) -> GlobalOption? { all.first { $0.name == name } }
+}

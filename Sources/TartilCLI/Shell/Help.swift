@@ -1,0 +1,108 @@
+/// Help pages in the OVERVIEW / USAGE / ARGUMENTS / OPTIONS / SUBCOMMANDS layout, generated from the command
+/// table.
+enum Help {
+    static let version = "0.1.0"
+    private static let column = 26
+
+    /// `tartil help` and `tartil --help`.
+    static func main(_ table: CommandTable) -> String {
+        var text = """
+            OVERVIEW: tartil \(version) — a Qur'an recitation audio engine for Linux terminals and scripts.
+
+            One MP3 per ayah from pinned mirrors, verified against per-reciter tables of sizes, SHA-256 hashes and
+            exact sample counts.
+
+            USAGE: tartil [<global options>] <command> [<arguments>]
+                   tartil [<global options>] -c "<command>; <command>; ..."
+                   tartil [<global options>]     (a prompt on a terminal; otherwise commands from standard input)
+
+            GLOBAL OPTIONS:
+
+            """
+        for option in GlobalOption.all {
+            let help = option.variable.map { "\(option.help) [env: \($0)]" } ?? option.help
+            text += entry(option.label, help)
+        }
+        text += entry("-c <commands>", "Run commands separated by ';', stopping at the first that fails.")
+        text += entry("-h, --help", "Show help information (also: tartil help <command>).")
+        text += entry("--version", "Show the version (same as: tartil version).")
+        text += "\nSUBCOMMANDS:\n"
+        for command in table.commands where !command.hidden && command.path.count == 1 {
+            text += entry(command.name, command.overview)
+        }
+        text += """
+
+            REFERENCES:
+              36, yasin, al-mulk     a whole surah (number or name)      78-114       whole surahs
+              2:255                  one ayah                            36:1-12      ayat of one surah
+              2:284-3:5              across surahs                       #262         global ayah number (1-6236)
+              juz 30, hizb 5, page 1-3   divisions of the mushaf; lists are separated by spaces or commas
+
+            EXIT CODES:
+              0 success, 1 failure, 64 usage error (bad command line or input; nothing was changed),
+              130 interrupted (Ctrl-C).
+
+            See 'tartil help <command>' for detailed help.
+
+            """
+        return text
+    }
+
+    /// `tartil help <command>` and `tartil <command> --help`.
+    static func command(_ command: CommandSpec, table: CommandTable) -> String {
+        var text = "OVERVIEW: \(command.overview)\n"
+        if let discussion = command.discussion { text += "\n\(discussion)\n" }
+        let subcommands = table.subcommands(of: command)
+        if command.run == nil {
+            text += "\nUSAGE: tartil \(command.name) <subcommand>\n"
+        } else {
+            text += "\nUSAGE: \(command.usage)\n"
+        }
+        if !command.arguments.isEmpty {
+            text += "\nARGUMENTS:\n"
+            for argument in command.arguments { text += entry("<\(argument.name)>", argument.help) }
+        }
+        text += "\nOPTIONS:\n"
+        for option in command.options { text += entry(option.label, option.help) }
+        text += entry("--json", "Print one JSON value instead of text.")
+        text += entry("-h, --help", "Show help information.")
+        if !subcommands.isEmpty {
+            text += "\nSUBCOMMANDS:\n"
+            for subcommand in subcommands { text += entry(subcommand.path.last!, subcommand.overview) }
+        }
+        if !command.examples.isEmpty {
+            text += "\nEXAMPLES:\n"
+            for example in command.examples { text += "  \(example)\n" }
+        }
+        text += "\nSee 'tartil help' for the global options.\n"
+        return text
+    }
+
+    /// One help entry: the label in a column, the help wrapped beside it.
+    static func entry(_ label: String, _ help: String) -> String {
+        let indent = String(repeating: " ", count: column)
+        let lines = wrap(help, width: 110 - column)
+        var text = "  " + label
+        if label.count + 2 >= column {
+            text += "\n" + indent
+        } else {
+            text += String(repeating: " ", count: column - label.count - 2)
+        }
+        text += lines.joined(separator: "\n" + indent) + "\n"
+        return text
+    }
+
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ") {
+            if !current.isEmpty && current.count + 1 + word.count > width {
+                lines.append(current)
+                current = ""
+            }
+            current += current.isEmpty ? String(word) : " " + word
+        }
+        if !current.isEmpty { lines.append(current) }
+        return lines
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import TartilCore
+
+/// The global options every command shares, each also settable by an environment variable, with defaults
+/// under the XDG base directories.
+///
+/// | option | variable | default |
+/// |---|---|---|
+/// | `--mirrors FILE` | `TARTIL_MIRRORS` | `$XDG_CONFIG_HOME/tartil/mirrors.json` if present, else the bundled one |
+/// | `--tables DIR` | `TARTIL_TABLES` | `$XDG_DATA_HOME/tartil/reciter-tables`, then the bundled tables |
+/// | `--cache-dir DIR` | `TARTIL_CACHE_DIR` | `$XDG_CACHE_HOME/tartil` |
+/// | `--journal FILE` | `TARTIL_JOURNAL` | `$XDG_DATA_HOME/tartil/journal.sqlite` |
+/// | `--json` | | off |
+public struct Settings: Sendable {
+    /// Print one JSON value per command instead of text.
+    public var json = false
+    /// Explicit values from options (nil: use the variable or the default).
+    public var mirrorsOption: String?
+    public var tablesOption: String?
+    public var cacheDirectoryOption: String?
+    public var journalOption: String?
+
+    /// The process environment (injectable for tests).
+    public let environment: [String: String]
+    /// The directory holding the bundled `mirrors.json` and `reciter-tables/`, if found.
+    public let bundledDataDirectory: String?
+
+    public init(environment: [String: String], bundledDataDirectory: String?) {
+        self.environment = environment
+        self.bundledDataDirectory = bundledDataDirectory
+    }
+
+    // MARK: - XDG base directories
+
+    private var home: String { environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory() }
+
+    /// `$NAME` when it is an absolute path (the XDG spec ignores relative ones), else `$HOME/fallback`.
+    private func xdg(_ name: String, _ fallback: String) -> String {
+        if let value = environment[name], value.hasPrefix("/") { return value }
+        return (home as NSString).appendingPathComponent(fallback)
+    }
+
+    public var configHome: String { (xdg("XDG_CONFIG_HOME", ".config") as NSString).appendingPathComponent("tartil") }
+    public var dataHome: String { (xdg("XDG_DATA_HOME", ".local/share") as NSString).appendingPathComponent("tartil") }
+    public var stateHome: String { (xdg("XDG_STATE_HOME", ".local/state") as NSString).appendingPathComponent("tartil") }
+
+    // MARK: - Resolved paths
+
+    /// An explicit value: the option, else the environment variable (empty values count as unset).
+    private func explicit(_ option: String?, _ variable: String) -> (value: String, source: String)? {
+        if let option, !option.isEmpty { return (option, "option") }
+        if let value = environment[variable], !value.isEmpty { return (value, variable) }
+        return nil
+    }
+
+    /// The mirrors file in use and where that choice came from (`--mirrors`, `TARTIL_MIRRORS`, `user`, `bundled`).
+    public func mirrorsFile() throws(TartilError) -> (path: String, source: String) {
+        if let chosen = explicit(mirrorsOption, "TARTIL_MIRRORS") {
+            return (chosen.value, chosen.source == "option" ? "--mirrors" : chosen.source)
+        }
+        let user = (configHome as NSString).appendingPathComponent("mirrors.json")
+        if FileManager.default.fileExists(atPath: user) { return (user, "user") }
+        if let bundled = bundledDataDirectory {
+            return ((bundled as NSString).appendingPathComponent("mirrors.json"), "bundled")
+        }
+        throw TartilError(
+            .notFound,
+            "no mirrors.json found: not at \(user), and the bundled data directory was not found (pass --mirrors FILE, or set TARTIL_MIRRORS or TARTIL_DATA_DIR)")
+    }
+
+    /// Directories searched for reciter tables, in order.
+    public var tableDirectories: [String] {
+        if let chosen = explicit(tablesOption, "TARTIL_TABLES") { return [chosen.value] }
+        var directories = [(dataHome as NSString).appendingPathComponent("reciter-tables")]
+        if let bundled = bundledDataDirectory {
+            directories.append((bundled as NSString).appendingPathComponent("reciter-tables"))
+        }
+        return directories
+    }
+
+    /// Where `table build` writes by default: the explicit tables directory, else the user's.
+    public var tableOutputDirectory: String { tableDirectories[0] }
+
+    public var cacheDirectory: String {
+        explicit(cacheDirectoryOption, "TARTIL_CACHE_DIR")?.value
+            ?? (xdg("XDG_CACHE_HOME", ".cache") as NSString).appendingPathComponent("tartil")
+    }
+
+    public var journalFile: String {
+        explicit(journalOption, "TARTIL_JOURNAL")?.value
+            ?? (dataHome as NSString).appendingPathComponent("journal.sqlite")
+    }
+
+    /// The REPL's history file.
+    public var historyFile: String { (stateHome as NSString).appendingPathComponent("history") }
+
+    /// The default reciter for commands that take `--reciter` (`TARTIL_RECITER`).
+    public var defaultReciter: String? { environment["TARTIL_RECITER"].flatMap { $0.isEmpty ? nil : $0 } }
+
+    // MARK: - Bundled data
+
+    /// Finds the directory holding the bundled `mirrors.json` and `reciter-tables/`: `$TARTIL_DATA_DIR`, else
+    /// `<prefix>/share/tartil` beside an installed executable, else the source checkout the executable was built
+    /// in (found by walking up from it).
+    public static func findBundledDataDirectory(environment: [String: String], executablePath: String?) -> String? {
+        if let directory = environment["TARTIL_DATA_DIR"], !directory.isEmpty { return directory }
+        guard let executablePath else { return nil }
+        let executable = (executablePath as NSString).resolvingSymlinksInPath
+        var directory = (executable as NSString).deletingLastPathComponent
+        let installed = ((directory as NSString).deletingLastPathComponent as NSString)
+            .appendingPathComponent("share/tartil")
+        if holdsData(installed) { return installed }
+        while directory != "/" && !directory.isEmpty {
+            if holdsData(directory) && FileManager.default.fileExists(atPath: directory + "/Package.swift") {
+                return directory
+            }
+            directory = (directory as NSString).deletingLastPathComponent
+        }
+        return nil
+    }
+
+    private static func holdsData(_ directory: String) -> Bool {
+        FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("mirrors.json"))
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import TartilCore
+
+/// tartil's command-line front end: one command table serving argv, `-c "…; …"`, a script on standard input
+/// and the interactive prompt.
+public enum Tartil {
+    /// Runs tartil with `arguments` (without the program name) and returns the process exit code.
+    public static func run(
+        arguments: [String], environment: [String: String], console: Console = .standard,
+        inputIsTerminal: Bool = isatty(0) == 1, executablePath: String? = currentExecutablePath()
+    ) -> Int32 {
+        Interrupt.install()
+        let dataDirectory = Settings.findBundledDataDirectory(environment: environment, executablePath: executablePath)
+        var settings = Settings(environment: environment, bundledDataDirectory: dataDirectory)
+        let shell = Shell(table: .standard, console: console)
+
+        // Leading options: the global ones, -c, --help and --version.
+        var script: String?
+        var index = 0
+        while index < arguments.count, CommandSpec.looksLikeOption(arguments[index]) {
+            let (name, attached) = CommandSpec.splitAttached(arguments[index])
+            index += 1
+            switch name {
+            case "--":
+                break
+            case "-h", "--help":
+                return shell.execute(["help"] + arguments[index...], settings: settings)
+            case "--version":
+                return shell.execute(["version"], settings: settings)
+            case "-c":
+                guard index < arguments.count else {
+                    return ExitStatus.report(UsageError(message: "-c needs a value <commands>", command: nil), command: nil, console: console)
+                }
+                script = arguments[index]
+                index += 1
+            default:
+                guard let option = GlobalOption.named(name) else {
+                    let known = (GlobalOption.all.map(\.name) + ["-c", "--help", "--version"]).joined(separator: ", ")
+                    return ExitStatus.report(
+                        UsageError(message: "unknown option '\(name)' (global options: \(known))", command: nil),
+                        command: nil, console: console)
+                }
+                var value = attached ?? ""
+                if option.takesValue && attached == nil {
+                    guard index < arguments.count, !arguments[index].isEmpty else {
+                        return ExitStatus.report(
+                            UsageError(message: "\(name) needs a value <\(option.valueName)>", command: nil),
+                            command: nil, console: console)
+                    }
+                    value = arguments[index]
+                    index += 1
+                }
+                option.apply(value, &settings)
+            }
+            if name == "--" { break }
+        }
+        let words = Array(arguments[index...])
+
+        if let script {
+            guard words.isEmpty else {
+                return ExitStatus.report(
+                    UsageError(message: "-c takes its commands as one argument; unexpected '\(words[0])'", command: nil),
+                    command: nil, console: console)
+            }
+            return shell.runScript(script, settings: settings)
+        }
+        if !words.isEmpty {
+            return shell.execute(words, settings: settings)
+        }
+        return shell.runLines(
+            LineReader(interactive: inputIsTerminal, historyFile: inputIsTerminal ? settings.historyFile : nil),
+            interactive: inputIsTerminal, settings: settings)
+    }
+
+    /// The running executable's path, from `/proc/self/exe`.
+    public static func currentExecutablePath() -> String? {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
+    }
+}
+
+/// Runs commands from the table and reports their errors.
+struct Shell {
+    let table: CommandTable
+    let console: Console
+
+    /// The outcome of one command.
+    enum Outcome: Equatable {
+        case finished(Int32)
+        case quit
+    }
+
+    /// Runs one command given as words; returns its exit code (`quit` counts as success).
+    func execute(_ words: [String], settings: Settings) -> Int32 {
+        switch run(words, settings: settings) {
+        case .finished(let code): return code
+        case .quit: return ExitStatus.success
+        }
+    }
+
+    /// `-c "a; b; c"`: runs the commands in order and stops at the first that fails, returning its code.
+    func runScript(_ script: String, settings: Settings) -> Int32 {
+        let commands: [[String]]
+        do {
+            commands = try CommandLineSplitter.split(script)
+        } catch {
+            return ExitStatus.report(error, command: nil, console: console)
+        }
+        for words in commands {
+            switch run(words, settings: settings) {
+            case .finished(let code) where code != ExitStatus.success: return code
+            case .finished: continue
+            case .quit: return ExitStatus.success
+            }
+        }
+        return ExitStatus.success
+    }
+
+    /// The prompt (interactive) or a script on standard input: every line runs, errors are reported and the next
+    /// line runs. Returns 0 when every command succeeded, else the first failure's code (130 if interrupted).
+    func runLines(_ reader: LineReader, interactive: Bool, settings: Settings) -> Int32 {
+        var firstFailure: Int32?
+        if interactive {
+            console.writeError("tartil \(Help.version) — type 'help' for commands, 'quit' or Ctrl-D to leave.\n")
+        }
+        while true {
+            Interrupt.setAtPrompt(interactive)
+            let line = reader.next(prompt: "tartil> ")
+            Interrupt.setAtPrompt(false)
+            Interrupt.reset()
+            guard let line else { break }
+            let commands: [[String]]
+            do {
+                commands = try CommandLineSplitter.split(line)
+            } catch {
+                firstFailure = firstFailure ?? ExitStatus.report(error, command: nil, console: console)
+                continue
+            }
+            for words in commands {
+                switch run(words, settings: settings) {
+                case .quit:
+                    return firstFailure ?? ExitStatus.success
+                case .finished(let code):
+                    if code != ExitStatus.success && firstFailure == nil && !interactive { firstFailure = code }
+                    if code == ExitStatus.interrupted && !interactive { return code }
+                }
+            }
+        }
+        if interactive { console.writeError("\n") }
+        return firstFailure ?? ExitStatus.success
+    }
+
+    /// Finds, parses and runs one command.
+    func run(_ words: [String], settings: Settings) -> Outcome {
+        guard let (found, used) = table.find(words) else {
+            let name = words.first ?? ""
+            let close = table.topLevelNames.filter { EditDistance.between($0, name) <= 2 }
+            let hint = close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"
+            let error = UsageError(
+                message: "unknown command '\(name)'\(hint) (commands: \(table.topLevelNames.joined(separator: ", ")))",
+                command: nil)
+            return .finished(ExitStatus.report(error, command: nil, console: console))
+        }
+        var command = found
+        let rest = Array(words[used...])
+        if command.run == nil {
+            // A group such as `table`: help, or a usage error naming its subcommands.
+            let names = table.subcommands(of: command).map { $0.path.last! }
+            if rest.first == "-h" || rest.first == "--help" {
+                console.writeOut(Help.command(command, table: table))
+                return .finished(ExitStatus.success)
+            }
+            let message = rest.isEmpty
+                ? "\(command.name) needs a subcommand: \(names.joined(separator: ", "))"
+                : "unknown subcommand '\(rest[0])' for \(command.name) (subcommands: \(names.joined(separator: ", ")))"
+            return .finished(ExitStatus.report(UsageError(message: message, command: nil), command: nil, console: console))
+        }
+        command = found
+        var commandSettings = settings
+        do {
+            let invocation = try command.parse(rest, settings: &commandSettings)
+            if invocation.flag("--help") {
+                console.writeOut(Help.command(command, table: table))
+                return .finished(ExitStatus.success)
+            }
+            try command.run!(invocation, Context(settings: commandSettings, console: console, table: table))
+            return .finished(ExitStatus.success)
+        } catch is QuitRequest {
+            return .quit
+        } catch {
+            return .finished(ExitStatus.report(error, command: command, console: console))
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Writes whole files so that a reader sees either the old contents or the new, never a mix: the bytes go to a
+/// temporary file in the same directory, are fsynced, renamed over the final name, and the directory is fsynced.
+public enum AtomicFile {
+    /// Replaces (or creates) `path` with `data`, creating missing parent directories.
+    public static func write(_ data: Data, to path: String) throws(CacheError) {
+        let directory = (path as NSString).deletingLastPathComponent.isEmpty
+            ? "." : (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CacheError(.io, "cannot create \(directory): \(error.localizedDescription)")
+        }
+        let name = (path as NSString).lastPathComponent
+        let temporary = (directory as NSString).appendingPathComponent(".\(name).\(getpid()).tmp")
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CacheError.system("open", path: temporary) }
+        var succeeded = false
+        defer {
+            if !succeeded { unlink(temporary) }
+        }
+        let writeFailure: CacheError? = data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return CacheError.system("write", path: temporary)
+                }
+                offset += written
+            }
+            return fsync(descriptor) == 0 ? nil : CacheError.system("fsync", path: temporary)
+        }
+        if let writeFailure {
+            close(descriptor)
+            throw writeFailure
+        }
+        guard close(descriptor) == 0 else { throw CacheError.system("close", path: temporary) }
+        guard rename(temporary, path) == 0 else { throw CacheError.system("rename", path: path) }
+        succeeded = true
+        try syncDirectory(directory)
+    }
+
+    /// fsyncs a directory so a rename inside it survives a power cut.
+    public static func syncDirectory(_ directory: String) throws(CacheError) {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CacheError.system("open", path: directory) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw CacheError.system("fsync", path: directory) }
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// The error TartilCache throws: a kind, a message naming the file and the failing call, and the system's reason.
+public struct CacheError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// libcrypto failed.
+        public static let crypto = Code("crypto")
+        /// A system call on a file failed.
+        public static let io = Code("io")
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// An error for the system call `call` on `path`, with `errno`'s text.
+    static func system(_ call: String, path: String) -> CacheError {
+        let reason = String(cString: strerror(errno))
+        return CacheError(.io, "\(call) \(path): \(reason)")
+    }
+
+    public var description: String { message }
+}

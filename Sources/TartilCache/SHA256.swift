@@ -1,0 +1,111 @@
+import CCrypto
+import Foundation
+
+/// A streaming SHA-256 over OpenSSL's EVP interface (libcrypto uses the CPU's SHA extensions where present).
+///
+/// ```swift
+/// let hasher = try SHA256()
+/// try hasher.update(chunk)
+/// let hex = try hasher.finalize()   // 64 lowercase hex digits
+/// ```
+/// The corresponding C functions are `EVP_DigestInit_ex`, `EVP_DigestUpdate` and `EVP_DigestFinal_ex`.
+/// An instance is confined to one thread at a time.
+public final class SHA256 {
+    private let context: OpaquePointer
+    private var finished = false
+
+    public init() throws(CacheError) {
+        guard let context = EVP_MD_CTX_new() else {
+            throw CacheError(.crypto, "EVP_MD_CTX_new failed: out of memory")
+        }
+        self.context = context
+        guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+            EVP_MD_CTX_free(context)
+            throw CacheError(.crypto, "EVP_DigestInit_ex(SHA-256) failed")
+        }
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// Adds `count` bytes at `bytes` to the digest.
+    public func update(_ bytes: UnsafeRawPointer, count: Int) throws(CacheError) {
+        precondition(!finished, "SHA256.update after finalize")
+        guard EVP_DigestUpdate(context, bytes, count) == 1 else {
+            throw CacheError(.crypto, "EVP_DigestUpdate failed")
+        }
+    }
+
+    /// Adds `buffer` to the digest.
+    public func update(_ buffer: UnsafeRawBufferPointer) throws(CacheError) {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+        try update(base, count: buffer.count)
+    }
+
+    /// Adds `data` to the digest.
+    public func update(_ data: Data) throws(CacheError) {
+        // Data.withUnsafeBytes rethrows untyped errors, so the typed one is carried out by hand.
+        var failure: CacheError?
+        data.withUnsafeBytes { buffer in
+            do throws(CacheError) { try update(buffer) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Ends the digest and returns it as 64 lowercase hex digits. The hasher cannot be used afterwards.
+    public func finalize() throws(CacheError) -> String {
+        precondition(!finished, "SHA256.finalize called twice")
+        finished = true
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        guard EVP_DigestFinal_ex(context, &digest, &length) == 1, length == 32 else {
+            throw CacheError(.crypto, "EVP_DigestFinal_ex failed")
+        }
+        return Self.hex(digest)
+    }
+
+    /// SHA-256 of `data`.
+    public static func hash(_ data: Data) throws(CacheError) -> String {
+        let hasher = try SHA256()
+        try hasher.update(data)
+        return try hasher.finalize()
+    }
+
+    /// SHA-256 and size of the file at `path`, read in 1 MiB blocks with one pass.
+    public static func hash(fileAt path: String) throws(CacheError) -> (sha256: String, bytes: Int) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CacheError.system("open", path: path) }
+        defer { close(descriptor) }
+        let hasher = try SHA256()
+        let blockSize = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var total = 0
+        while true {
+            let count = read(descriptor, buffer, blockSize)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CacheError.system("read", path: path)
+            }
+            if count == 0 { break }
+            try hasher.update(buffer, count: count)
+            total += count
+        }
+        return (try hasher.finalize(), total)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The libcrypto version string, e.g. `OpenSSL 3.0.19 …`.
+    public static var libraryVersion: String { String(cString: OpenSSL_version(numericCast(OPENSSL_VERSION))) }
+}
+
+@available(*, unavailable) extension SHA256: Sendable {}

@@ -1,0 +1,113 @@
+/// One ayah: surah 1…114 and ayah 1…(that surah's count). Values are always valid: the public initializer checks
+/// them against the catalog.
+public struct AyahRef: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let surah: Int
+    public let ayah: Int
+
+    /// Creates a reference, or throws a usage error naming what is allowed (`surah 2 (Al-Baqara) has 286 ayat`).
+    public init(_ surah: Int, _ ayah: Int) throws(TartilError) {
+        let surahInfo = try Catalog.surah(surah)
+        guard ayah >= 1 else {
+            throw .usage("ayah \(surah):\(ayah) does not exist: ayat are numbered from 1")
+        }
+        guard ayah <= surahInfo.ayahCount else {
+            throw .usage("surah \(surahInfo.label) has \(surahInfo.ayahCount) ayat, so there is no ayah \(surah):\(ayah)")
+        }
+        self.surah = surah
+        self.ayah = ayah
+    }
+
+    /// For values already known to be valid (the catalog's own tables).
+    init(unchecked surah: Int, _ ayah: Int) {
+        self.surah = surah
+        self.ayah = ayah
+    }
+
+    /// The ayah with global number `global` (1…6236), e.g. `#262` is 2:255.
+    public init(global: Int) throws(TartilError) {
+        guard (1...Catalog.totalAyat).contains(global) else {
+            throw .usage("there are \(Catalog.totalAyat) ayat, numbered #1-#\(Catalog.totalAyat), so there is no #\(global)")
+        }
+        // Binary search for the last surah whose first ayah is at or before `global`.
+        var low = 0
+        var high = Catalog.surahs.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if Catalog.surahs[middle].firstGlobalAyah <= global { low = middle } else { high = middle - 1 }
+        }
+        let surah = Catalog.surahs[low]
+        self.init(unchecked: surah.number, global - surah.firstGlobalAyah + 1)
+    }
+
+    /// Global number 1…6236 (1:1 is #1, 114:6 is #6236).
+    public var global: Int { Catalog.surahs[surah - 1].firstGlobalAyah + ayah - 1 }
+
+    /// The everyayah file stem, `SSSAAA` (`036001`).
+    public var fileStem: String { Self.pad3(surah) + Self.pad3(ayah) }
+
+    /// `2:255`.
+    public var description: String { "\(surah):\(ayah)" }
+
+    /// The ayah after this one in mushaf order, or nil after 114:6.
+    public var next: AyahRef? {
+        global < Catalog.totalAyat ? try? AyahRef(global: global + 1) : nil
+    }
+
+    public static func < (lhs: AyahRef, rhs: AyahRef) -> Bool {
+        (lhs.surah, lhs.ayah) < (rhs.surah, rhs.ayah)
+    }
+
+    static func pad3(_ value: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+    }
+}
+
+/// A run of consecutive ayat in mushaf order, possibly across surahs (`2:284-3:5`). Never empty or backwards.
+public struct AyahRange: Sendable, Hashable, Sequence, CustomStringConvertible {
+    public let first: AyahRef
+    public let last: AyahRef
+
+    /// Throws a usage error when `last` comes before `first`.
+    public init(_ first: AyahRef, _ last: AyahRef) throws(TartilError) {
+        guard first <= last else {
+            throw .usage("range runs backwards: \(first) comes after \(last) (write the earlier ayah first)")
+        }
+        self.first = first
+        self.last = last
+    }
+
+    init(unchecked first: AyahRef, _ last: AyahRef) {
+        self.first = first
+        self.last = last
+    }
+
+    /// How many ayat the range holds.
+    public var count: Int { last.global - first.global + 1 }
+
+    public func contains(_ ayah: AyahRef) -> Bool { first <= ayah && ayah <= last }
+
+    /// `2:255`, `2:255-260`, `2:284-3:5`, or `36` / `78-114` for whole surahs.
+    public var description: String {
+        let wholeSurahs = first.ayah == 1 && last.ayah == Catalog.surahs[last.surah - 1].ayahCount
+        if wholeSurahs {
+            return first.surah == last.surah ? "\(first.surah)" : "\(first.surah)-\(last.surah)"
+        }
+        if first == last { return first.description }
+        if first.surah == last.surah { return "\(first)-\(last.ayah)" }
+        return "\(first)-\(last)"
+    }
+
+    public func makeIterator() -> Iterator { Iterator(nextGlobal: first.global, lastGlobal: last.global) }
+
+    public struct Iterator: IteratorProtocol {
+        var nextGlobal: Int
+        let lastGlobal: Int
+
+        public mutating func next() -> AyahRef? {
+            guard nextGlobal <= lastGlobal else { return nil }
+            defer { nextGlobal += 1 }
+            return try? AyahRef(global: nextGlobal)
+        }
+    }
+}

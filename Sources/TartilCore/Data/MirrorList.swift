@@ -1,0 +1,195 @@
+import Foundation
+
+/// One place a reciter's files can be downloaded from.
+public struct Mirror: Sendable, Hashable {
+    /// A short label for messages (`everyayah`, `jsdelivr`).
+    public let name: String
+    public let template: URLTemplate
+
+    public init(name: String, template: URLTemplate) {
+        self.name = name
+        self.template = template
+    }
+}
+
+/// A reciter as `mirrors.json` describes it. All mirrors of one reciter serve byte-identical files.
+public struct Reciter: Sendable, Hashable, Identifiable {
+    /// The recitation styles `mirrors.json` accepts.
+    public static let styles = ["murattal", "mujawwad", "muallim"]
+
+    public let id: ReciterID
+    public let name: String
+    /// `murattal`, `mujawwad` or `muallim`.
+    public let style: String
+    public let bitrateKbps: Int?
+    /// The table's file name inside the tables directory (`<id>.tsv` unless `mirrors.json` names another).
+    public let tableFile: String
+    /// Where the entry came from, for people reading the file (free text).
+    public let note: String?
+    /// In order of preference.
+    public let mirrors: [Mirror]
+
+    public init(
+        id: ReciterID, name: String, style: String, bitrateKbps: Int?, tableFile: String?, note: String?,
+        mirrors: [Mirror]
+    ) {
+        self.id = id
+        self.name = name
+        self.style = style
+        self.bitrateKbps = bitrateKbps
+        self.tableFile = tableFile ?? "\(id.rawValue).tsv"
+        self.note = note
+        self.mirrors = mirrors
+    }
+}
+
+/// The contents of `mirrors.json` (format version 1): which reciters exist and where their files are.
+///
+/// ```json
+/// { "version": 1,
+///   "reciters": [ { "id": "alafasy-128", "name": "Mishary Rashid Alafasy", "style": "murattal",
+///                   "bitrate_kbps": 128,
+///                   "mirrors": [ { "name": "everyayah",
+///                                  "url": "https://everyayah.com/data/Alafasy_128kbps/{surah3}{ayah3}.mp3" } ] } ] }
+/// ```
+public struct MirrorList: Sendable {
+    /// The only format version this build reads.
+    public static let formatVersion = 1
+
+    public let reciters: [Reciter]
+
+    public init(reciters: [Reciter]) { self.reciters = reciters }
+
+    /// The reciter with `id`, or a not-found error listing a few that exist.
+    public func reciter(_ id: ReciterID) throws(TartilError) -> Reciter {
+        if let reciter = reciters.first(where: { $0.id == id }) { return reciter }
+        let close = reciters.map(\.id.rawValue)
+            .map { ($0, EditDistance.between($0, id.rawValue)) }
+            .filter { $0.1 <= max(2, id.rawValue.count / 3) }
+            .sorted { $0.1 < $1.1 }
+            .prefix(3).map(\.0)
+        let hint = close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"
+        throw TartilError(.notFound, "no reciter '\(id)' in mirrors.json\(hint) (`tartil reciters` lists them)")
+    }
+
+    // MARK: - Parsing
+
+    /// Parses and validates `mirrors.json`. `file` names the source in errors, which also name the reciter and
+    /// the field: `mirrors.json: reciter 'x' (#3): mirrors[0].url: 'ftp://…' is not an http or https URL`.
+    public static func parse(_ data: Data, file: String) throws(TartilError) -> MirrorList {
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            throw TartilError(.invalidData, "\(file): not valid JSON: \(detail ?? "\(error)")")
+        }
+        guard let object = root as? [String: Any] else {
+            throw TartilError(.invalidData, "\(file): the top level must be an object with \"version\" and \"reciters\"")
+        }
+        try checkKeys(object, allowed: ["version", "reciters", "comment"], at: "\(file): top level")
+        guard let version = integer(object["version"]) else {
+            throw TartilError(.invalidData, "\(file): version: missing or not a number (this build reads version \(formatVersion))")
+        }
+        guard version == formatVersion else {
+            throw TartilError(.invalidData, "\(file): version: \(version) is not supported (this build reads version \(formatVersion))")
+        }
+        guard let entries = object["reciters"] as? [Any] else {
+            throw TartilError(.invalidData, "\(file): reciters: missing or not an array")
+        }
+        var reciters: [Reciter] = []
+        var seen: [ReciterID: Int] = [:]
+        for (index, entry) in entries.enumerated() {
+            let reciter = try parseReciter(entry, index: index, file: file)
+            if let earlier = seen[reciter.id] {
+                throw TartilError(
+                    .invalidData, "\(file): reciter '\(reciter.id)' (#\(index + 1)): id: duplicate of reciter #\(earlier + 1)")
+            }
+            seen[reciter.id] = index
+            reciters.append(reciter)
+        }
+        return MirrorList(reciters: reciters)
+    }
+
+    private static func parseReciter(_ entry: Any, index: Int, file: String) throws(TartilError) -> Reciter {
+        guard let object = entry as? [String: Any] else {
+            throw TartilError(.invalidData, "\(file): reciter #\(index + 1): must be an object")
+        }
+        let rawID = object["id"] as? String
+        let place = "\(file): reciter '\(rawID ?? "?")' (#\(index + 1))"
+        func fail(_ field: String, _ problem: String) -> TartilError {
+            TartilError(.invalidData, "\(place): \(field): \(problem)")
+        }
+        try checkKeys(object, allowed: ["id", "name", "style", "bitrate_kbps", "table", "note", "mirrors"], at: place)
+        guard let rawID else { throw fail("id", "missing or not a string") }
+        if let problem = ReciterID.problem(with: rawID) { throw fail("id", "'\(rawID)' is not valid: \(problem)") }
+        let id = try ReciterID(rawID)
+        guard let name = object["name"] as? String, !name.isEmpty else { throw fail("name", "missing or empty") }
+        guard let style = object["style"] as? String else { throw fail("style", "missing or not a string") }
+        guard Reciter.styles.contains(style) else {
+            throw fail("style", "'\(style)' is not one of \(Reciter.styles.joined(separator: ", "))")
+        }
+        var bitrate: Int?
+        if let value = object["bitrate_kbps"] {
+            guard let number = integer(value), (8...320).contains(number) else {
+                throw fail("bitrate_kbps", "must be a whole number of kbit/s from 8 to 320")
+            }
+            bitrate = number
+        }
+        var table: String?
+        if let value = object["table"] {
+            guard let name = value as? String, name.hasSuffix(".tsv"), !name.contains("/"), name.count > 4 else {
+                throw fail("table", "must be a file name ending in .tsv, without a directory")
+            }
+            table = name
+        }
+        var note: String?
+        if let value = object["note"] {
+            guard let text = value as? String else { throw fail("note", "must be a string") }
+            note = text
+        }
+        guard let mirrorEntries = object["mirrors"] as? [Any] else { throw fail("mirrors", "missing or not an array") }
+        guard !mirrorEntries.isEmpty else { throw fail("mirrors", "needs at least one mirror") }
+        var mirrors: [Mirror] = []
+        for (mirrorIndex, mirrorEntry) in mirrorEntries.enumerated() {
+            let field = "mirrors[\(mirrorIndex)]"
+            guard let mirrorObject = mirrorEntry as? [String: Any] else {
+                throw fail(field, "must be an object with \"name\" and \"url\"")
+            }
+            try checkKeys(mirrorObject, allowed: ["name", "url"], at: "\(place): \(field)")
+            guard let mirrorName = mirrorObject["name"] as? String, !mirrorName.isEmpty else {
+                throw fail("\(field).name", "missing or empty")
+            }
+            guard let url = mirrorObject["url"] as? String else { throw fail("\(field).url", "missing or not a string") }
+            let template: URLTemplate
+            do {
+                template = try URLTemplate(url)
+            } catch {
+                throw fail("\(field).url", error.message)
+            }
+            if mirrors.contains(where: { $0.template == template }) {
+                throw fail("\(field).url", "'\(url)' is listed twice")
+            }
+            mirrors.append(Mirror(name: mirrorName, template: template))
+        }
+        return Reciter(
+            id: id, name: name, style: style, bitrateKbps: bitrate, tableFile: table, note: note, mirrors: mirrors)
+    }
+
+    /// A JSON number that is a whole number (`true` and `false` are not, though Foundation hands them over as
+    /// NSNumber too).
+    private static func integer(_ value: Any?) -> Int? {
+        guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else { return nil }
+        let double = number.doubleValue
+        guard double == double.rounded(), abs(double) < 1e15 else { return nil }
+        return number.intValue
+    }
+
+    private static func checkKeys(_ object: [String: Any], allowed: Set<String>, at place: String) throws(TartilError) {
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw TartilError(
+                .invalidData,
+                "\(place): unknown field '\(unknown)' (allowed: \(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// A mirror's URL template: an http(s) URL with `{surah3}{ayah3}` (everyayah naming, `036001`) or `{global}`
+/// (1…6236, unpadded, as cdn.islamic.network names files).
+public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
+    /// The placeholders a template may use.
+    public static let placeholders = ["{surah3}", "{ayah3}", "{global}"]
+
+    public let text: String
+
+    /// Throws `TartilError` (`.invalidData`) naming the problem: scheme, unknown placeholder, or a naming that
+    /// cannot tell ayat apart.
+    public init(_ text: String) throws(TartilError) {
+        let lower = text.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            throw TartilError(.invalidData, "'\(text)' is not an http or https URL")
+        }
+        guard !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\t" }) else {
+            throw TartilError(.invalidData, "'\(text)' contains white space")
+        }
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                throw TartilError(.invalidData, "'\(text)' has a '{' without a closing '}'")
+            }
+            let placeholder = String(rest[open...close])
+            guard Self.placeholders.contains(placeholder) else {
+                throw TartilError(
+                    .invalidData,
+                    "'\(text)' uses \(placeholder); allowed are {surah3}{ayah3} (everyayah naming) or {global}")
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        let hasEveryAyah = text.contains("{surah3}") && text.contains("{ayah3}")
+        let hasGlobal = text.contains("{global}")
+        guard hasEveryAyah || hasGlobal else {
+            throw TartilError(
+                .invalidData,
+                "'\(text)' names no ayah: use {surah3}{ayah3} (everyayah naming) or {global} (1-6236)")
+        }
+        self.text = text
+    }
+
+    /// The URL of one ayah's file.
+    public func url(for ayah: AyahRef) -> String {
+        text.replacingOccurrences(of: "{surah3}", with: AyahRef.pad3(ayah.surah))
+            .replacingOccurrences(of: "{ayah3}", with: AyahRef.pad3(ayah.ayah))
+            .replacingOccurrences(of: "{global}", with: String(ayah.global))
+    }
+
+    /// The scheme and host (`https://everyayah.com`), for messages about a mirror.
+    public var origin: String {
+        guard let schemeEnd = text.range(of: "://") else { return text }
+        let afterScheme = text[schemeEnd.upperBound...]
+        let hostEnd = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
+        return String(text[..<hostEnd])
+    }
+
+    public var description: String { text }
+}

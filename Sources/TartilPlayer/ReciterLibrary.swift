@@ -1,0 +1,85 @@
+import Foundation
+import TartilCore
+
+/// The reciters tartil knows (from `mirrors.json`) with their tables, and what a reference means for one of
+/// them: each ayah's download URLs and, where the table pins it, its size, hash and exact sample count.
+public struct ReciterLibrary: Sendable {
+    /// Where `mirrors.json` was read from.
+    public let mirrorsFile: String
+    /// Directories searched, in order, for `<id>.tsv`.
+    public let tableDirectories: [String]
+    public let mirrorList: MirrorList
+
+    /// Reads and validates `mirrorsFile`.
+    public init(mirrorsFile: String, tableDirectories: [String]) throws(TartilError) {
+        self.mirrorsFile = mirrorsFile
+        self.tableDirectories = tableDirectories
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: mirrorsFile))
+        } catch {
+            let exists = FileManager.default.fileExists(atPath: mirrorsFile)
+            throw TartilError(
+                exists ? .io : .notFound,
+                exists ? "cannot read \(mirrorsFile)" : "\(mirrorsFile) does not exist (pass --mirrors FILE or set TARTIL_MIRRORS)",
+                cause: exists ? error.localizedDescription : nil)
+        }
+        mirrorList = try MirrorList.parse(data, file: mirrorsFile)
+    }
+
+    public var reciters: [Reciter] { mirrorList.reciters }
+
+    public func reciter(_ id: ReciterID) throws(TartilError) -> Reciter { try mirrorList.reciter(id) }
+
+    /// The path of `reciter`'s table: the first directory that holds its table file, or nil.
+    public func tablePath(for reciter: Reciter) -> String? {
+        tableDirectories.lazy
+            .map { ($0 as NSString).appendingPathComponent(reciter.tableFile) }
+            .first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// `reciter`'s table, or nil when it has none (every ayah is then unpinned).
+    public func table(for reciter: Reciter) throws(TartilError) -> ReciterTable? {
+        guard let path = tablePath(for: reciter) else { return nil }
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw TartilError(.io, "cannot read \(path)", cause: error.localizedDescription)
+        }
+        return try ReciterTable.parse(text, file: path, expected: reciter.id)
+    }
+
+    /// Each ayah of `references` (in order, each once) with its URLs and pinned facts.
+    public func resolve(_ references: [Reference], reciter id: ReciterID) throws(TartilError) -> Resolution {
+        let reciter = try reciter(id)
+        let table = try table(for: reciter)
+        let ayat = ReferenceParser.uniqueAyat(of: references).map { ayah in
+            ResolvedAyah(
+                ayah: ayah, urls: reciter.mirrors.map { $0.template.url(for: ayah) }, pinned: table?.files[ayah])
+        }
+        return Resolution(reciter: reciter, ayat: ayat)
+    }
+}
+
+/// One ayah of a resolved reference.
+public struct ResolvedAyah: Sendable, Hashable {
+    public let ayah: AyahRef
+    /// One URL per mirror, in the reciter's order of preference.
+    public let urls: [String]
+    /// What the table pins, or nil when the ayah is unpinned.
+    public let pinned: PinnedFile?
+}
+
+/// The outcome of resolving references for one reciter.
+public struct Resolution: Sendable {
+    public let reciter: Reciter
+    public let ayat: [ResolvedAyah]
+
+    /// Total duration of the pinned ayat, in seconds (each ayah's samples over its rate).
+    public var pinnedSeconds: Double { ayat.compactMap(\.pinned).reduce(0) { $0 + $1.seconds } }
+    /// Total size of the pinned ayat, in bytes.
+    public var pinnedBytes: Int { ayat.compactMap(\.pinned).reduce(0) { $0 + $1.bytes } }
+    /// How many ayat have no table row (their size and duration are unknown until downloaded).
+    public var unpinnedCount: Int { ayat.filter { $0.pinned == nil }.count }
+}

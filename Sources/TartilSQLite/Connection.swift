@@ -1,0 +1,101 @@
+import CSQLite
+
+/// One SQLite database connection. Not thread-safe by design: reach it through one serializing owner.
+///
+/// ```swift
+/// let db = try Connection(path: "journal.sqlite")
+/// try db.execute("CREATE TABLE t(x)")
+/// try db.close()
+/// ```
+/// The corresponding C functions are `sqlite3_open_v2`, `sqlite3_exec` and `sqlite3_close`.
+public final class Connection {
+    /// How to open the database file.
+    public enum Mode: Sendable {
+        case readOnly
+        case readWrite
+        /// Read-write, creating the file when it does not exist.
+        case readWriteCreate
+    }
+
+    let handle: OpaquePointer
+    private var isClosed = false
+    public let path: String
+
+    /// Opens `path` (`:memory:` for an in-memory database).
+    public init(path: String, mode: Mode = .readWriteCreate) throws(SQLiteError) {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        switch mode {
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
+        case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        var handle: OpaquePointer?
+        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
+            sqlite3_close_v2(handle)
+            throw SQLiteError(code: ResultCode(rawValue: result), message: "\(path): \(message)")
+        }
+        self.handle = handle
+        self.path = path
+    }
+
+    deinit {
+        assert(isClosed, "Connection to \(path) was not closed")
+        if !isClosed { sqlite3_close_v2(handle) }
+    }
+
+    /// Closes the connection; statements must have been released first.
+    public func close() throws(SQLiteError) {
+        guard !isClosed else { return }
+        try check(sqlite3_close(handle))
+        isClosed = true
+    }
+
+    /// Runs one or more statements that return no rows.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let result = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if result != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw SQLiteError(code: ResultCode(rawValue: result), message: message, sql: sql)
+        }
+    }
+
+    /// Prepares `sql` for repeated use.
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(connection: self, sql: sql)
+    }
+
+    /// The first column of the first row of `sql`, as text (nil for no row or NULL). For pragmas and checks.
+    public func scalarText(_ sql: String) throws(SQLiteError) -> String? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.text(at: 0)
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; any throw rolls back and is rethrown.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func check(_ result: Int32, sql: String? = nil) throws(SQLiteError) {
+        guard result == SQLITE_OK else {
+            throw SQLiteError(code: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        }
+    }
+
+    /// The SQLite library version, e.g. `3.40.1`.
+    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+}
+
+@available(*, unavailable) extension Connection: Sendable {}

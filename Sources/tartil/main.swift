@@ -1,0 +1,4 @@
+import Foundation
+import TartilCLI
+
+exit(Tartil.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
