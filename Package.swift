@@ -43,12 +43,14 @@ let package = Package(
         .executableTarget(name: "tartil", dependencies: ["TartilCLI"]),
 
         // MARK: Tests
-        .testTarget(name: "TartilCoreTests", dependencies: ["TartilCore"]),
-        .testTarget(name: "TartilAudioTests", dependencies: ["TartilAudio", "TartilCore"]),
-        .testTarget(name: "TartilCacheTests", dependencies: ["TartilCache"]),
-        .testTarget(name: "TartilSQLiteTests", dependencies: ["TartilSQLite", "TartilJournal"]),
-        .testTarget(name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TartilCore"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "TartilCoreTests", dependencies: ["TartilCore", "TestSupport"]),
+        .testTarget(name: "TartilAudioTests", dependencies: ["TartilAudio", "TartilCore", "TestSupport"]),
+        .testTarget(name: "TartilCacheTests", dependencies: ["TartilCache", "TestSupport"]),
+        .testTarget(name: "TartilSQLiteTests", dependencies: ["TartilSQLite", "TartilJournal", "TestSupport"]),
+        .testTarget(
+            name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore", "TartilPlayer", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TartilCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,7 +14,11 @@ enum InfoCommands {
         examples: ["tartil help", "tartil help table build"],
         run: { invocation, context in
             if invocation.arguments.isEmpty {
-                context.console.writeOut(Help.main(context.table))
+                if context.settings.json {
+                    context.console.json(.array(context.table.commands.filter { !$0.hidden }.map(Help.json)))
+                } else {
+                    context.console.writeOut(Help.main(context.table))
+                }
                 return
             }
             guard let (command, used) = context.table.find(invocation.arguments), used == invocation.arguments.count else {
@@ -22,7 +26,11 @@ enum InfoCommands {
                     message: "no command '\(invocation.arguments.joined(separator: " "))' (commands: \(context.table.topLevelNames.joined(separator: ", ")))",
                     command: invocation.command)
             }
-            context.console.writeOut(Help.command(command, table: context.table))
+            if context.settings.json {
+                context.console.json(Help.json(command))
+            } else {
+                context.console.writeOut(Help.command(command, table: context.table))
+            }
         })
 
     static let version = CommandSpec(

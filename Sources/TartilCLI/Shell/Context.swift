@@ -1,3 +1,4 @@
+import Foundation
 import TartilCore
 import TartilPlayer
 
@@ -10,7 +11,15 @@ struct Context: Sendable {
     /// Loads `mirrors.json` and locates the tables as the settings say.
     func library() throws(TartilError) -> ReciterLibrary {
         let mirrors = try settings.mirrorsFile()
-        return try ReciterLibrary(mirrorsFile: mirrors.path, tableDirectories: settings.tableDirectories)
+        if let tables = settings.explicitTablesDirectory, !FileManager.default.fileExists(atPath: tables) {
+            throw TartilError(.usage, "the tables directory \(tables) does not exist (--tables or TARTIL_TABLES)")
+        }
+        do {
+            return try ReciterLibrary(mirrorsFile: mirrors.path, tableDirectories: settings.tableDirectories)
+        } catch where error.code == .notFound && mirrors.source != "bundled" && mirrors.source != "user" {
+            // A file the user named that is not there is bad input, not a failure of tartil's own files.
+            throw TartilError(.usage, "\(mirrors.path) (from \(mirrors.source)) does not exist: give the path of a mirrors.json")
+        }
     }
 
     /// The reciter named by `--reciter` (or `TARTIL_RECITER`), validated.

@@ -51,7 +51,10 @@ enum Help {
     /// `tartil help <command>` and `tartil <command> --help`.
     static func command(_ command: CommandSpec, table: CommandTable) -> String {
         var text = "OVERVIEW: \(command.overview)\n"
-        if let discussion = command.discussion { text += "\n\(discussion)\n" }
+        if let discussion = command.discussion {
+            text += "\n" + discussion.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { wrap(String($0), width: 110).joined(separator: "\n") }.joined(separator: "\n") + "\n"
+        }
         let subcommands = table.subcommands(of: command)
         if command.run == nil {
             text += "\nUSAGE: tartil \(command.name) <subcommand>\n"
@@ -64,7 +67,7 @@ enum Help {
         }
         text += "\nOPTIONS:\n"
         for option in command.options { text += entry(option.label, option.help) }
-        text += entry("--json", "Print one JSON value instead of text.")
+        if command.run != nil { text += entry("--json", "Print one JSON value instead of text.") }
         text += entry("-h, --help", "Show help information.")
         if !subcommands.isEmpty {
             text += "\nSUBCOMMANDS:\n"
@@ -76,6 +79,23 @@ enum Help {
         }
         text += "\nSee 'tartil help' for the global options.\n"
         return text
+    }
+
+    /// A command's description for scripts (`tartil help --json`).
+    static func json(_ command: CommandSpec) -> JSONValue {
+        .object([
+            ("name", .string(command.name)),
+            ("overview", .string(command.overview)),
+            ("usage", .string(command.run == nil ? "tartil \(command.name) <subcommand>" : command.usage)),
+            ("arguments", .array(command.arguments.map {
+                .object([("name", .string($0.name)), ("help", .string($0.help)), ("repeating", .bool($0.repeating)),
+                         ("optional", .bool($0.optional))])
+            })),
+            ("options", .array(command.options.map {
+                .object([("names", .array($0.names.map(JSONValue.string))), ("value", .string($0.valueName)),
+                         ("help", .string($0.help)), ("required", .bool($0.required))])
+            })),
+        ])
     }
 
     /// One help entry: the label in a column, the help wrapped beside it.

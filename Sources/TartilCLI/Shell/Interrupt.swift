@@ -6,19 +6,41 @@ import Synchronization
 enum Interrupt {
     private static let pending = Atomic<Bool>(false)
     private static let atPrompt = Atomic<Bool>(false)
+    /// The self-pipe: the handler writes a byte to `wakeWrite`, so a thread waiting in poll(2) on `wakeRead`
+    /// sees an interrupt even when it arrives just before the wait begins.
+    private static let wakeDescriptors: (read: Int32, write: Int32) = {
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else { return (-1, -1) }
+        for descriptor in descriptors {
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        }
+        return (descriptors[0], descriptors[1])
+    }()
+    private static let wakeWrite = Atomic<Int32>(-1)
+
+    /// A descriptor that becomes readable when an interrupt arrives (-1 if the pipe could not be made).
+    static var wakeDescriptor: Int32 { wakeDescriptors.read }
 
     /// Whether an interrupt arrived since the last `reset`.
     static var isPending: Bool { pending.load(ordering: .relaxed) }
 
-    static func reset() { pending.store(false, ordering: .relaxed) }
+    static func reset() {
+        pending.store(false, ordering: .relaxed)
+        var byte: UInt8 = 0
+        while wakeDescriptors.read >= 0 && read(wakeDescriptors.read, &byte, 1) > 0 {}
+    }
 
     /// Marks whether the REPL is waiting at its prompt.
     static func setAtPrompt(_ value: Bool) { atPrompt.store(value, ordering: .relaxed) }
 
     /// Installs the handlers (once per process).
     static func install() {
+        wakeWrite.store(wakeDescriptors.write, ordering: .relaxed)
         let handler: @convention(c) (Int32) -> Void = { _ in
             Interrupt.pending.store(true, ordering: .relaxed)
+            var byte: UInt8 = 1
+            _ = write(Interrupt.wakeWrite.load(ordering: .relaxed), &byte, 1)
             if Interrupt.atPrompt.load(ordering: .relaxed) {
                 let hint = "\n(type quit or press Ctrl-D to leave)\n"
                 _ = hint.withCString { write(2, $0, strlen($0)) }
@@ -27,8 +49,14 @@ enum Interrupt {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = handler
         sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
+        action.sa_flags = 0  // no SA_RESTART: a blocked read returns, so a script on standard input can be interrupted
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
+        // A parent may have started us with these signals blocked (the mask is inherited): unblock them.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 }

@@ -6,6 +6,9 @@ import Foundation
 final class LineReader {
     private let interactive: Bool
     private let historyFile: String?
+    /// Bytes read from standard input but not yet returned as lines (non-interactive mode).
+    private var pending: [UInt8] = []
+    private var reachedEnd = false
 
     init(interactive: Bool, historyFile: String?) {
         self.interactive = interactive
@@ -17,9 +20,10 @@ final class LineReader {
         }
     }
 
-    /// The next line without its newline, or nil at the end of input.
+    /// The next line without its newline, or nil at the end of input or when interrupted (check
+    /// `Interrupt.isPending`).
     func next(prompt: String) -> String? {
-        guard interactive else { return Swift.readLine(strippingNewline: true) }
+        guard interactive else { return nextPlainLine() }
         guard let raw = readline(prompt) else { return nil }
         defer { free(raw) }
         let line = String(cString: raw)
@@ -28,6 +32,44 @@ final class LineReader {
             if let historyFile { _ = write_history(historyFile) }
         }
         return line
+    }
+
+    /// Reads standard input with read(2) rather than stdio, so that an interrupt (EINTR) ends the wait instead of
+    /// being retried or leaving the stream in an error state.
+    private func nextPlainLine() -> String? {
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                return line
+            }
+            if reachedEnd {
+                guard !pending.isEmpty else { return nil }
+                defer { pending.removeAll() }
+                return String(decoding: pending, as: UTF8.self)
+            }
+            // Wait for input or an interrupt, whichever comes first.
+            var descriptors = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
+            if Interrupt.wakeDescriptor >= 0 {
+                descriptors.append(pollfd(fd: Interrupt.wakeDescriptor, events: Int16(POLLIN), revents: 0))
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            if Interrupt.isPending { return nil }
+            if ready < 0 && errno == EINTR { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR {
+                    if Interrupt.isPending { return nil }
+                    continue
+                }
+                reachedEnd = true
+            } else if count == 0 {
+                reachedEnd = true
+            } else {
+                pending.append(contentsOf: buffer[..<count])
+            }
+        }
     }
 }
 

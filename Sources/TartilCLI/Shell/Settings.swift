@@ -68,6 +68,9 @@ public struct Settings: Sendable {
             "no mirrors.json found: not at \(user), and the bundled data directory was not found (pass --mirrors FILE, or set TARTIL_MIRRORS or TARTIL_DATA_DIR)")
     }
 
+    /// The tables directory given by `--tables` or `TARTIL_TABLES`, if any.
+    public var explicitTablesDirectory: String? { explicit(tablesOption, "TARTIL_TABLES")?.value }
+
     /// Directories searched for reciter tables, in order.
     public var tableDirectories: [String] {
         if let chosen = explicit(tablesOption, "TARTIL_TABLES") { return [chosen.value] }

@@ -40,6 +40,9 @@ public enum Tartil {
                         UsageError(message: "unknown option '\(name)' (global options: \(known))", command: nil),
                         command: nil, console: console)
                 }
+                if !option.takesValue && attached != nil {
+                    return ExitStatus.report(UsageError(message: "\(name) takes no value", command: nil), command: nil, console: console)
+                }
                 var value = attached ?? ""
                 if option.takesValue && attached == nil {
                     guard index < arguments.count, !arguments[index].isEmpty else {
@@ -126,7 +129,12 @@ struct Shell {
             Interrupt.setAtPrompt(interactive)
             let line = reader.next(prompt: "tartil> ")
             Interrupt.setAtPrompt(false)
-            Interrupt.reset()
+            if Interrupt.isPending {
+                Interrupt.reset()
+                // Ctrl-C at the prompt abandons the line; in a script it ends tartil.
+                if !interactive { return ExitStatus.interrupted }
+                continue
+            }
             guard let line else { break }
             let commands: [[String]]
             do {

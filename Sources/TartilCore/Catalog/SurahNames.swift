@@ -29,9 +29,10 @@ public enum SurahNames {
 
     // MARK: - Normalization
 
-    /// Articles that may start a transliterated name (`Al-`, `An-`, `Ash-`, …) or an English one (`The`).
+    /// Words that may start a name and can be left out: articles of transliterated names (`Al-`, `An-`,
+    /// `Ash-`, …), `Aal-i-` of Aal-i-Imraan (so `imran` works), English `The`, and `surah`.
     private static let articles: Set<String> = [
-        "al", "an", "ar", "as", "ash", "at", "ad", "adh", "az", "the", "surah", "surat", "sura",
+        "al", "an", "ar", "as", "ash", "at", "ad", "adh", "az", "aal", "i", "the", "surah", "surat", "sura",
     ]
 
     /// The lookup keys of a name: its normalized form, and the same without a leading article.

@@ -60,7 +60,7 @@ public struct MirrorList: Sendable {
 
     public init(reciters: [Reciter]) { self.reciters = reciters }
 
-    /// The reciter with `id`, or a not-found error listing a few that exist.
+    /// The reciter with `id`, or a usage error suggesting the closest ids that exist.
     public func reciter(_ id: ReciterID) throws(TartilError) -> Reciter {
         if let reciter = reciters.first(where: { $0.id == id }) { return reciter }
         let close = reciters.map(\.id.rawValue)
@@ -69,7 +69,7 @@ public struct MirrorList: Sendable {
             .sorted { $0.1 < $1.1 }
             .prefix(3).map(\.0)
         let hint = close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"
-        throw TartilError(.notFound, "no reciter '\(id)' in mirrors.json\(hint) (`tartil reciters` lists them)")
+        throw TartilError(.usage, "no reciter '\(id)' in mirrors.json\(hint) (`tartil reciters` lists them)")
     }
 
     // MARK: - Parsing
@@ -81,8 +81,8 @@ public struct MirrorList: Sendable {
         do {
             root = try JSONSerialization.jsonObject(with: data)
         } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-            throw TartilError(.invalidData, "\(file): not valid JSON: \(detail ?? "\(error)")")
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            throw TartilError(.invalidData, "\(file)\(position(of: detail, in: data)): not valid JSON: \(detail)")
         }
         guard let object = root as? [String: Any] else {
             throw TartilError(.invalidData, "\(file): the top level must be an object with \"version\" and \"reciters\"")
@@ -174,6 +174,24 @@ public struct MirrorList: Sendable {
         }
         return Reciter(
             id: id, name: name, style: style, bitrateKbps: bitrate, tableFile: table, note: note, mirrors: mirrors)
+    }
+
+    /// `:line:column` of the offset Foundation names in its message ("… around character 15."), or "".
+    private static func position(of message: String, in data: Data) -> String {
+        guard let range = message.range(of: "character ") else { return "" }
+        let digits = message[range.upperBound...].prefix(while: \.isNumber)
+        guard let offset = Int(digits), offset <= data.count else { return "" }
+        var line = 1
+        var column = 1
+        for byte in data.prefix(offset) {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return ":\(line):\(column)"
     }
 
     /// A JSON number that is a whole number (`true` and `false` are not, though Foundation hands them over as

@@ -63,7 +63,8 @@ public struct ReciterTable: Sendable {
         var files: [AyahRef: PinnedFile] = [:]
         var lineNumbers: [AyahRef: Int] = [:]
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift, so both line ends are named.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             func fail(_ problem: String) -> TartilError {

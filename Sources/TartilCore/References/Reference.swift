@@ -100,9 +100,10 @@ public enum ReferenceParser {
                     continue
                 }
                 let text = words.joined(separator: " ")
-                if let range = try? parseItem(text) {
-                    return (Reference(text: text, range: range), length)
-                }
+                let name = text.prefix(while: { $0 != ":" })
+                if case .notFound = SurahNames.match(String(name)) { continue }
+                let range = try withContext(text) { () throws(TartilError) in try parseItem(text) }
+                return (Reference(text: text, range: range), length)
             }
         }
         let text = tokens[start]

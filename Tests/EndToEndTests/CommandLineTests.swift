@@ -1,0 +1,225 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The built `tartil` executable, spawned with private XDG directories: stdout, stderr and exit codes.
+@Suite struct CommandLineTests {
+    /// Parses `text` as exactly one JSON value (one line).
+    func json(_ text: String) throws -> Any {
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 1, "expected one JSON line, got \(lines.count)")
+        return try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+    }
+
+    @Test func helpAndVersion() throws {
+        for arguments in [["--help"], ["-h"], ["help"]] {
+            let result = try runTartil(arguments)
+            #expect(result.status == 0)
+            #expect(result.stdout.hasPrefix("OVERVIEW: tartil"))
+            #expect(result.stderr.isEmpty)
+        }
+        let version = try runTartil(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("tartil 0."))
+        #expect(version.stdout.contains("libcurl"))
+        let commandHelp = try runTartil(["resolve", "--help"])
+        #expect(commandHelp.status == 0)
+        #expect(commandHelp.stdout.hasPrefix("OVERVIEW: Show the ayat"))
+    }
+
+    @Test func resolveARealReciter() throws {
+        let result = try runTartil(["resolve", "36:1-5", "--reciter", "ibrahim-alakhdar"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("36:1    #3706"))
+        #expect(result.stdout.contains("https://cdn.jsdelivr.net/gh/quranstatic/ibrahim-alakhdar-2@"))
+        #expect(result.stdout.contains("5 ayat, all pinned"))
+    }
+
+    @Test func resolveAsJSONTotalsTheTable() throws {
+        let result = try runTartil(["--json", "resolve", "1", "2:255", "--reciter", "emad-al-mansary"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try json(result.stdout) as? [String: Any])
+        let ayat = try #require(object["ayat"] as? [[String: Any]])
+        #expect(ayat.count == 8)
+        #expect(ayat[0]["sha256"] as? String == "e2e7b034ec62e23a53a5f725bfc5a1f988bafb6e706d4a137ba9b68d1174a0ef")
+        #expect(ayat[0]["samples"] as? Int == 84719)
+        #expect(ayat[7]["pinned"] as? Bool == false)
+        #expect((ayat[7]["urls"] as? [String])?.first?.hasSuffix("/audio/002255.mp3") == true)
+        let total = try #require(object["total"] as? [String: Any])
+        #expect(total["pinned"] as? Int == 7)
+        #expect(total["unpinned"] as? Int == 1)
+        let samples = ayat.prefix(7).compactMap { $0["samples"] as? Int }.reduce(0, +)
+        #expect(total["duration_ms"] as? Int == Int((Double(samples) / 16000 * 1000).rounded()))
+    }
+
+    @Test func everyCommandPrintsOneJSONValue() throws {
+        for arguments in [
+            ["version"], ["surahs"], ["surahs", "juz", "30"], ["reciters"],
+            ["resolve", "112", "--reciter", "alafasy-128"], ["help"],
+        ] {
+            let result = try runTartil(arguments + ["--json"])
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            _ = try json(result.stdout)
+        }
+    }
+
+    @Test func surahsAndReciters() throws {
+        let surahs = try runTartil(["surahs"])
+        #expect(surahs.status == 0)
+        #expect(surahs.stdout.contains("114 surahs, 6,236 ayat"))
+        let reciters = try runTartil(["reciters", "--json"])
+        let list = try #require(try json(reciters.stdout) as? [[String: Any]])
+        let akhdar = try #require(list.first { $0["id"] as? String == "ibrahim-alakhdar" })
+        #expect(akhdar["pinned"] as? Int == 181)
+        #expect(akhdar["total"] as? Int == 6236)
+        let text = try runTartil(["reciters"])
+        #expect(text.stdout.contains("181/6236"))
+    }
+
+    // MARK: - Exit codes
+
+    @Test(arguments: [
+        (["resolve", "2:300", "--reciter", "alafasy-128"], "Error: '2:300': surah 2 (Al-Baqara) has 286 ayat, so there is no ayah 2:300"),
+        (["resolve", "115", "--reciter", "alafasy-128"], "Error: '115': there are 114 surahs, so there is no surah 115"),
+        (["resolve", "3:5-3:2", "--reciter", "alafasy-128"], "Error: '3:5-3:2': range runs backwards"),
+        (["resolve", "36"], "Error: resolve needs --reciter <id> (or TARTIL_RECITER)"),
+        (["resolve", "--reciter", "alafasy-128"], "Error: resolve needs <ref>"),
+        (["resolve", "36", "--reciter"], "Error: --reciter needs a value <id>"),
+        (["resolve", "36", "--reciter", "Nope"], "Error: 'Nope' is not a valid reciter id"),
+        (["resolve", "36", "--reciter", "alafasy-12"], "Error: no reciter 'alafasy-12' in mirrors.json; did you mean alafasy-128?"),
+        (["resolve", "36", "--reciter", "alafasy-128", "--speed", "2"], "Error: unknown option '--speed' for 'resolve'"),
+        (["bogus"], "Error: unknown command 'bogus'"),
+        (["resolv", "36"], "Error: unknown command 'resolv'; did you mean resolve?"),
+        (["--bogus"], "Error: unknown option '--bogus'"),
+        (["table"], "Error: table needs a subcommand: build"),
+        (["table", "burn"], "Error: unknown subcommand 'burn' for table"),
+        (["table", "build", "/nonexistent", "--reciter", "x"], "Error: /nonexistent does not exist"),
+        (["table", "build", "/tmp"], "Error: table build needs --reciter <id>"),
+        (["help", "bogus"], "Error: no command 'bogus'"),
+        (["version", "extra"], "Error: unexpected argument 'extra': version takes no arguments"),
+        (["surahs", "juz", "31"], "Error: 'juz 31': there are 30 juz"),
+        (["--mirrors"], "Error: --mirrors needs a value <file>"),
+        (["--mirrors", "/nonexistent.json", "reciters"], "Error: /nonexistent.json (from --mirrors) does not exist"),
+        (["--tables", "/nonexistent", "reciters"], "Error: the tables directory /nonexistent does not exist"),
+        (["-c"], "Error: -c needs a value <commands>"),
+        (["-c", "surahs 'open"], "Error: unterminated single quote"),
+        (["--json=yes", "surahs"], "Error: --json takes no value"),
+    ])
+    func badInputExits64(arguments: [String], message: String) throws {
+        let result = try runTartil(arguments)
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.hasPrefix(message), "\(arguments): \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func usageErrorsShowTheUsageLine() throws {
+        let result = try runTartil(["resolve", "2:300", "--reciter", "alafasy-128"])
+        #expect(result.stderr.contains("\nUsage: tartil resolve <ref>... [--reciter <id>]\n  See 'tartil help resolve'.\n"))
+    }
+
+    @Test func brokenMirrorsFileIsAFailureNamingTheField() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/mirrors.json"
+        try #"{"version": 1, "reciters": [{"id": "x", "name": "X", "style": "murattal", "mirrors": [{"name": "a", "url": "ftp://h/{global}"}]}]}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try runTartil(["reciters"], environment: ["TARTIL_MIRRORS": path])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("Error: \(path): reciter 'x' (#1): mirrors[0].url: 'ftp://h/{global}' is not an http or https URL"))
+    }
+
+    @Test func optionBeatsEnvironment() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/mirrors.json"
+        try #"{"version": 1, "reciters": [{"id": "only-one", "name": "Only", "style": "murattal", "mirrors": [{"name": "a", "url": "http://127.0.0.1/{global}.mp3"}]}]}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let fromEnvironment = try runTartil(["reciters"], environment: ["TARTIL_MIRRORS": path])
+        #expect(fromEnvironment.stdout.contains("only-one"))
+        #expect(fromEnvironment.stdout.contains("1 reciters from \(path)"))
+        let fromOption = try runTartil(["reciters", "--mirrors", TestPaths.repository + "/mirrors.json"], environment: ["TARTIL_MIRRORS": path])
+        #expect(fromOption.stdout.contains("ibrahim-alakhdar"))
+        let viaVariable = try runTartil(["resolve", "#1", "--json"], environment: ["TARTIL_MIRRORS": path, "TARTIL_RECITER": "only-one"])
+        #expect(viaVariable.status == 0)
+        #expect(viaVariable.stdout.contains("http://127.0.0.1/1.mp3"))
+    }
+
+    @Test func userMirrorsFileInTheConfigDirectoryIsPreferred() throws {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createDirectory(atPath: home + "/config/tartil", withIntermediateDirectories: true)
+        try #"{"version": 1, "reciters": [{"id": "mine", "name": "Mine", "style": "mujawwad", "mirrors": [{"name": "a", "url": "https://h/{surah3}{ayah3}.mp3"}]}]}"#
+            .write(toFile: home + "/config/tartil/mirrors.json", atomically: true, encoding: .utf8)
+        let result = try runTartil(["version", "--json"], home: home)
+        let object = try #require(try json(result.stdout) as? [String: Any])
+        #expect(object["mirrors_source"] as? String == "user")
+        #expect(object["cache_dir"] as? String == home + "/cache/tartil")
+    }
+
+    // MARK: - Scripts
+
+    @Test func dashCRunsCommandsAndStopsAtTheFirstFailure() throws {
+        let ok = try runTartil(["-c", "surahs 112; surahs 113"])
+        #expect(ok.status == 0)
+        #expect(ok.stdout.contains("Al-Ikhlaas") && ok.stdout.contains("Al-Falaq"))
+        let failing = try runTartil(["-c", "surahs 112; surahs 2:300; surahs 113"])
+        #expect(failing.status == 64)
+        #expect(failing.stdout.contains("Al-Ikhlaas"))
+        #expect(!failing.stdout.contains("Al-Falaq"))
+        let jsonLines = try runTartil(["--json", "-c", "surahs 1; surahs 2"])
+        #expect(jsonLines.stdout.split(separator: "\n").count == 2)
+        let quit = try runTartil(["-c", "surahs 1; quit; surahs 2"])
+        #expect(quit.status == 0)
+        #expect(!quit.stdout.contains("Al-Baqara"))
+    }
+
+    @Test func commandsFromAPipeRunLikeThePrompt() throws {
+        let input = """
+            # a script: comments and blank lines are fine
+
+            surahs 112
+            resolve 2:300 --reciter alafasy-128
+            resolve 'the cow:255' --reciter alafasy-128 --json
+            surahs 113; version --json
+            quit
+            surahs 114
+            """
+        let result = try runTartil([], input: input)
+        #expect(result.status == 64, "the first failure's code")
+        #expect(result.stdout.contains("Al-Ikhlaas"))
+        #expect(result.stdout.contains(#""surah":2,"ayah":255"#))
+        #expect(result.stdout.contains("Al-Falaq"))
+        #expect(!result.stdout.contains("An-Naas"), "nothing runs after quit")
+        #expect(result.stderr.contains("Error: '2:300'"))
+        #expect(!result.stderr.contains("tartil 0.1.0 —"), "no banner when standard input is not a terminal")
+        let clean = try runTartil([], input: "surahs 1\nsurahs 2\n")
+        #expect(clean.status == 0)
+    }
+
+    @Test func interruptWhileReadingAPipeExits130() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.executable)
+        process.arguments = []
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        // A watchdog: a tartil that ignores the interrupt must fail this test, not hang the suite.
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { kill(pid, SIGKILL) }
+        input.fileHandleForWriting.write(Data("surahs 1\n".utf8))
+        // Wait for the first command's output: tartil is then blocked reading the next line.
+        var received = Data()
+        while !String(decoding: received, as: UTF8.self).contains("1 surahs") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            received.append(chunk)
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        try? input.fileHandleForWriting.close()
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TartilCore
+
+/// `tartil table build` on the fixtures and, when present, on the real recordings.
+@Suite struct TableBuildTests {
+    func parsedTable(_ path: String, reciter: String) throws -> ReciterTable {
+        try ReciterTable.parse(try String(contentsOfFile: path, encoding: .utf8), file: path, expected: try ReciterID(reciter))
+    }
+
+    @Test func buildsTheFixtureTable() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixtures = TestPaths.fixtures + "/fixture"
+        let output = directory + "/fixture.tsv"
+        let result = try runTartil(["table", "build", fixtures, "--reciter", "fixture", "-o", output, "--source", "tools/make-fixtures"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("wrote \(output): 11 ayat"))
+        #expect(result.stdout.contains("complete surahs: 1, 112"))
+        #expect(result.stderr.contains("skipped 001000.mp3: ayah 0 is a basmala file, not an ayah"))
+        #expect(result.stderr.contains("skipped manifest.csv: not an .mp3 file"))
+        let table = try parsedTable(output, reciter: "fixture")
+        #expect(table.source == "tools/make-fixtures")
+        for row in try ManifestRow.read(fixtures) where row.ayah > 0 {
+            let pinned = try #require(table.files[try AyahRef(row.surah, row.ayah)])
+            #expect(pinned == PinnedFile(bytes: row.bytes, sha256: row.sha256, samples: row.samples, sampleRate: row.sampleRate))
+        }
+    }
+
+    @Test func defaultOutputIsTheTablesDirectoryAndResolveUsesIt() throws {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let mirrors = home + "/mirrors.json"
+        try #"{"version": 1, "reciters": [{"id": "fixture", "name": "Fixture", "style": "murattal", "mirrors": [{"name": "local", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]}]}"#
+            .write(toFile: mirrors, atomically: true, encoding: .utf8)
+        let build = try runTartil(["table", "build", TestPaths.fixtures + "/fixture", "--reciter", "fixture", "--json"], home: home)
+        #expect(build.status == 0, "\(build.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(build.stdout.utf8)) as? [String: Any]
+        #expect(summary?["table"] as? String == home + "/data/tartil/reciter-tables/fixture.tsv")
+        #expect(summary?["complete_surahs"] as? [Int] == [1, 112])
+        let resolve = try runTartil(["resolve", "112", "--reciter", "fixture", "--mirrors", mirrors], home: home)
+        #expect(resolve.stdout.contains("4 ayat, all pinned"), "\(resolve.stdout)\(resolve.stderr)")
+        let reciters = try runTartil(["reciters", "--mirrors", mirrors], home: home)
+        #expect(reciters.stdout.contains("11/6236"))
+    }
+
+    @Test func aBrokenFileFailsTheBuildAndWritesNothing() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let source = directory + "/mp3"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: TestPaths.fixtures + "/fixture/001001.mp3", toPath: source + "/001001.mp3")
+        try Data("<html>404</html>".utf8).write(to: URL(fileURLWithPath: source + "/001002.mp3"))
+        let output = directory + "/out.tsv"
+        let result = try runTartil(["table", "build", source, "--reciter", "x", "-o", output])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("Error: 1 file(s) could not be read as MPEG audio, no table was written: 001002.mp3"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["mp3"])
+    }
+
+    @Test func aFolderWithoutAyahFilesIsBadInput() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Data("x".utf8).write(to: URL(fileURLWithPath: directory + "/notes.txt"))
+        let result = try runTartil(["table", "build", directory, "--reciter", "x", "-o", directory + "/t.tsv"])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("Error: \(directory) holds no SSSAAA.mp3 files"))
+    }
+
+    /// Building from the real recordings reproduces the committed tables byte for byte.
+    @Test(arguments: ["ibrahim-alakhdar", "ahmed-allhdan", "emad-al-mansary"])
+    func realRecordingsRebuildTheCommittedTable(reciter: String) throws {
+        guard let real = TestPaths.sharedReal else {
+            print("skipped: ../shared/real is absent")
+            return
+        }
+        let committedPath = TestPaths.repository + "/reciter-tables/\(reciter).tsv"
+        let committed = try parsedTable(committedPath, reciter: reciter)
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let output = directory + "/\(reciter).tsv"
+        let result = try runTartil(["table", "build", "\(real)/audio/\(reciter)", "--reciter", reciter, "-o", output, "--source", committed.source])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == (try String(contentsOfFile: committedPath, encoding: .utf8)))
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import TartilCore
+import TestSupport
+import Testing
+
+@testable import TartilCLI
+
+/// Help text is compared with the files in Tests/TartilCLITests/Golden. After an intended change, run the tests
+/// with TARTIL_UPDATE_GOLDEN=1 to rewrite them, and review the diff.
+@Suite struct HelpTests {
+    static let goldenDirectory = TestPaths.repository + "/Tests/TartilCLITests/Golden"
+
+    func checkGolden(_ name: String, _ text: String) throws {
+        let path = "\(Self.goldenDirectory)/\(name).txt"
+        if ProcessInfo.processInfo.environment["TARTIL_UPDATE_GOLDEN"] == "1" {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text == expected, "help for '\(name)' differs from \(path); TARTIL_UPDATE_GOLDEN=1 rewrites it")
+    }
+
+    @Test func mainHelp() throws {
+        try checkGolden("main", Help.main(.standard))
+    }
+
+    @Test(arguments: CommandTable.standard.commands.filter { !$0.hidden }.map(\.name))
+    func commandHelp(name: String) throws {
+        let (command, _) = try #require(CommandTable.standard.find(name.split(separator: " ").map(String.init)))
+        try checkGolden(name.replacingOccurrences(of: " ", with: "-"), Help.command(command, table: .standard))
+    }
+
+    @Test func helpFitsATerminal() {
+        var texts = [Help.main(.standard)]
+        for command in CommandTable.standard.commands { texts.append(Help.command(command, table: .standard)) }
+        for line in texts.joined().split(separator: "\n") where !line.hasPrefix("  tartil ") {
+            #expect(line.count <= 112, "too long: \(line)")
+        }
+    }
+
+    @Test func everyCommandIsListedInTheMainHelp() {
+        let main = Help.main(.standard)
+        for name in CommandTable.standard.topLevelNames { #expect(main.contains("\n  \(name) ")) }
+    }
+}
+
+@Suite struct CommandLineSplitterTests {
+    @Test(arguments: [
+        ("play 1; wait", [["play", "1"], ["wait"]]),
+        ("  resolve  36:1-5   --reciter x  ", [["resolve", "36:1-5", "--reciter", "x"]]),
+        ("resolve 'the cow:255' \"ali imran\"", [["resolve", "the cow:255", "ali imran"]]),
+        ("a\\ b c", [["a b", "c"]]),
+        ("a;;b;", [["a"], ["b"]]),
+        ("surahs # a comment; not a command", [["surahs"]]),
+        ("# only a comment", []),
+        ("say 'it''s'", [["say", "its"]]),
+        ("x \"a\\\"b\"", [["x", "a\"b"]]),
+        ("", []),
+    ])
+    func splits(line: String, expected: [[String]]) throws {
+        #expect(try CommandLineSplitter.split(line) == expected)
+    }
+
+    @Test func unterminatedQuotesAreErrors() {
+        #expect(throws: CommandLineError("unterminated single quote")) { try CommandLineSplitter.split("a 'b") }
+        #expect(throws: CommandLineError("unterminated double quote")) { try CommandLineSplitter.split("a \"b") }
+        #expect(throws: CommandLineError("a backslash ends the line")) { try CommandLineSplitter.split("a \\") }
+    }
+}
+
+@Suite struct JSONValueTests {
+    @Test func rendersCompactJSONInWrittenOrder() {
+        let value = JSONValue.object([
+            ("b", .int(1)), ("a", .array([.bool(true), .null, .double(1.5)])), ("s", .string("x\"\\\n\t\u{1}/ب")),
+        ])
+        #expect(value.rendered() == #"{"b":1,"a":[true,null,1.5],"s":"x\"\\\n\t\u0001/ب"}"#)
+    }
+
+    @Test func rendersValidJSONThatFoundationReadsBack() throws {
+        let value = JSONValue.object([("text", .string("line\nquote\" tab\t \u{7f} 🌙")), ("n", .int(-3))])
+        let parsed = try JSONSerialization.jsonObject(with: Data(value.rendered().utf8)) as? [String: Any]
+        #expect(parsed?["text"] as? String == "line\nquote\" tab\t \u{7f} 🌙")
+        #expect(parsed?["n"] as? Int == -3)
+    }
+}
+
+@Suite struct FormattingTests {
+    @Test func durations() {
+        #expect(Formatting.duration(seconds: 5.3049) == "5.305 s")
+        #expect(Formatting.duration(seconds: 62.5) == "1:02.500")
+        #expect(Formatting.duration(seconds: 3723.001) == "1:02:03.001")
+    }
+
+    @Test func numbers() {
+        #expect(Formatting.grouped(1_234_567) == "1,234,567")
+        #expect(Formatting.grouped(12) == "12")
+        #expect(Formatting.bytes(512) == "512 B")
+        #expect(Formatting.bytes(8_733_000) == "8.3 MiB")
+    }
+}
+
+@Suite struct SettingsTests {
+    @Test func defaultsFollowTheXDGBaseDirectories() throws {
+        let settings = Settings(
+            environment: ["HOME": "/home/u", "XDG_CACHE_HOME": "/c", "XDG_DATA_HOME": "relative/ignored"],
+            bundledDataDirectory: "/opt/tartil")
+        #expect(settings.cacheDirectory == "/c/tartil")
+        #expect(settings.journalFile == "/home/u/.local/share/tartil/journal.sqlite")
+        #expect(settings.tableDirectories == ["/home/u/.local/share/tartil/reciter-tables", "/opt/tartil/reciter-tables"])
+        #expect(try settings.mirrorsFile().path == "/opt/tartil/mirrors.json")
+        #expect(try settings.mirrorsFile().source == "bundled")
+        #expect(settings.historyFile == "/home/u/.local/state/tartil/history")
+    }
+
+    @Test func optionsBeatVariablesWhichBeatDefaults() throws {
+        var settings = Settings(
+            environment: ["HOME": "/h", "TARTIL_MIRRORS": "/env/m.json", "TARTIL_TABLES": "/env/t",
+                          "TARTIL_CACHE_DIR": "/env/c", "TARTIL_JOURNAL": "/env/j.sqlite"],
+            bundledDataDirectory: nil)
+        #expect(try settings.mirrorsFile() == ("/env/m.json", "TARTIL_MIRRORS"))
+        #expect(settings.tableDirectories == ["/env/t"])
+        #expect(settings.cacheDirectory == "/env/c")
+        #expect(settings.journalFile == "/env/j.sqlite")
+        settings.mirrorsOption = "/opt/m.json"
+        settings.tablesOption = "/opt/t"
+        settings.cacheDirectoryOption = "/opt/c"
+        settings.journalOption = "/opt/j"
+        #expect(try settings.mirrorsFile() == ("/opt/m.json", "--mirrors"))
+        #expect(settings.tableDirectories == ["/opt/t"])
+        #expect(settings.cacheDirectory == "/opt/c")
+        #expect(settings.journalFile == "/opt/j")
+    }
+
+    @Test func missingBundledDataIsAClearError() {
+        let settings = Settings(environment: ["HOME": "/nonexistent-home"], bundledDataDirectory: nil)
+        #expect(throws: TartilCore.TartilError.self) { try settings.mirrorsFile() }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TartilCore
+
+@Suite struct MirrorListTests {
+    func parse(_ json: String) throws(TartilError) -> MirrorList {
+        try MirrorList.parse(Data(json.utf8), file: "m.json")
+    }
+
+    /// A reciter entry with one field replaced (or removed with nil).
+    func document(_ changes: [String: String?] = [:], extraReciter: String? = nil) -> String {
+        var fields: [(String, String?)] = [
+            ("id", #""alafasy-128""#), ("name", #""Mishary Alafasy""#), ("style", #""murattal""#),
+            ("bitrate_kbps", "128"),
+            ("mirrors", #"[{"name": "everyayah", "url": "https://everyayah.com/data/Alafasy_128kbps/{surah3}{ayah3}.mp3"}]"#),
+        ]
+        for (key, value) in changes {
+            if let index = fields.firstIndex(where: { $0.0 == key }) { fields[index].1 = value } else { fields.append((key, value)) }
+        }
+        let body = fields.compactMap { key, value in value.map { "\"\(key)\": \($0)" } }.joined(separator: ", ")
+        let reciters = ["{\(body)}"] + (extraReciter.map { [$0] } ?? [])
+        return #"{"version": 1, "reciters": ["# + reciters.joined(separator: ", ") + "]}"
+    }
+
+    @Test func parsesAValidFile() throws {
+        let list = try parse(document(["table": #""alafasy.tsv""#, "note": #""from everyayah""#]))
+        let reciter = try list.reciter(try ReciterID("alafasy-128"))
+        #expect(reciter.name == "Mishary Alafasy")
+        #expect(reciter.bitrateKbps == 128)
+        #expect(reciter.tableFile == "alafasy.tsv")
+        #expect(reciter.mirrors[0].template.url(for: try AyahRef(36, 1))
+            == "https://everyayah.com/data/Alafasy_128kbps/036001.mp3")
+    }
+
+    @Test func tableDefaultsToTheID() throws {
+        #expect(try parse(document()).reciters[0].tableFile == "alafasy-128.tsv")
+    }
+
+    @Test(arguments: [
+        (#"{"reciters": []}"#, "m.json: version: missing or not a number (this build reads version 1)"),
+        (#"{"version": 2, "reciters": []}"#, "m.json: version: 2 is not supported (this build reads version 1)"),
+        (#"{"version": true, "reciters": []}"#, "m.json: version: missing or not a number (this build reads version 1)"),
+        (#"{"version": 1}"#, "m.json: reciters: missing or not an array"),
+        (#"[1, 2]"#, #"m.json: the top level must be an object with "version" and "reciters""#),
+        (#"{"version": 1, "reciters": [], "extra": 1}"#, "m.json: top level: unknown field 'extra' (allowed: comment, reciters, version)"),
+        (#"{"version": 1, "reciters": [7]}"#, "m.json: reciter #1: must be an object"),
+    ])
+    func invalidTopLevel(json: String, message: String) {
+        #expect(throws: TartilError(.invalidData, message)) { try parse(json) }
+    }
+
+    @Test(arguments: [
+        (["id": #""Alafasy""#], "m.json: reciter 'Alafasy' (#1): id: 'Alafasy' is not valid: 'A' is not allowed (use a-z, 0-9, '.', '_' and '-')"),
+        (["id": #""-x""#], "m.json: reciter '-x' (#1): id: '-x' is not valid: it must start with a letter or digit"),
+        (["id": #""a/b""#], "m.json: reciter 'a/b' (#1): id: 'a/b' is not valid: '/' is not allowed (use a-z, 0-9, '.', '_' and '-')"),
+        (["id": nil], "m.json: reciter '?' (#1): id: missing or not a string"),
+        (["name": #""""#], "m.json: reciter 'alafasy-128' (#1): name: missing or empty"),
+        (["style": #""fast""#], "m.json: reciter 'alafasy-128' (#1): style: 'fast' is not one of murattal, mujawwad, muallim"),
+        (["bitrate_kbps": "true"], "m.json: reciter 'alafasy-128' (#1): bitrate_kbps: must be a whole number of kbit/s from 8 to 320"),
+        (["bitrate_kbps": "1000"], "m.json: reciter 'alafasy-128' (#1): bitrate_kbps: must be a whole number of kbit/s from 8 to 320"),
+        (["table": #""../x.tsv""#], "m.json: reciter 'alafasy-128' (#1): table: must be a file name ending in .tsv, without a directory"),
+        (["mirrors": "[]"], "m.json: reciter 'alafasy-128' (#1): mirrors: needs at least one mirror"),
+        (["mirrors": nil], "m.json: reciter 'alafasy-128' (#1): mirrors: missing or not an array"),
+        (["mirrors": #"[{"name": "x", "url": "ftp://h/{surah3}{ayah3}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'ftp://h/{surah3}{ayah3}.mp3' is not an http or https URL"),
+        (["mirrors": #"[{"name": "x", "url": "https://h/{surah3}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{surah3}.mp3' names no ayah: use {surah3}{ayah3} (everyayah naming) or {global} (1-6236)"),
+        (["mirrors": #"[{"name": "x", "url": "https://h/{surah}{ayah}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{surah}{ayah}.mp3' uses {surah}; allowed are {surah3}{ayah3} (everyayah naming) or {global}"),
+        (["mirrors": #"[{"name": "x", "url": "https://h/{global.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{global.mp3' has a '{' without a closing '}'"),
+        (["mirrors": #"[{"name": "", "url": "https://h/{global}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].name: missing or empty"),
+        (["mirrors": #"[{"name": "a", "url": "https://h/{global}.mp3"}, {"name": "b", "url": "https://h/{global}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[1].url: 'https://h/{global}.mp3' is listed twice"),
+        (["mirrors": #"[{"name": "a", "url": "https://h/{global}.mp3", "sha": 1}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0]: unknown field 'sha' (allowed: name, url)"),
+        (["speed": "1"], "m.json: reciter 'alafasy-128' (#1): unknown field 'speed' (allowed: bitrate_kbps, id, mirrors, name, note, style, table)"),
+    ] as [([String: String?], String)])
+    func invalidReciter(changes: [String: String?], message: String) {
+        #expect(throws: TartilError(.invalidData, message)) { try parse(document(changes)) }
+    }
+
+    @Test func duplicateIDsAreRefused() {
+        let duplicate = #"{"id": "alafasy-128", "name": "B", "style": "murattal", "mirrors": [{"name": "x", "url": "https://h/{global}.mp3"}]}"#
+        #expect(throws: TartilError(.invalidData, "m.json: reciter 'alafasy-128' (#2): id: duplicate of reciter #1")) {
+            try parse(document(extraReciter: duplicate))
+        }
+    }
+
+    @Test func syntaxErrorsSayWhere() {
+        do {
+            _ = try parse("{\"version\": 1,\n  , }")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.message.hasPrefix("m.json:2:3: not valid JSON: "), "\(error.message)")
+        }
+    }
+
+    @Test func unknownReciterSuggestsClosestIDs() throws {
+        let list = try parse(document())
+        #expect(throws: TartilError(.usage, "no reciter 'alafasy-12' in mirrors.json; did you mean alafasy-128? (`tartil reciters` lists them)")) {
+            try list.reciter(try ReciterID("alafasy-12"))
+        }
+    }
+
+    @Test func templatesFillPlaceholders() throws {
+        let everyayah = try URLTemplate("https://h/x/{surah3}{ayah3}.mp3")
+        let global = try URLTemplate("https://cdn/q/{global}.mp3")
+        #expect(everyayah.url(for: try AyahRef(2, 5)) == "https://h/x/002005.mp3")
+        #expect(global.url(for: try AyahRef(112, 1)) == "https://cdn/q/6222.mp3")
+        #expect(global.origin == "https://cdn")
+        #expect(throws: TartilError.self) { try URLTemplate("https://h/a b/{global}.mp3") }
+    }
+
+    // MARK: - The committed mirrors.json
+
+    @Test func committedMirrorsFileIsValidAndReal() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: TestPaths.repository + "/mirrors.json"))
+        let list = try MirrorList.parse(data, file: "mirrors.json")
+        #expect(list.reciters.count >= 18)
+        let everyayah = list.reciters.filter { $0.mirrors.contains { $0.template.text.hasPrefix("https://everyayah.com/data/") } }
+        #expect(everyayah.count >= 15)
+        for reciter in everyayah {
+            #expect(reciter.mirrors.contains { $0.template.text.hasPrefix("https://mirrors.quranicaudio.com/everyayah/") })
+        }
+        let commits = [
+            "ibrahim-alakhdar": "quranstatic/ibrahim-alakhdar-2", "ahmed-allhdan": "quranstatic/ahmed-allhdan-1",
+            "emad-al-mansary": "quranstatic/emad-al-mansary-1",
+        ]
+        for (id, repository) in commits {
+            let reciter = try list.reciter(try ReciterID(id))
+            #expect(reciter.mirrors.count == 2)
+            #expect(reciter.mirrors[0].template.text.hasPrefix("https://raw.githubusercontent.com/\(repository)/"))
+            #expect(reciter.mirrors[1].template.text.hasPrefix("https://cdn.jsdelivr.net/gh/\(repository)@"))
+            if let real = TestPaths.sharedReal {
+                // Both mirrors are pinned to the commit the recordings' README names.
+                let readme = try String(contentsOfFile: "\(real)/audio/\(id)/README.md", encoding: .utf8)
+                for mirror in reciter.mirrors {
+                    let commit = mirror.template.text.split(whereSeparator: { $0 == "/" || $0 == "@" })
+                        .first { $0.count == 40 && $0.allSatisfy(\.isHexDigit) }
+                    #expect(commit != nil && readme.contains(String(commit!)))
+                }
+            }
+        }
+    }
+}

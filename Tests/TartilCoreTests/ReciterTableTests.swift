@@ -1,0 +1,91 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TartilCore
+
+@Suite struct ReciterTableTests {
+    let sha = String(repeating: "ab", count: 32)
+
+    func table(_ rows: String, header: String = "# tartil-table: 1\n# reciter: test\n# source: unit test\n") throws(TartilError)
+        -> ReciterTable
+    {
+        try ReciterTable.parse(header + rows, file: "t.tsv")
+    }
+
+    @Test func parsesRowsAndHeader() throws {
+        let parsed = try table("1\t1\t100\t\(sha)\t1000\t22050\n\n36 1 200 \(sha) 2000 44100\r\n")
+        #expect(parsed.reciter.rawValue == "test")
+        #expect(parsed.source == "unit test")
+        #expect(parsed.coverage == 2)
+        let row = try #require(parsed.files[try AyahRef(36, 1)])
+        #expect(row == PinnedFile(bytes: 200, sha256: sha, samples: 2000, sampleRate: 44100))
+    }
+
+    @Test func renderedTableParsesBack() throws {
+        let original = try table("2\t255\t100\t\(sha)\t1000\t22050\n1\t1\t5\t\(sha)\t7\t8000\n")
+        let again = try ReciterTable.parse(original.rendered(), file: "again.tsv")
+        #expect(again.files == original.files)
+        #expect(again.reciter == original.reciter)
+        #expect(again.source == original.source)
+        #expect(original.rendered().contains("1\t1\t5\t\(sha)\t7\t8000\n2\t255\t"))
+    }
+
+    @Test(arguments: [
+        ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t1000", "t.tsv:4: expected 6 fields (surah ayah bytes sha256 samples rate), found 5"),
+        ("1\t8\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: surah 1 (Al-Faatiha) has 7 ayat, so there is no ayah 1:8"),
+        ("115\t1\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: there are 114 surahs, so there is no surah 115"),
+        ("x\t1\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: surah: 'x' is not a whole number"),
+        ("1\t1\t-5\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: bytes: '-5' is not a whole number"),
+        ("1\t1\t0\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: bytes: must be more than 0"),
+        ("1\t1\t100\tABC\t1000\t22050", "t.tsv:4: sha256: 'ABC' is not 64 lowercase hex digits"),
+        ("1\t1\t100\t\(String(repeating: "AB", count: 32))\t1000\t22050", "t.tsv:4: sha256: '\(String(repeating: "AB", count: 32))' is not 64 lowercase hex digits"),
+        ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t0\t22050", "t.tsv:4: samples: must be more than 0"),
+        ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t10\t22000", "t.tsv:4: rate: 22000 Hz is not an MPEG audio rate (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)"),
+        ("1\t1\t1\t\(String(repeating: "ab", count: 32))\t1\t8000\n\n1\t1\t1\t\(String(repeating: "ab", count: 32))\t1\t8000", "t.tsv:6: ayah 1:1 is listed twice (first on line 4)"),
+    ])
+    func invalidRow(rows: String, message: String) {
+        #expect(throws: TartilError(.invalidData, message)) { try table(rows) }
+    }
+
+    @Test(arguments: [
+        ("1\t1\t1\tx\t1\t1\n", "t.tsv:1: the first line must be '# tartil-table: 1'"),
+        ("# tartil-table: 2\n", "t.tsv:1: format '2' is not supported (this build reads tartil-table: 1)"),
+        ("# something else\n", "t.tsv:1: the first line must be '# tartil-table: 1'"),
+        ("# tartil-table: 1\n1\t1\t1\tx\t1\t1\n", "t.tsv:2: the '# reciter: ID' header must come before the first row"),
+        ("# tartil-table: 1\n# reciter: Bad Id\n", "t.tsv:2: reciter: 'Bad Id' is not a valid id: 'B' is not allowed (use a-z, 0-9, '.', '_' and '-')"),
+        ("# tartil-table: 1\n", "t.tsv: the '# reciter: ID' header is missing"),
+        ("", "t.tsv:1: the first line must be '# tartil-table: 1'"),
+    ])
+    func invalidHeader(text: String, message: String) {
+        #expect(throws: TartilError(.invalidData, message)) { try ReciterTable.parse(text, file: "t.tsv") }
+    }
+
+    @Test func tableForAnotherReciterIsRefused() {
+        #expect(throws: TartilError(.invalidData, "t.tsv: the table is for reciter 'test', not 'other'")) {
+            try ReciterTable.parse("# tartil-table: 1\n# reciter: test\n", file: "t.tsv", expected: try ReciterID("other"))
+        }
+    }
+
+    // MARK: - The committed tables
+
+    /// The committed tables were built by `tartil table build` from ../shared/real/audio; they must agree with
+    /// the manifests there (bytes, sha256, samples as mpg123 decodes them).
+    @Test(arguments: ["ibrahim-alakhdar", "ahmed-allhdan", "emad-al-mansary"])
+    func committedTableMatchesTheRecordings(reciter: String) throws {
+        let path = TestPaths.repository + "/reciter-tables/\(reciter).tsv"
+        let parsed = try ReciterTable.parse(
+            try String(contentsOfFile: path, encoding: .utf8), file: path, expected: try ReciterID(reciter))
+        #expect(parsed.coverage == 181)
+        guard let real = TestPaths.sharedReal else {
+            print("skipped the manifest comparison: ../shared/real is absent")
+            return
+        }
+        let manifest = try ManifestRow.read("\(real)/audio/\(reciter)")
+        #expect(manifest.count == 181)
+        for row in manifest {
+            let pinned = try #require(parsed.files[try AyahRef(row.surah, row.ayah)], "\(row.file)")
+            #expect(pinned == PinnedFile(bytes: row.bytes, sha256: row.sha256, samples: row.samples, sampleRate: row.sampleRate), "\(row.file)")
+        }
+    }
+}
