@@ -28,14 +28,7 @@ public struct AyahRef: Sendable, Hashable, Comparable, CustomStringConvertible {
         guard (1...Catalog.totalAyat).contains(global) else {
             throw .usage("there are \(Catalog.totalAyat) ayat, numbered #1-#\(Catalog.totalAyat), so there is no #\(global)")
         }
-        // Binary search for the last surah whose first ayah is at or before `global`.
-        var low = 0
-        var high = Catalog.surahs.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if Catalog.surahs[middle].firstGlobalAyah <= global { low = middle } else { high = middle - 1 }
-        }
-        let surah = Catalog.surahs[low]
+        let surah = Catalog.surahs[Catalog.lastIndex(in: Catalog.surahFirstGlobalAyat, atOrBefore: global)]
         self.init(unchecked: surah.number, global - surah.firstGlobalAyah + 1)
     }
 

@@ -72,14 +72,22 @@ public enum Catalog {
     /// The hizb quarter (1…240) an ayah belongs to.
     public static func hizbQuarter(containing ayah: AyahRef) -> Int { index(of: ayah, in: hizbQuarterStarts) }
 
-    /// 1-based number of the last start at or before `ayah` (binary search).
+    /// 1-based number of the last start at or before `ayah`.
     private static func index(of ayah: AyahRef, in starts: [AyahRef]) -> Int {
+        lastIndex(in: starts, atOrBefore: ayah) + 1
+    }
+
+    /// Global number of each surah's first ayah, in order (for finding the surah of a global number).
+    static let surahFirstGlobalAyat: [Int] = surahs.map(\.firstGlobalAyah)
+
+    /// Index of the last element of `sorted` that is at or before `value` (binary search); `sorted[0]` must be.
+    static func lastIndex<Element: Comparable>(in sorted: [Element], atOrBefore value: Element) -> Int {
         var low = 0
-        var high = starts.count - 1
+        var high = sorted.count - 1
         while low < high {
             let middle = (low + high + 1) / 2
-            if starts[middle] <= ayah { low = middle } else { high = middle - 1 }
+            if sorted[middle] <= value { low = middle } else { high = middle - 1 }
         }
-        return low + 1
+        return low
     }
 }
