@@ -9,6 +9,14 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         public static let crypto = Code("crypto")
         /// A system call on a file failed.
         public static let io = Code("io")
+        /// The cache index database failed.
+        public static let index = Code("index")
+        /// A file's size or SHA-256 is not what was expected, or it is not MPEG audio.
+        public static let mismatch = Code("mismatch")
+        /// Another process is writing the same file right now.
+        public static let busy = Code("busy")
+        /// More bytes arrived than the file may have.
+        public static let tooLarge = Code("too-large")
     }
 
     public let code: Code

@@ -1,0 +1,284 @@
+import Foundation
+import Synchronization
+import TartilCache
+import TartilCore
+import TartilNet
+import TartilPlayer
+
+/// `tartil cache …`: what is in the verified cache, checking it, pins, and importing files.
+enum CacheCommands {
+    static let group = CommandSpec(path: ["cache"], overview: "Inspect, verify, pin and fill the verified audio cache.", run: nil)
+
+    static let reciterOption = CommandSpec.Option(names: ["--reciter"], valueName: "id", help: "Only this reciter.")
+
+    static let ls = CommandSpec(
+        path: ["cache", "ls"], overview: "List cached files per reciter: files, bytes and complete surahs.",
+        options: [reciterOption],
+        run: { invocation, context in
+            let cache = try Cache(directory: context.settings.cacheDirectory)
+            let summaries = try summarize(cache, reciter: invocation.value("--reciter"))
+            if context.settings.json {
+                context.console.json(.array(summaries.map { $0.json }))
+                return
+            }
+            if summaries.isEmpty { context.console.line("the cache at \(cache.directory) is empty") }
+            for summary in summaries {
+                context.console.line("\(summary.reciter): \(summary.files) files, \(Formatting.bytes(summary.bytes))")
+                let complete = summary.completeSurahs.map(String.init).joined(separator: ", ")
+                context.console.line("  complete surahs: \(complete.isEmpty ? "none" : complete)")
+                if !summary.partialSurahs.isEmpty {
+                    context.console.line("  partly cached: " + summary.partialSurahs.map { "\($0.surah) (\($0.cached)/\($0.total))" }.joined(separator: ", "))
+                }
+            }
+        })
+
+    static let du = CommandSpec(
+        path: ["cache", "du"], overview: "Show how much space the cache takes, per reciter.", options: [reciterOption],
+        run: { invocation, context in
+            let cache = try Cache(directory: context.settings.cacheDirectory)
+            let summaries = try summarize(cache, reciter: invocation.value("--reciter"))
+            let total = summaries.reduce(0) { $0 + $1.bytes }
+            if context.settings.json {
+                context.console.json(.object([
+                    ("reciters", .array(summaries.map { .object([("reciter", .string($0.reciter)), ("files", .int($0.files)), ("bytes", .int($0.bytes))]) })),
+                    ("bytes", .int(total)),
+                ]))
+                return
+            }
+            var rows = summaries.map { [$0.reciter, "\($0.files) files", Formatting.bytes($0.bytes)] }
+            rows.append(["total", "\(summaries.reduce(0) { $0 + $1.files }) files", Formatting.bytes(total)])
+            for line in Formatting.table(rows, rightAligned: [1, 2]) { context.console.line(line) }
+        })
+
+    static let verify = CommandSpec(
+        path: ["cache", "verify"],
+        overview: "Re-hash every cached file; remove bad ones (and download them again with --repair).",
+        discussion: """
+            Each file is checked against its reciter's table, or against the hash recorded when it was first \
+            downloaded; files are hashed on all cores. A file that fails, or that nothing vouches for, is removed. \
+            Exit 0 only when every file is good (after --repair, when every removed file came back verified).
+            """,
+        options: [reciterOption, .init(names: ["--repair"], valueName: nil, help: "Download removed files again.")],
+        run: runVerify)
+
+    static let pin = CommandSpec(
+        path: ["cache", "pin"], overview: "Keep ayat in the cache: pinned files are never evicted.",
+        arguments: [.init(name: "ref", help: "Ayat to pin.", repeating: true)],
+        options: [.init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER].")],
+        run: { invocation, context in try setPinned(true, invocation, context) })
+
+    static let unpin = CommandSpec(
+        path: ["cache", "unpin"], overview: "Let pinned ayat be evicted again.",
+        arguments: [.init(name: "ref", help: "Ayat to unpin.", repeating: true)],
+        options: [.init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER].")],
+        run: { invocation, context in try setPinned(false, invocation, context) })
+
+    static let importFiles = CommandSpec(
+        path: ["cache", "import"],
+        overview: "Put MP3 files you already have into the cache, verified like downloads.",
+        discussion: """
+            Every SSSAAA.mp3 in the folder is checked against the reciter's table (or, for an unpinned ayah, must \
+            decode as MPEG audio and then has its hash recorded) and copied in atomically. Files that fail are \
+            reported and left out; exit 0 only when every file was imported.
+            """,
+        arguments: [.init(name: "dir", help: "A folder of SSSAAA.mp3 files.")],
+        options: [.init(names: ["--reciter"], valueName: "id", help: "The reciter the files are from [env: TARTIL_RECITER].")],
+        run: runImport)
+
+    // MARK: - Summaries
+
+    struct Summary {
+        let reciter: String
+        var files = 0
+        var bytes = 0
+        var completeSurahs: [Int] = []
+        var partialSurahs: [(surah: Int, cached: Int, total: Int)] = []
+
+        var json: JSONValue {
+            .object([
+                ("reciter", .string(reciter)), ("files", .int(files)), ("bytes", .int(bytes)),
+                ("complete_surahs", .array(completeSurahs.map(JSONValue.int))),
+                ("partial_surahs", .array(partialSurahs.map { .object([("surah", .int($0.surah)), ("cached", .int($0.cached)), ("total", .int($0.total))]) })),
+            ])
+        }
+    }
+
+    static func summarize(_ cache: Cache, reciter: String?) throws -> [Summary] {
+        if let reciter { _ = try ReciterID(reciter) }
+        var summaries: [String: Summary] = [:]
+        var perSurah: [String: [Int: Int]] = [:]
+        for file in try cache.files(reciter: reciter) {
+            summaries[file.reciter, default: Summary(reciter: file.reciter)].files += 1
+            summaries[file.reciter]!.bytes += file.bytes
+            perSurah[file.reciter, default: [:]][file.ayah.surah, default: 0] += 1
+        }
+        return summaries.keys.sorted().map { name in
+            var summary = summaries[name]!
+            for (surah, count) in perSurah[name, default: [:]].sorted(by: { $0.key < $1.key }) {
+                let total = Catalog.surahs[surah - 1].ayahCount
+                if count == total { summary.completeSurahs.append(surah) } else { summary.partialSurahs.append((surah, count, total)) }
+            }
+            return summary
+        }
+    }
+
+    // MARK: - Verify
+
+    static func runVerify(_ invocation: Invocation, _ context: Context) throws {
+        let cache = try Cache(directory: context.settings.cacheDirectory)
+        let library = try? context.library()
+        if let reciter = invocation.value("--reciter") { _ = try ReciterID(reciter) }
+        let files = try cache.files(reciter: invocation.value("--reciter"))
+        var tables: [String: ReciterTable] = [:]
+        for name in Set(files.map(\.reciter)) {
+            if let library, let id = try? ReciterID(name), let reciter = try? library.reciter(id), let table = try library.table(for: reciter) {
+                tables[name] = table
+            }
+        }
+        // Hash on every core.
+        let tablesByReciter = tables
+        let problems = Mutex<[Int: String]>([:])
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            let file = files[index]
+            let expectation: FileExpectation?
+            if let pinned = tablesByReciter[file.reciter]?.files[file.ayah] {
+                expectation = .pinned(pinned)
+            } else if let sha = file.recordedSHA256 {
+                expectation = .recorded(bytes: file.bytes, sha256: sha)
+            } else {
+                expectation = nil
+            }
+            let problem: String?
+            if let expectation {
+                do {
+                    let hashed = try SHA256.hash(fileAt: file.path)
+                    problem = expectation.mismatch(bytes: hashed.bytes, sha256: hashed.sha256)
+                } catch {
+                    problem = "\(error)"
+                }
+            } else {
+                problem = "no table row and no recorded hash vouch for it"
+            }
+            if let problem { problems.withLock { $0[index] = problem } }
+        }
+        let bad = problems.withLock { $0 }.sorted { $0.key < $1.key }.map { (files[$0.key], $0.value) }
+        for (file, _) in bad {
+            try cache.remove(reciter: try ReciterID(file.reciter), ayah: file.ayah)
+        }
+        var repaired = 0
+        var repairFailures: [(AyahRef, String)] = []
+        if invocation.flag("--repair") && !bad.isEmpty {
+            guard let library else { throw TartilError(.failure, "cannot repair: mirrors.json could not be read") }
+            for (name, group) in Dictionary(grouping: bad.map(\.0), by: \.reciter) {
+                let id = try ReciterID(name)
+                let reciter = try library.reciter(id)
+                let requests = try group.map { file in
+                    DownloadRequest(
+                        reciter: id, ayah: file.ayah, mirrors: reciter.mirrors,
+                        expectation: try cache.expectation(reciter: id, ayah: file.ayah, pinned: tables[name]?.files[file.ayah], unpinnedLimit: PrefetchCommand.unpinnedLimit),
+                        priority: .prefetch)
+                }
+                var progress = PrefetchProgress(requested: requests.count)
+                try PrefetchCommand.fetch(
+                    requests, mirrors: reciter.mirrors, into: cache, limits: DownloadLimits(parallel: 8), policy: DownloadPolicy(),
+                    progress: &progress, context: context, started: Date())
+                repaired += progress.downloaded
+                repairFailures += progress.failed
+            }
+        }
+        if context.settings.json {
+            context.console.json(.object([
+                ("checked", .int(files.count)),
+                ("good", .int(files.count - bad.count)),
+                ("removed", .array(bad.map { file, reason in
+                    .object([("reciter", .string(file.reciter)), ("surah", .int(file.ayah.surah)), ("ayah", .int(file.ayah.ayah)), ("reason", .string(reason))])
+                })),
+                ("repaired", .int(repaired)),
+            ]))
+        } else {
+            for (file, reason) in bad { context.console.note("removed \(file.reciter)/\(file.ayah.fileStem).mp3: \(reason)") }
+            for (ayah, reason) in repairFailures { context.console.note("could not repair \(ayah): \(reason)") }
+            context.console.line("\(files.count) files checked: \(files.count - bad.count) good, \(bad.count) bad (removed)"
+                + (invocation.flag("--repair") ? ", \(repaired) downloaded again" : ""))
+        }
+        if Interrupt.isPending { throw TartilError(.interrupted, "verification stopped") }
+        let unrepaired = invocation.flag("--repair") ? bad.count - repaired : bad.count
+        if unrepaired > 0 { throw TartilError(.failure, "\(unrepaired) bad file(s) are not in the cache any more") }
+    }
+
+    // MARK: - Pins
+
+    static func setPinned(_ pinned: Bool, _ invocation: Invocation, _ context: Context) throws {
+        let references = try ReferenceParser.parse(invocation.arguments)
+        let reciter = try context.reciterID(invocation)
+        _ = try context.library().reciter(reciter)
+        let ayat = ReferenceParser.uniqueAyat(of: references)
+        let cache = try Cache(directory: context.settings.cacheDirectory)
+        try cache.setPinned(pinned, reciter: reciter, ayat: ayat)
+        if context.settings.json {
+            context.console.json(.object([("reciter", .string(reciter.rawValue)), (pinned ? "pinned" : "unpinned", .int(ayat.count))]))
+        } else {
+            context.console.line("\(pinned ? "pinned" : "unpinned") \(ayat.count) ayat of \(reciter)")
+        }
+    }
+
+    // MARK: - Import
+
+    static func runImport(_ invocation: Invocation, _ context: Context) throws {
+        let reciterID = try context.reciterID(invocation)
+        let library = try context.library()
+        let reciter = try library.reciter(reciterID)
+        let table = try library.table(for: reciter)
+        let directory = invocation.arguments[0]
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw TartilError.usage("\(directory) is not a folder: give a folder of SSSAAA.mp3 files")
+        }
+        let cache = try Cache(directory: context.settings.cacheDirectory)
+        var imported = 0
+        var already = 0
+        var rejected: [(String, String)] = []
+        let names = (try FileManager.default.contentsOfDirectory(atPath: directory)).sorted()
+        let candidates = names.compactMap { name -> (String, AyahRef)? in
+            let stem = name.lowercased().hasSuffix(".mp3") ? String(name.dropLast(4)) : ""
+            guard stem.count == 6, let surah = Int(stem.prefix(3)), let number = Int(stem.suffix(3)),
+                let ayah = try? AyahRef(surah, number)
+            else { return nil }
+            return (name, ayah)
+        }
+        guard !candidates.isEmpty else { throw TartilError.usage("\(directory) holds no SSSAAA.mp3 files") }
+        for (name, ayah) in candidates {
+            if Interrupt.isPending { throw TartilError(.interrupted, "import stopped after \(imported) files") }
+            let expectation = try cache.expectation(reciter: reciterID, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: PrefetchCommand.unpinnedLimit)
+            if try cache.containsVerified(reciter: reciterID, ayah: ayah, expectation: expectation) {
+                already += 1
+                continue
+            }
+            do {
+                let data = try Data(contentsOf: URL(fileURLWithPath: (directory as NSString).appendingPathComponent(name)))
+                let writer = try cache.writer(reciter: reciterID, ayah: ayah, expectation: expectation)
+                if writer.offset > 0 { try writer.restart() }
+                do {
+                    try data.withUnsafeBytes { buffer in try writer.append(buffer) }
+                    try cache.commit(writer, reciter: reciterID, ayah: ayah, validate: PrefetchCommand.validateAudio)
+                    imported += 1
+                } catch {
+                    writer.abandon(keepPartial: false)
+                    throw error
+                }
+            } catch let error as CacheError {
+                rejected.append((name, error.message))
+            }
+        }
+        if context.settings.json {
+            context.console.json(.object([
+                ("imported", .int(imported)), ("already_cached", .int(already)),
+                ("rejected", .array(rejected.map { .object([("file", .string($0.0)), ("reason", .string($0.1))]) })),
+            ]))
+        } else {
+            for (name, reason) in rejected { context.console.note("rejected \(name): \(reason)") }
+            context.console.line("\(imported) imported, \(already) already cached, \(rejected.count) rejected")
+        }
+        if !rejected.isEmpty { throw TartilError(.failure, "\(rejected.count) file(s) were not imported") }
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import Synchronization
+import TartilAudio
+import TartilCache
+import TartilCore
+import TartilNet
+import TartilPlayer
+
+/// `tartil prefetch REF… --reciter ID`: puts ayat in the verified cache for offline listening.
+enum PrefetchCommand {
+    static let prefetch = CommandSpec(
+        path: ["prefetch"],
+        overview: "Download ayat into the verified cache for offline listening.",
+        discussion: """
+            Each file is hashed as it arrives and reaches its final name only after its size and SHA-256 match the \
+            reciter's table (an unpinned ayah must decode as MPEG audio; its hash is then recorded and checked on \
+            every later read). Failing mirrors are retried with backoff and passed over for the next; Ctrl-C stops \
+            at once and the next run resumes where this one stopped. Exit 0 only when every requested ayah is \
+            verified in the cache.
+            With --json, one JSON object per line for each file (event: cached, failed), then a summary object.
+            """,
+        arguments: [.init(name: "ref", help: "Ayat: 36, 1 36 67, juz 30, page 1-3, 1-114 (the whole Qur'an), …", repeating: true)],
+        options: [
+            .init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER]."),
+            .init(names: ["-j", "--jobs"], valueName: "n", help: "Transfers at once, 1-64 (default 8)."),
+            .init(names: ["--retries"], valueName: "n", help: "Retries per file across mirrors, 0-20 (default 5)."),
+            .init(names: ["--connect-timeout"], valueName: "seconds", help: "Give up connecting after this long (default 10)."),
+            .init(names: ["--stall-timeout"], valueName: "seconds", help: "Abandon a transfer that stays under 512 bytes/s this long (default 15)."),
+            .init(names: ["--max-size"], valueName: "size", help: "Afterwards, evict least-recently-used files until the cache fits (e.g. 500M, 2G; pinned and requested files stay) [env: TARTIL_CACHE_MAX_SIZE]."),
+        ],
+        examples: [
+            "tartil prefetch 1 36 67 --reciter alafasy-128",
+            "tartil prefetch juz 30 --reciter ibrahim-alakhdar --jobs 16 --json",
+        ],
+        run: run)
+
+    /// The largest file accepted for an ayah the table does not pin.
+    static let unpinnedLimit = 16 << 20
+
+    /// Decodes a downloaded file whose hash is not known: it must be MPEG audio.
+    static let validateAudio: @Sendable (String) throws -> Void = { path in
+        let decoder = try Mpg123Decoder()
+        _ = try decoder.countSamples(path)
+    }
+
+    static func run(_ invocation: Invocation, _ context: Context) throws {
+        let references = try ReferenceParser.parse(invocation.arguments)
+        let reciterID = try context.reciterID(invocation)
+        let limits = try downloadLimits(invocation)
+        let policy = DownloadPolicy(maxAttempts: 1 + (try integer(invocation, "--retries", in: 0...20) ?? 5))
+        let budget = try (invocation.value("--max-size") ?? context.settings.environment["TARTIL_CACHE_MAX_SIZE"]).map(parseSize)
+        let library = try context.library()
+        let reciter = try library.reciter(reciterID)
+        let table = try library.table(for: reciter)
+        let cache = try Cache(directory: context.settings.cacheDirectory)
+        let ayat = ReferenceParser.uniqueAyat(of: references)
+        let console = context.console
+        let json = context.settings.json
+        let started = Date()
+
+        var progress = PrefetchProgress(requested: ayat.count)
+        var requests: [DownloadRequest] = []
+        for ayah in ayat {
+            let expectation = try cache.expectation(reciter: reciterID, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: unpinnedLimit)
+            if try cache.containsVerified(reciter: reciterID, ayah: ayah, expectation: expectation) {
+                progress.alreadyCached += 1
+                continue
+            }
+            requests.append(DownloadRequest(reciter: reciterID, ayah: ayah, mirrors: reciter.mirrors, expectation: expectation, priority: .prefetch))
+        }
+
+        if !requests.isEmpty {
+            try fetch(requests, mirrors: reciter.mirrors, into: cache, limits: limits, policy: policy, progress: &progress, context: context, started: started)
+        }
+
+        var evicted: [Cache.CachedFile] = []
+        if let budget {
+            evicted = try cache.evict(toFit: budget, protecting: Set(ayat.map { Cache.key(reciterID.rawValue, $0) }))
+        }
+        let seconds = Date().timeIntervalSince(started)
+        if json {
+            console.json(progress.summary(seconds: seconds, evicted: evicted.count))
+        } else {
+            for (ayah, reason) in progress.failed { console.note("failed \(ayah): \(reason)") }
+            console.line(progress.summaryLine(seconds: seconds) + (evicted.isEmpty ? "" : "; evicted \(evicted.count) least-recently-used files to fit --max-size"))
+        }
+        if progress.cancelled > 0 || Interrupt.isPending {
+            throw TartilError(.interrupted, "prefetch stopped; \(progress.cancelled) files not fetched (run it again to resume)")
+        }
+        if !progress.failed.isEmpty {
+            throw TartilError(.failure, "\(progress.failed.count) of \(ayat.count) ayat could not be downloaded")
+        }
+    }
+
+    /// Downloads `requests` with a progress bar on a terminal, event lines otherwise, until every one is
+    /// settled (or Ctrl-C cancels the rest).
+    static func fetch(
+        _ requests: [DownloadRequest], mirrors: [Mirror], into cache: Cache, limits: DownloadLimits, policy: DownloadPolicy,
+        progress: inout PrefetchProgress, context: Context, started: Date
+    ) throws {
+        let console = context.console
+        let json = context.settings.json
+        let queue = EventQueue()
+        let downloader = try Downloader(
+            cacheDirectory: cache.directory, limits: limits, policy: policy, validate: validateAudio,
+            events: { queue.push($0) })
+        downloader.submit(requests)
+        var outstanding = requests.count
+        var cancelling = false
+        let showBar = console.errorIsTerminal && !json
+        while outstanding > 0 {
+            queue.wait(seconds: 0.1)
+            if Interrupt.isPending && !cancelling {
+                cancelling = true
+                downloader.cancel()
+            }
+            for event in queue.drain() {
+                outstanding -= progress.apply(event, mirrors: mirrors) ? 1 : 0
+                report(event, json: json, console: console, showBar: showBar)
+            }
+            if showBar {
+                console.writeError("\r\u{1B}[K" + progress.bar(bytes: downloader.totalBytesReceived, seconds: Date().timeIntervalSince(started)))
+            }
+        }
+        downloader.shutdown()
+        if showBar { console.writeError("\r\u{1B}[K") }
+        progress.bytes += downloader.totalBytesReceived
+    }
+
+    /// One line per finished file: JSON with --json, plain text when standard error is not a terminal.
+    static func report(_ event: DownloadEvent, json: Bool, console: Console, showBar: Bool) {
+        switch event {
+        case .cached(let ayah, let bytes, let already):
+            if json {
+                console.json(.object([("event", .string("cached")), ("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)),
+                                      ("bytes", .int(bytes)), ("already_cached", .bool(already))]))
+            } else if !showBar {
+                console.note("cached \(ayah) (\(Formatting.grouped(bytes)) bytes)")
+            }
+        case .failed(let ayah, let reason):
+            if json {
+                console.json(.object([("event", .string("failed")), ("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)),
+                                      ("reason", .string(reason))]))
+            }
+        case .retrying(let ayah, let mirror, let reason, let delay):
+            if !json && !showBar {
+                console.note("retrying \(ayah): \(mirror): \(reason)\(delay > 0 ? String(format: " (again in %.1f s)", delay) : "")")
+            }
+        case .started, .cancelled:
+            break
+        }
+    }
+
+    static func downloadLimits(_ invocation: Invocation) throws(TartilError) -> DownloadLimits {
+        var limits = DownloadLimits(parallel: 8)
+        if let jobs = try integer(invocation, "--jobs", in: 1...64) { limits.parallel = jobs }
+        if let seconds = try integer(invocation, "--connect-timeout", in: 1...300) { limits.connectTimeout = Double(seconds) }
+        if let seconds = try integer(invocation, "--stall-timeout", in: 1...600) { limits.stallSeconds = seconds }
+        return limits
+    }
+
+    static func integer(_ invocation: Invocation, _ name: String, in range: ClosedRange<Int>) throws(TartilError) -> Int? {
+        guard let text = invocation.value(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw .usage("\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    /// `500M`, `2G`, `1.5G`, `800K` or plain bytes.
+    static func parseSize(_ text: String) throws(TartilError) -> Int {
+        let units: [Character: Double] = ["K": 1024, "M": 1024 * 1024, "G": 1024 * 1024 * 1024, "T": 1024 * 1024 * 1024 * 1024]
+        var number = text.uppercased()
+        if number.hasSuffix("B") { number.removeLast() }
+        if number.hasSuffix("I") { number.removeLast() }
+        var multiplier = 1.0
+        if let last = number.last, let unit = units[last] {
+            multiplier = unit
+            number.removeLast()
+        }
+        guard let value = Double(number), value > 0, value.isFinite else {
+            throw .usage("'\(text)' is not a size: use bytes or a number with K, M, G or T (e.g. 500M, 2G)")
+        }
+        return Int(value * multiplier)
+    }
+}
+
+/// Counts for the progress bar and the summary.
+struct PrefetchProgress {
+    let requested: Int
+    var downloaded = 0
+    var alreadyCached = 0
+    var cancelled = 0
+    var bytes = 0
+    var failed: [(AyahRef, String)] = []
+    /// Latest problem per mirror, for the progress bar.
+    var mirrorProblems: [String: String] = [:]
+
+    init(requested: Int) { self.requested = requested }
+
+    /// Applies an event; returns true when it settles a file.
+    mutating func apply(_ event: DownloadEvent, mirrors: [Mirror]) -> Bool {
+        switch event {
+        case .cached(_, _, let already):
+            if already { alreadyCached += 1 } else { downloaded += 1 }
+            return true
+        case .failed(let ayah, let reason):
+            failed.append((ayah, reason))
+            return true
+        case .cancelled:
+            cancelled += 1
+            return true
+        case .retrying(_, let mirror, let reason, _):
+            mirrorProblems[mirror] = reason
+            return false
+        case .started:
+            return false
+        }
+    }
+
+    func bar(bytes: Int, seconds: Double) -> String {
+        let done = downloaded + alreadyCached + failed.count
+        let width = 24
+        let filled = requested == 0 ? width : width * done / requested
+        let rate = seconds > 0 ? Double(bytes) / seconds : 0
+        let remainingFiles = requested - done
+        let eta = done > alreadyCached && rate > 0 ? Double(bytes) / Double(done - alreadyCached) * Double(remainingFiles) / rate : 0
+        var line = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+        line += "\(done)/\(requested) files  \(Formatting.bytes(bytes))  \(Formatting.bytes(Int(rate)))/s"
+        if eta > 0 { line += "  ETA \(Formatting.duration(seconds: eta.rounded()))" }
+        if !failed.isEmpty { line += "  \(failed.count) failed" }
+        if let (mirror, problem) = mirrorProblems.sorted(by: { $0.key < $1.key }).first {
+            line += "  (\(mirror): \(problem))"
+        }
+        return line
+    }
+
+    func summaryLine(seconds: Double) -> String {
+        "\(requested) requested: \(downloaded) downloaded, \(alreadyCached) already cached, \(failed.count) failed"
+            + " (\(Formatting.bytes(bytes)) in \(Formatting.duration(seconds: seconds)))"
+    }
+
+    func summary(seconds: Double, evicted: Int) -> JSONValue {
+        .object([
+            ("event", .string("summary")),
+            ("requested", .int(requested)),
+            ("downloaded", .int(downloaded)),
+            ("already_cached", .int(alreadyCached)),
+            ("failed", .array(failed.map { ayah, reason in
+                .object([("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)), ("reason", .string(reason))])
+            })),
+            ("cancelled", .int(cancelled)),
+            ("bytes", .int(bytes)),
+            ("evicted", .int(evicted)),
+            ("seconds", .double((seconds * 1000).rounded() / 1000)),
+        ])
+    }
+}
+
+/// Events from the download thread, waited for on the command's thread.
+final class EventQueue: Sendable {
+    private let events = Mutex<[DownloadEvent]>([])
+    private let signal = DispatchSemaphore(value: 0)
+
+    func push(_ event: DownloadEvent) {
+        events.withLock { $0.append(event) }
+        signal.signal()
+    }
+
+    func wait(seconds: Double) { _ = signal.wait(timeout: .now() + seconds) }
+
+    func drain() -> [DownloadEvent] { events.withLock { list in defer { list.removeAll() }; return list } }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import TartilCore
+
+/// The verified disk cache: `<directory>/<reciter>/<SSSAAA>.mp3`, temporary `.part` files beside them, and the
+/// index (`<directory>/index.sqlite`). A file with a final name was verified when it was written, and every
+/// read verifies it again before a byte is used.
+///
+/// An instance owns an index connection and is confined to one thread; each thread that needs the cache opens
+/// its own instance (they coordinate through SQLite and file locks, like separate processes do).
+public final class Cache {
+    public let directory: String
+    private let index: CacheIndex
+
+    /// Opens (creating when needed) the cache at `directory`.
+    public init(directory: String) throws(CacheError) {
+        self.directory = directory
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CacheError(.io, "cannot create the cache directory \(directory): \(error.localizedDescription)")
+        }
+        index = try CacheIndex(path: (directory as NSString).appendingPathComponent("index.sqlite"))
+    }
+
+    /// The final path of an ayah's file.
+    public func path(reciter: ReciterID, ayah: AyahRef) -> String {
+        "\(directory)/\(reciter.rawValue)/\(ayah.fileStem).mp3"
+    }
+
+    /// What the file must be: the table's row when pinned, else the hash recorded on its first download, else
+    /// only `unpinnedLimit` bytes at most.
+    public func expectation(reciter: ReciterID, ayah: AyahRef, pinned: PinnedFile?, unpinnedLimit: Int) throws(CacheError)
+        -> FileExpectation
+    {
+        if let pinned { return .pinned(pinned) }
+        if let entry = try index.entry(reciter: reciter.rawValue, ayah: ayah) {
+            return .recorded(bytes: entry.bytes, sha256: entry.sha256)
+        }
+        return .unknown(maxBytes: unpinnedLimit)
+    }
+
+    // MARK: - Writing
+
+    /// Starts (or resumes) writing an ayah's file.
+    public func writer(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError) -> CacheWriter {
+        try CacheWriter(finalPath: path(reciter: reciter, ayah: ayah), expectation: expectation)
+    }
+
+    /// Finishes `writer` (see `CacheWriter.finish`) and records the file in the index.
+    public func commit(_ writer: CacheWriter, reciter: ReciterID, ayah: AyahRef, validate: (String) throws -> Void)
+        throws(CacheError)
+    {
+        let result = try writer.finish(validate: validate)
+        try index.record(reciter: reciter.rawValue, ayah: ayah, bytes: result.bytes, sha256: result.sha256)
+    }
+
+    // MARK: - Reading
+
+    /// The file's bytes, after checking its size and SHA-256 against `expectation`. A file that fails the check
+    /// is removed (it can never play) and `.mismatch` is thrown; a missing file throws `.io`.
+    public func readVerified(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError) -> Data {
+        let path = path(reciter: reciter, ayah: ayah)
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CacheError(.io, "\(path) is not in the cache")
+        }
+        let digest = try SHA256.hash(data)
+        if let problem = expectation.mismatch(bytes: data.count, sha256: digest) ?? (expectation.isKnown ? nil : "no recorded hash") {
+            try remove(reciter: reciter, ayah: ayah)
+            throw CacheError(.mismatch, "\(path) was removed: \(problem)")
+        }
+        try index.touch(reciter: reciter.rawValue, ayah: ayah)
+        return data
+    }
+
+    /// Whether the file is cached and passes the size and hash check (a failing file is removed).
+    public func containsVerified(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError) -> Bool {
+        guard expectation.isKnown, FileManager.default.fileExists(atPath: path(reciter: reciter, ayah: ayah)) else {
+            return false
+        }
+        do {
+            _ = try readVerified(reciter: reciter, ayah: ayah, expectation: expectation)
+            return true
+        } catch where error.code == .mismatch {
+            return false
+        }
+    }
+
+    /// Removes a file and its index entry.
+    public func remove(reciter: ReciterID, ayah: AyahRef) throws(CacheError) {
+        let path = path(reciter: reciter, ayah: ayah)
+        if unlink(path) != 0 && errno != ENOENT { throw CacheError.system("unlink", path: path) }
+        try index.remove(reciter: reciter.rawValue, ayah: ayah)
+    }
+
+    // MARK: - Listing
+
+    /// A cached file as found on disk.
+    public struct CachedFile: Sendable, Hashable {
+        public let reciter: String
+        public let ayah: AyahRef
+        public let path: String
+        public let bytes: Int
+        /// Last read (or written), in milliseconds since 1970; 0 when the index does not know the file.
+        public let accessedMilliseconds: Int64
+        /// The hash recorded when it was written, if any.
+        public let recordedSHA256: String?
+    }
+
+    /// The reciters with a folder in the cache.
+    public func reciterFolders() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { ReciterID.problemless($0) && isDirectory("\(directory)/\($0)") }.sorted()
+    }
+
+    /// Every `SSSAAA.mp3` under the cache (or one reciter's folder), in order.
+    public func files(reciter: String? = nil) throws(CacheError) -> [CachedFile] {
+        let indexed = Dictionary(
+            try index.entries(reciter: reciter).map { (CacheIndex.key($0.reciter, $0.ayah), $0) }, uniquingKeysWith: { a, _ in a })
+        var result: [CachedFile] = []
+        for folder in reciter.map({ [$0] }) ?? reciterFolders() {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: "\(directory)/\(folder)")) ?? []).sorted()
+            for name in names {
+                guard name.hasSuffix(".mp3"), name.count == 10, let surah = Int(name.prefix(3)),
+                    let number = Int(name.dropFirst(3).prefix(3)), let ayah = try? AyahRef(surah, number)
+                else { continue }
+                let path = "\(directory)/\(folder)/\(name)"
+                var status = stat()
+                guard stat(path, &status) == 0 else { continue }
+                let entry = indexed[CacheIndex.key(folder, ayah)]
+                result.append(CachedFile(
+                    reciter: folder, ayah: ayah, path: path, bytes: Int(status.st_size),
+                    accessedMilliseconds: entry?.accessedMilliseconds ?? 0, recordedSHA256: entry?.sha256))
+            }
+        }
+        return result
+    }
+
+    // MARK: - Pins and budget
+
+    /// Pins or unpins ayat: pinned files are never evicted.
+    public func setPinned(_ pinned: Bool, reciter: ReciterID, ayat: [AyahRef]) throws(CacheError) {
+        try index.setPinned(pinned, reciter: reciter.rawValue, ayat: ayat)
+    }
+
+    /// Keys (`reciter/surah:ayah`) of the pinned ayat.
+    public func pinnedKeys(reciter: String? = nil) throws(CacheError) -> Set<String> { try index.pins(reciter: reciter) }
+
+    /// `reciter/surah:ayah`, the key `pinnedKeys` and `evict(protecting:)` use.
+    public static func key(_ reciter: String, _ ayah: AyahRef) -> String { CacheIndex.key(reciter, ayah) }
+
+    /// Removes least-recently-used files until the cache holds at most `budget` bytes, never touching pinned
+    /// files or those in `protecting` (files in use). Returns the removed files.
+    @discardableResult
+    public func evict(toFit budget: Int, protecting: Set<String> = []) throws(CacheError) -> [CachedFile] {
+        let all = try files()
+        var total = all.reduce(0) { $0 + $1.bytes }
+        guard total > budget else { return [] }
+        let pinned = try pinnedKeys()
+        var removed: [CachedFile] = []
+        for file in all.sorted(by: { $0.accessedMilliseconds < $1.accessedMilliseconds }) where total > budget {
+            let key = Self.key(file.reciter, file.ayah)
+            guard !pinned.contains(key), !protecting.contains(key), let reciter = try? ReciterID(file.reciter) else { continue }
+            try remove(reciter: reciter, ayah: file.ayah)
+            total -= file.bytes
+            removed.append(file)
+        }
+        return removed
+    }
+
+    private func isDirectory(_ path: String) -> Bool {
+        var flag: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &flag) && flag.boolValue
+    }
+}
+
+extension ReciterID {
+    /// Whether `text` is a valid id (without throwing).
+    static func problemless(_ text: String) -> Bool { (try? ReciterID(text)) != nil }
+}
+
+@available(*, unavailable) extension Cache: Sendable {}

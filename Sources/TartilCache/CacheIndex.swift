@@ -1,0 +1,136 @@
+import Foundation
+import TartilCore
+import TartilSQLite
+
+/// The cache's SQLite index (`<cache>/index.sqlite`): for each cached file its size and SHA-256 (recorded on
+/// first verified download for unpinned ayat, and checked on every read after), when it was last read, and the
+/// user's pins. WAL mode with a busy timeout, so several tartil processes can share one cache.
+///
+/// The connection is confined to the thread that uses the owning `Cache`.
+final class CacheIndex {
+    /// One indexed file.
+    struct Entry: Sendable, Hashable {
+        let reciter: String
+        let ayah: AyahRef
+        let bytes: Int
+        let sha256: String
+        let accessedMilliseconds: Int64
+    }
+
+    private let connection: Connection
+
+    init(path: String) throws(CacheError) {
+        do {
+            connection = try Connection(path: path)
+            try connection.execute("PRAGMA busy_timeout = 10000")
+            let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
+            guard mode == "wal" else { throw SQLiteError(code: .error, message: "WAL mode could not be enabled") }
+            try connection.execute("PRAGMA synchronous = FULL")
+            try connection.execute("""
+                CREATE TABLE IF NOT EXISTS files(
+                    reciter TEXT NOT NULL, surah INTEGER NOT NULL, ayah INTEGER NOT NULL,
+                    bytes INTEGER NOT NULL, sha256 TEXT NOT NULL, accessed_ms INTEGER NOT NULL,
+                    PRIMARY KEY(reciter, surah, ayah));
+                CREATE TABLE IF NOT EXISTS pins(
+                    reciter TEXT NOT NULL, surah INTEGER NOT NULL, ayah INTEGER NOT NULL,
+                    PRIMARY KEY(reciter, surah, ayah));
+                """)
+        } catch {
+            throw CacheError(.index, "the cache index \(path): \(error)")
+        }
+    }
+
+    deinit { try? connection.close() }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    func record(reciter: String, ayah: AyahRef, bytes: Int, sha256: String) throws(CacheError) {
+        try run(
+            "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
+            [.text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah)), .integer(Int64(bytes)),
+             .text(sha256), .integer(Self.now())])
+    }
+
+    func entry(reciter: String, ayah: AyahRef) throws(CacheError) -> Entry? {
+        try entries(where: "reciter = ? AND surah = ? AND ayah = ?", [.text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))]).first
+    }
+
+    func entries(reciter: String?) throws(CacheError) -> [Entry] {
+        if let reciter { return try entries(where: "reciter = ?", [.text(reciter)]) }
+        return try entries(where: "1", [])
+    }
+
+    func touch(reciter: String, ayah: AyahRef) throws(CacheError) {
+        try run(
+            "UPDATE files SET accessed_ms = ? WHERE reciter = ? AND surah = ? AND ayah = ?",
+            [.integer(Self.now()), .text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))])
+    }
+
+    func remove(reciter: String, ayah: AyahRef) throws(CacheError) {
+        try run(
+            "DELETE FROM files WHERE reciter = ? AND surah = ? AND ayah = ?",
+            [.text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))])
+    }
+
+    func setPinned(_ pinned: Bool, reciter: String, ayat: [AyahRef]) throws(CacheError) {
+        let sql = pinned ? "INSERT OR IGNORE INTO pins VALUES (?, ?, ?)" : "DELETE FROM pins WHERE reciter = ? AND surah = ? AND ayah = ?"
+        do {
+            try connection.transaction {
+                let statement = try connection.prepare(sql)
+                for ayah in ayat {
+                    try statement.bind([.text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))])
+                    try statement.step()
+                }
+            }
+        } catch {
+            throw CacheError(.index, "the cache index: \(error)")
+        }
+    }
+
+    func pins(reciter: String?) throws(CacheError) -> Set<String> {
+        do {
+            let statement = try connection.prepare(
+                reciter == nil ? "SELECT reciter, surah, ayah FROM pins" : "SELECT reciter, surah, ayah FROM pins WHERE reciter = ?")
+            try statement.bind(reciter.map { [.text($0)] } ?? [])
+            var keys: Set<String> = []
+            while try statement.step() {
+                keys.insert("\(statement.text(at: 0) ?? "")/\(statement.integer(at: 1)):\(statement.integer(at: 2))")
+            }
+            return keys
+        } catch {
+            throw CacheError(.index, "the cache index: \(error)")
+        }
+    }
+
+    static func key(_ reciter: String, _ ayah: AyahRef) -> String { "\(reciter)/\(ayah.surah):\(ayah.ayah)" }
+
+    private func entries(where condition: String, _ values: [Statement.Value]) throws(CacheError) -> [Entry] {
+        do {
+            let statement = try connection.prepare(
+                "SELECT reciter, surah, ayah, bytes, sha256, accessed_ms FROM files WHERE \(condition) ORDER BY reciter, surah, ayah")
+            try statement.bind(values)
+            var result: [Entry] = []
+            while try statement.step() {
+                guard let ayah = try? AyahRef(Int(statement.integer(at: 1)), Int(statement.integer(at: 2))) else { continue }
+                result.append(Entry(
+                    reciter: statement.text(at: 0) ?? "", ayah: ayah, bytes: Int(statement.integer(at: 3)),
+                    sha256: statement.text(at: 4) ?? "", accessedMilliseconds: statement.integer(at: 5)))
+            }
+            return result
+        } catch {
+            throw CacheError(.index, "the cache index: \(error)")
+        }
+    }
+
+    private func run(_ sql: String, _ values: [Statement.Value]) throws(CacheError) {
+        do {
+            let statement = try connection.prepare(sql)
+            try statement.bind(values)
+            try statement.step()
+        } catch {
+            throw CacheError(.index, "the cache index: \(error)")
+        }
+    }
+}
+
+@available(*, unavailable) extension CacheIndex: Sendable {}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// Writes one download into the cache: bytes go to `.SSSAAA.mp3.part` beside the final name (locked, so two
+/// processes never write the same file), are hashed as they are written (no second pass), and reach the final
+/// name only in `finish`, after fsync, the size and hash check and (for unknown files) the caller's validation,
+/// followed by an fsync of the directory. A partial file left by an interrupted run is resumed: its bytes are
+/// hashed again on open and the download continues from its end.
+///
+/// Confined to one thread.
+public final class CacheWriter {
+    public let finalPath: String
+    public let partPath: String
+    public let expectation: FileExpectation
+    private var descriptor: Int32
+    private var hasher: SHA256
+    /// Bytes in the partial file so far: where a resumed download continues.
+    public private(set) var offset: Int = 0
+
+    init(finalPath: String, expectation: FileExpectation) throws(CacheError) {
+        self.finalPath = finalPath
+        self.expectation = expectation
+        let directory = (finalPath as NSString).deletingLastPathComponent
+        partPath = (directory as NSString).appendingPathComponent(".\((finalPath as NSString).lastPathComponent).part")
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CacheError(.io, "cannot create \(directory): \(error.localizedDescription)")
+        }
+        descriptor = open(partPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CacheError.system("open", path: partPath) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw CacheError(.busy, "\(finalPath) is being downloaded by another tartil process")
+        }
+        hasher = try SHA256()
+        try resumeExisting()
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Hashes what an earlier run left, or starts over when it cannot be part of the file.
+    private func resumeExisting() throws(CacheError) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw CacheError.system("fstat", path: partPath) }
+        let size = Int(status.st_size)
+        guard size > 0 else { return }
+        if size > expectation.maxBytes || (expectation.bytes.map { size >= $0 } ?? false) {
+            try restart()  // too big to be a prefix of the file (or complete but never verified): start over
+            return
+        }
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        var position = 0
+        while position < size {
+            let count = pread(descriptor, buffer, min(1 << 16, size - position), off_t(position))
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw CacheError.system("read", path: partPath) }
+            try hasher.update(buffer, count: count)
+            position += count
+        }
+        offset = size
+        guard lseek(descriptor, off_t(size), SEEK_SET) >= 0 else { throw CacheError.system("lseek", path: partPath) }
+    }
+
+    /// Appends downloaded bytes. Throws `.tooLarge` when the file would grow past what it may be.
+    public func append(_ bytes: UnsafeRawBufferPointer) throws(CacheError) {
+        guard offset + bytes.count <= expectation.maxBytes else {
+            throw CacheError(.tooLarge, "more than \(expectation.maxBytes) bytes (\(expectation.source == "none" ? "the limit for unpinned files" : "the expected size"))")
+        }
+        var written = 0
+        while written < bytes.count {
+            let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CacheError.system("write", path: partPath)
+            }
+            written += count
+        }
+        try hasher.update(bytes)
+        offset += bytes.count
+    }
+
+    /// Discards what was written and starts from byte 0 (a server that ignored a range request).
+    public func restart() throws(CacheError) {
+        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
+            throw CacheError.system("ftruncate", path: partPath)
+        }
+        hasher = try SHA256()
+        offset = 0
+    }
+
+    /// Checks the finished download and makes it visible under its final name. `validate` runs on the partial
+    /// file for files whose hash is not known (it must decode as MPEG audio). On any failure the partial file is
+    /// removed and nothing appears under the final name. Returns the size and hash.
+    public func finish(validate: (String) throws -> Void) throws(CacheError) -> (bytes: Int, sha256: String) {
+        defer { closeDescriptor() }
+        let digest = try hasher.finalize()
+        do throws(CacheError) {
+            guard fsync(descriptor) == 0 else { throw CacheError.system("fsync", path: partPath) }
+            if let problem = expectation.mismatch(bytes: offset, sha256: digest) {
+                throw CacheError(.mismatch, problem)
+            }
+            if !expectation.isKnown {
+                do {
+                    try validate(partPath)
+                } catch let failure {
+                    throw CacheError(.mismatch, "not MPEG audio: \(failure)")
+                }
+            }
+            guard rename(partPath, finalPath) == 0 else { throw CacheError.system("rename", path: finalPath) }
+        } catch {
+            unlink(partPath)
+            throw error
+        }
+        try AtomicFile.syncDirectory((finalPath as NSString).deletingLastPathComponent)
+        return (offset, digest)
+    }
+
+    /// Stops writing. With `keepPartial` the bytes stay for the next run to resume; otherwise they are removed.
+    public func abandon(keepPartial: Bool) {
+        if !keepPartial || offset == 0 { unlink(partPath) }
+        closeDescriptor()
+    }
+
+    private func closeDescriptor() {
+        if descriptor >= 0 {
+            close(descriptor)  // also releases the lock
+            descriptor = -1
+        }
+    }
+}
+
+@available(*, unavailable) extension CacheWriter: Sendable {}

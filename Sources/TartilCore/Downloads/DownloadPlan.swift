@@ -1,0 +1,179 @@
+/// How hard to try for each file.
+public struct DownloadPolicy: Sendable, Hashable {
+    /// Attempts per file across all mirrors (the first try included).
+    public var maxAttempts: Int
+    /// First backoff delay in seconds; each retry on the same mirror doubles it, with full jitter.
+    public var baseDelay: Double
+    /// The longest backoff delay.
+    public var maxDelay: Double
+    /// The longest `Retry-After` honoured; a mirror that asks for more is passed over for this file.
+    public var maxRetryAfter: Double
+    /// Consecutive failures after which a mirror is demoted (tried after the others) …
+    public var failuresToDemote: Int
+    /// … for this many seconds.
+    public var demotionSeconds: Double
+
+    public init(
+        maxAttempts: Int = 6, baseDelay: Double = 0.25, maxDelay: Double = 30, maxRetryAfter: Double = 60,
+        failuresToDemote: Int = 3, demotionSeconds: Double = 60
+    ) {
+        self.maxAttempts = maxAttempts
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
+        self.failuresToDemote = failuresToDemote
+        self.demotionSeconds = demotionSeconds
+    }
+}
+
+/// Why one attempt at one file failed.
+public enum DownloadFailure: Sendable, Hashable {
+    /// Worth retrying, on this mirror or another: a 5xx or 429, a reset, a timeout, a stall.
+    /// `retryAfter` is the server's `Retry-After` in seconds.
+    case transient(String, retryAfter: Double?)
+    /// This mirror cannot give this file: 404, wrong bytes, an oversized body, a redirect loop or a redirect to
+    /// a scheme other than http(s). Other mirrors may still.
+    case mirrorUnusable(String)
+
+    public var reason: String {
+        switch self {
+        case .transient(let reason, _), .mirrorUnusable(let reason): reason
+        }
+    }
+}
+
+/// How each mirror of a reciter has been doing: a mirror that keeps failing is demoted for a while, so other
+/// files try the healthy ones first.
+public struct MirrorHealth: Sendable, Hashable {
+    private var consecutiveFailures: [Int]
+    private var demotedUntil: [Double]
+    let policy: DownloadPolicy
+
+    public init(mirrorCount: Int, policy: DownloadPolicy) {
+        consecutiveFailures = Array(repeating: 0, count: mirrorCount)
+        demotedUntil = Array(repeating: -.infinity, count: mirrorCount)
+        self.policy = policy
+    }
+
+    public mutating func recordFailure(_ mirror: Int, now: Double) {
+        consecutiveFailures[mirror] += 1
+        if consecutiveFailures[mirror] >= policy.failuresToDemote {
+            demotedUntil[mirror] = now + policy.demotionSeconds
+        }
+    }
+
+    public mutating func recordSuccess(_ mirror: Int) {
+        consecutiveFailures[mirror] = 0
+        demotedUntil[mirror] = -.infinity
+    }
+
+    public func isDemoted(_ mirror: Int, now: Double) -> Bool { demotedUntil[mirror] > now }
+
+    /// Mirrors demoted right now, for progress displays.
+    public func demoted(now: Double) -> [Int] { demotedUntil.indices.filter { isDemoted($0, now: now) } }
+}
+
+/// The decisions for downloading one file: which mirror to try next, how long to wait first, and when to give
+/// up. A pure state machine: the downloader reports what happened and carries out the returned action.
+public struct DownloadPlan: Sendable, Hashable {
+    /// What the downloader should do next.
+    public enum Action: Sendable, Hashable {
+        /// Start an attempt on `mirror` after `delay` seconds (0: now).
+        case start(mirror: Int, delay: Double)
+        /// Stop: the file cannot be had. `reason` sums up the last failures.
+        case giveUp(reason: String)
+    }
+
+    public let mirrorCount: Int
+    public let policy: DownloadPolicy
+    /// Attempts made so far.
+    public private(set) var attempts = 0
+    /// Attempts on each mirror (for backoff).
+    private var attemptsOnMirror: [Int]
+    /// Mirrors that cannot serve this file.
+    public private(set) var unusable: Set<Int> = []
+    /// What went wrong on each mirror, latest last.
+    public private(set) var failures: [(mirror: Int, failure: DownloadFailure)] = []
+    private var lastMirror: Int?
+
+    public init(mirrorCount: Int, policy: DownloadPolicy) {
+        precondition(mirrorCount > 0, "a reciter has at least one mirror")
+        self.mirrorCount = mirrorCount
+        self.policy = policy
+        attemptsOnMirror = Array(repeating: 0, count: mirrorCount)
+    }
+
+    public static func == (lhs: DownloadPlan, rhs: DownloadPlan) -> Bool {
+        lhs.attempts == rhs.attempts && lhs.unusable == rhs.unusable && lhs.lastMirror == rhs.lastMirror
+            && lhs.failures.map(\.mirror) == rhs.failures.map(\.mirror)
+            && lhs.failures.map(\.failure) == rhs.failures.map(\.failure)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(attempts)
+        hasher.combine(unusable)
+        hasher.combine(lastMirror)
+    }
+
+    /// The first action: the first healthy mirror, now.
+    public mutating func begin(health: MirrorHealth, now: Double) -> Action {
+        guard let mirror = nextMirror(after: nil, health: health, now: now) else {
+            return .giveUp(reason: "no mirror")
+        }
+        return start(mirror, delay: 0)
+    }
+
+    /// An attempt on `mirror` failed: decide what comes next. `random` gives a number in [0, 1) for jitter.
+    public mutating func failed(
+        _ failure: DownloadFailure, on mirror: Int, health: MirrorHealth, now: Double, random: () -> Double
+    ) -> Action {
+        failures.append((mirror, failure))
+        var retryAfter: Double?
+        switch failure {
+        case .mirrorUnusable:
+            unusable.insert(mirror)
+        case .transient(_, let requested):
+            if let requested, requested > policy.maxRetryAfter {
+                unusable.insert(mirror)  // asks us to wait longer than we will for one file
+            } else {
+                retryAfter = requested
+            }
+        }
+        guard attempts < policy.maxAttempts else { return .giveUp(reason: summary) }
+        guard let next = nextMirror(after: mirror, health: health, now: now) else { return .giveUp(reason: summary) }
+        // A mirror not yet tried for this file starts at once (fail over); one tried before waits as its server
+        // asked, or backs off exponentially with full jitter.
+        let tries = attemptsOnMirror[next]
+        let delay: Double
+        if tries == 0 {
+            delay = 0
+        } else if next == mirror, let retryAfter {
+            delay = max(0, retryAfter)
+        } else {
+            let ceiling = min(policy.maxDelay, policy.baseDelay * Double(1 << min(tries - 1, 20)))
+            delay = ceiling * random()
+        }
+        return start(next, delay: delay)
+    }
+
+    /// What went wrong, mirror by mirror, for the final report: `mirror 1: HTTP 503; mirror 2: hash mismatch`.
+    public var summary: String {
+        var latest: [Int: String] = [:]
+        for (mirror, failure) in failures { latest[mirror] = failure.reason }
+        return latest.keys.sorted().map { "mirror \($0 + 1): \(latest[$0]!)" }.joined(separator: "; ")
+    }
+
+    private mutating func start(_ mirror: Int, delay: Double) -> Action {
+        attempts += 1
+        attemptsOnMirror[mirror] += 1
+        lastMirror = mirror
+        return .start(mirror: mirror, delay: delay)
+    }
+
+    /// The next usable mirror in order after `current` (wrapping), preferring mirrors that are not demoted.
+    private func nextMirror(after current: Int?, health: MirrorHealth, now: Double) -> Int? {
+        let first = current.map { ($0 + 1) % mirrorCount } ?? 0
+        let order = (0..<mirrorCount).map { (first + $0) % mirrorCount }.filter { !unusable.contains($0) }
+        return order.first { !health.isDemoted($0, now: now) } ?? order.first
+    }
+}

@@ -1,0 +1,267 @@
+import CCurl
+import Foundation
+import Synchronization
+import TartilCache
+import TartilCore
+
+/// Downloads ayah files into the cache on one thread that owns a libcurl multi handle and every easy handle.
+/// Other threads `submit` requests and `cancel`; the inbox is a mutex-guarded queue and `curl_multi_wakeup`
+/// wakes the thread. Decisions (which mirror, how long to wait, when to give up) come from `DownloadPlan`;
+/// bytes go through the cache's writer, hashed as they arrive, and reach their final name only verified.
+///
+/// `@unchecked Sendable`: the only state other threads touch is `inbox` (a `Mutex`), the byte counter
+/// (`Atomic`) and the multi handle through `curl_multi_wakeup`, which libcurl allows from any thread.
+public final class Downloader: @unchecked Sendable {
+    private struct Inbox {
+        var requests: [DownloadRequest] = []
+        var cancel = false
+        var shutdown = false
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Mutex(Inbox())
+    private let bytesReceived = Atomic<Int>(0)
+    private let cacheDirectory: String
+    private let limits: DownloadLimits
+    private let policy: DownloadPolicy
+    private let validate: @Sendable (String) throws -> Void
+    private let events: @Sendable (DownloadEvent) -> Void
+    private let finished = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+
+    /// Starts the download thread. `validate` checks a file whose hash is not known (it must decode as MPEG
+    /// audio); `events` is called on the download thread.
+    public init(
+        cacheDirectory: String, limits: DownloadLimits = DownloadLimits(), policy: DownloadPolicy = DownloadPolicy(),
+        validate: @escaping @Sendable (String) throws -> Void, events: @escaping @Sendable (DownloadEvent) -> Void
+    ) throws(CacheError) {
+        _ = Self.globalInit
+        guard let multi = curl_multi_init() else { throw CacheError(.io, "curl_multi_init failed") }
+        self.multi = multi
+        self.cacheDirectory = cacheDirectory
+        self.limits = limits
+        self.policy = policy
+        self.validate = validate
+        self.events = events
+        ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.parallel)
+        ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.parallel)
+        ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        _ = try Cache(directory: cacheDirectory)  // a bad directory fails here, on the caller's thread
+        let thread = Thread { [self] in self.run() }
+        thread.name = "tartil-download"
+        thread.stackSize = 1 << 20
+        self.thread = thread
+        thread.start()
+    }
+
+    deinit { curl_multi_cleanup(multi) }
+
+    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    /// Queues requests (higher priority first, then in the order given).
+    public func submit(_ requests: [DownloadRequest]) {
+        inbox.withLock { $0.requests.append(contentsOf: requests) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Stops every transfer and queued request promptly; partial files stay for the next run to resume.
+    public func cancel() {
+        inbox.withLock { $0.cancel = true }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Ends the thread once nothing is in flight (after `cancel`, at once) and waits for it.
+    public func shutdown() {
+        inbox.withLock { $0.shutdown = true }
+        curl_multi_wakeup(multi)
+        finished.wait()
+    }
+
+    /// Bytes received so far, over all transfers (for progress displays).
+    public var totalBytesReceived: Int { bytesReceived.load(ordering: .relaxed) }
+
+    // MARK: - The download thread
+
+    /// A file being worked on.
+    private final class Job {
+        let request: DownloadRequest
+        var plan: DownloadPlan
+        var notBefore: Double = 0
+        var mirror = 0
+        let order: Int
+
+        init(request: DownloadRequest, policy: DownloadPolicy, order: Int) {
+            self.request = request
+            self.plan = DownloadPlan(mirrorCount: request.mirrors.count, policy: policy)
+            self.order = order
+        }
+    }
+
+    private func run() {
+        // The thread's own cache instance (index connection), confined to this thread.
+        guard let cache = try? Cache(directory: cacheDirectory) else {
+            finished.signal()
+            return
+        }
+        var waiting: [Job] = []
+        var active: [UnsafeMutableRawPointer: (Job, Transfer)] = [:]
+        var health: [String: MirrorHealth] = [:]
+        var submitted = 0
+        var random = SystemRandomNumberGenerator()
+        let counter: (Int) -> Void = { [self] count in self.bytesReceived.add(count, ordering: .relaxed) }
+
+        func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+        func mirrorHealth(_ job: Job) -> MirrorHealth {
+            health[job.request.reciter.rawValue] ?? MirrorHealth(mirrorCount: job.request.mirrors.count, policy: policy)
+        }
+
+        /// Carries out a plan's action for `job`.
+        func follow(_ action: DownloadPlan.Action, _ job: Job) {
+            switch action {
+            case .start(let mirror, let delay):
+                job.mirror = mirror
+                job.notBefore = now() + delay
+                waiting.append(job)
+            case .giveUp(let reason):
+                // Nothing unverified stays behind for a file that cannot be had.
+                if let writer = try? cache.writer(reciter: job.request.reciter, ayah: job.request.ayah, expectation: job.request.expectation) {
+                    writer.abandon(keepPartial: false)
+                }
+                events(.failed(job.request.ayah, reason: reason))
+            }
+        }
+
+        func fail(_ job: Job, _ failure: DownloadFailure, mirror: Int) {
+            let reciter = job.request.reciter.rawValue
+            var mirrorHealth = mirrorHealth(job)
+            mirrorHealth.recordFailure(mirror, now: now())
+            health[reciter] = mirrorHealth
+            let action = job.plan.failed(failure, on: mirror, health: mirrorHealth, now: now(), random: { Double.random(in: 0..<1, using: &random) })
+            if case .start(let next, let delay) = action {
+                events(.retrying(job.request.ayah, mirror: job.request.mirrors[mirror].name, reason: failure.reason, delay: delay))
+                _ = next
+            }
+            follow(action, job)
+        }
+
+        /// Starts an attempt, or settles the job without one (already cached, or busy elsewhere).
+        func start(_ job: Job) {
+            let request = job.request
+            if request.expectation.isKnown,
+                (try? cache.containsVerified(reciter: request.reciter, ayah: request.ayah, expectation: request.expectation)) == true
+            {
+                events(.cached(request.ayah, bytes: request.expectation.bytes ?? 0, alreadyCached: true))
+                return
+            }
+            let writer: CacheWriter
+            do {
+                writer = try cache.writer(reciter: request.reciter, ayah: request.ayah, expectation: request.expectation)
+            } catch where error.code == .busy {
+                job.notBefore = now() + 0.2  // another process has it; look again shortly
+                waiting.append(job)
+                return
+            } catch {
+                fail(job, .transient(error.message, retryAfter: nil), mirror: job.mirror)
+                return
+            }
+            let url = request.mirrors[job.mirror].template.url(for: request.ayah)
+            do {
+                let transfer = try Transfer(url: url, mirror: job.mirror, writer: writer, limits: limits, counter: counter)
+                active[transfer.handle] = (job, transfer)
+                curl_multi_add_handle(multi, transfer.handle)
+                events(.started(request.ayah, mirror: request.mirrors[job.mirror].name))
+            } catch {
+                writer.abandon(keepPartial: true)
+                fail(job, .transient(error.message, retryAfter: nil), mirror: job.mirror)
+            }
+        }
+
+        /// A transfer ended: commit the file or decide the next attempt.
+        func complete(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
+            guard let (job, transfer) = active.removeValue(forKey: handle) else { return }
+            curl_multi_remove_handle(multi, handle)
+            let request = job.request
+            var failure = transfer.failure(for: result)
+            // A body cut short, or a range past the end, may still be the whole file: let the hash decide.
+            let maybeComplete = transfer.writer.offset > 0
+                && (transfer.status == 416 || (failure != nil && request.expectation.bytes == transfer.writer.offset))
+            if failure == nil || maybeComplete {
+                do {
+                    try cache.commit(transfer.writer, reciter: request.reciter, ayah: request.ayah, validate: validate)
+                    var mirrorHealth = mirrorHealth(job)
+                    mirrorHealth.recordSuccess(transfer.mirror)
+                    health[request.reciter.rawValue] = mirrorHealth
+                    events(.cached(request.ayah, bytes: transfer.writer.offset, alreadyCached: false))
+                    return
+                } catch {
+                    failure = .mirrorUnusable(error.code == .mismatch ? error.message : "cannot store the file: \(error.message)")
+                }
+            } else if case .mirrorUnusable = failure {
+                transfer.writer.abandon(keepPartial: false)
+            } else {
+                transfer.writer.abandon(keepPartial: true)
+            }
+            fail(job, failure!, mirror: transfer.mirror)
+        }
+
+        func cancelEverything() {
+            for (handle, (job, transfer)) in active {
+                curl_multi_remove_handle(multi, handle)
+                transfer.writer.abandon(keepPartial: true)
+                events(.cancelled(job.request.ayah))
+            }
+            active.removeAll()
+            for job in waiting { events(.cancelled(job.request.ayah)) }
+            waiting.removeAll()
+        }
+
+        while true {
+            let mail = inbox.withLock { box -> Inbox in
+                let copy = box
+                box.requests.removeAll()
+                box.cancel = false
+                return copy
+            }
+            for request in mail.requests {
+                let job = Job(request: request, policy: policy, order: submitted)
+                submitted += 1
+                follow(job.plan.begin(health: mirrorHealth(job), now: now()), job)
+            }
+            if mail.cancel { cancelEverything() }
+            if mail.shutdown && active.isEmpty && (waiting.isEmpty || mail.cancel) {
+                cancelEverything()
+                break
+            }
+
+            // Start what is due, most urgent first, while there is room.
+            let current = now()
+            waiting.sort { ($0.request.priority, $0.order) < ($1.request.priority, $1.order) }
+            var index = 0
+            while active.count < limits.parallel && index < waiting.count {
+                if waiting[index].notBefore <= current {
+                    start(waiting.remove(at: index))
+                } else {
+                    index += 1
+                }
+            }
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var remaining: Int32 = 0
+            while let message = curl_multi_info_read(multi, &remaining) {
+                if message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle {
+                    complete(handle, message.pointee.data.result)
+                }
+            }
+
+            // Sleep until there is network activity, a retry is due, or another thread wakes us.
+            var timeout = 1000
+            if let soonest = waiting.map(\.notBefore).min() {
+                timeout = max(0, min(timeout, Int((soonest - now()) * 1000)))
+            }
+            if !waiting.isEmpty && active.count >= limits.parallel { timeout = 1000 }
+            curl_multi_poll(multi, nil, 0, Int32(timeout), nil)
+        }
+        finished.signal()
+    }
+}

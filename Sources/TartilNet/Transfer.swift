@@ -1,0 +1,178 @@
+import CCurl
+import Foundation
+import TartilCache
+import TartilCore
+
+/// One attempt at one file on one mirror: a libcurl easy handle and what its callbacks learn. Lives on the
+/// download thread.
+final class Transfer {
+    let handle: UnsafeMutableRawPointer
+    let writer: CacheWriter
+    let mirror: Int
+    let url: String
+    /// Status of the response block being received (a redirect starts a new block).
+    private(set) var status = 0
+    private var contentRange: String?
+    private var bodyStarted = false
+    /// A problem the callbacks found, which stops the transfer.
+    private(set) var problem: DownloadFailure?
+    /// Bytes received in this attempt.
+    private(set) var received = 0
+    let counter: (Int) -> Void
+
+    init(url: String, mirror: Int, writer: CacheWriter, limits: DownloadLimits, counter: @escaping (Int) -> Void) throws(CacheError) {
+        guard let handle = curl_easy_init() else { throw CacheError(.io, "curl_easy_init failed") }
+        self.handle = handle
+        self.writer = writer
+        self.mirror = mirror
+        self.url = url
+        self.counter = counter
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        ccurl_easy_setopt_string(handle, CURLOPT_URL, url)
+        ccurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
+        ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+        ccurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+        ccurl_easy_setopt_write_function(handle, Transfer.writeCallback)
+        ccurl_easy_setopt_header_function(handle, Transfer.headerCallback)
+        ccurl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        ccurl_easy_setopt_long(handle, CURLOPT_MAXREDIRS, limits.maxRedirects)
+        ccurl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        ccurl_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        ccurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(limits.connectTimeout * 1000))
+        ccurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, limits.stallBytesPerSecond)
+        ccurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, limits.stallSeconds)
+        ccurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
+        ccurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        ccurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        ccurl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        ccurl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        ccurl_easy_setopt_string(handle, CURLOPT_USERAGENT, "tartil/0.1")
+        if writer.offset > 0 { ccurl_easy_setopt_string(handle, CURLOPT_RANGE, "\(writer.offset)-") }
+    }
+
+    deinit { curl_easy_cleanup(handle) }
+
+    // MARK: - Callbacks (on the download thread, inside curl_multi_perform)
+
+    private static let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        data, size, count, user in
+        let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+        return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+    }
+
+    private static let headerCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        data, size, count, user in
+        let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
+        transfer.receiveHeader(line.trimmingCharacters(in: .whitespacesAndNewlines))
+        return size * count
+    }
+
+    private func receiveHeader(_ line: String) {
+        if line.hasPrefix("HTTP/") {
+            let parts = line.split(separator: " ")
+            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            contentRange = nil
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        if name == "content-range" { contentRange = value }
+    }
+
+    /// Returns false to abort the transfer (after recording why).
+    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if !bodyStarted {
+            bodyStarted = true
+            guard startBody() else { return false }
+        }
+        do {
+            try writer.append(bytes)
+        } catch {
+            problem = error.code == .tooLarge ? .mirrorUnusable("oversized body: \(error.message)") : .transient(error.message, retryAfter: nil)
+            return false
+        }
+        received += bytes.count
+        counter(bytes.count)
+        return true
+    }
+
+    /// Decides, from the final response's status, whether its body is the file (or the requested rest of it).
+    private func startBody() -> Bool {
+        switch status {
+        case 200:
+            if writer.offset > 0 {
+                // The server ignored the range: take the whole file from the start.
+                do { try writer.restart() } catch {
+                    problem = .transient(error.message, retryAfter: nil)
+                    return false
+                }
+            }
+            return true
+        case 206:
+            if let problem = rangeProblem() {
+                self.problem = .transient(problem, retryAfter: nil)
+                try? writer.restart()
+                return false
+            }
+            return true
+        default:
+            return false  // the status decides the failure in `failure(for:)`
+        }
+    }
+
+    /// Why a 206's `Content-Range` does not continue the partial file, or nil when it does.
+    private func rangeProblem() -> String? {
+        guard let contentRange, contentRange.hasPrefix("bytes ") else { return "206 without a Content-Range" }
+        let spec = contentRange.dropFirst("bytes ".count)
+        let parts = spec.split(whereSeparator: { $0 == "-" || $0 == "/" })
+        guard parts.count == 3, let start = Int(parts[0]), let end = Int(parts[1]) else {
+            return "unreadable Content-Range '\(contentRange)'"
+        }
+        guard start == writer.offset else { return "Content-Range starts at \(start), not \(writer.offset)" }
+        if let total = Int(parts[2]), let expected = writer.expectation.bytes, total != expected || end != expected - 1 {
+            return "Content-Range '\(contentRange)' does not match the expected size \(expected)"
+        }
+        return nil
+    }
+
+    // MARK: - Outcome
+
+    /// The failure a finished transfer stands for, or nil when its body is the complete file.
+    func failure(for result: CURLcode) -> DownloadFailure? {
+        if let problem { return problem }
+        var retryAfter: curl_off_t = 0
+        ccurl_easy_getinfo_off_t(handle, CURLINFO_RETRY_AFTER, &retryAfter)
+        if result == CURLE_OK || (status >= 300 && result == CURLE_WRITE_ERROR) {
+            switch status {
+            case 200, 206: return nil
+            case 408, 425, 429, 500...599:
+                return .transient("HTTP \(status)", retryAfter: retryAfter > 0 ? Double(retryAfter) : nil)
+            default:
+                return .mirrorUnusable("HTTP \(status)")
+            }
+        }
+        let message = String(cString: curl_easy_strerror(result))
+        switch result {
+        case CURLE_TOO_MANY_REDIRECTS:
+            return .mirrorUnusable("redirect loop (more than the allowed redirects)")
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return .mirrorUnusable("redirect to a URL that is not http or https")
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
+            return .mirrorUnusable("TLS: \(message)")
+        case CURLE_OPERATION_TIMEDOUT:
+            return .transient(received > 0 ? "stalled (too slow for too long)" : "timed out", retryAfter: nil)
+        case CURLE_PARTIAL_FILE:
+            return .transient("connection closed before the end of the body", retryAfter: nil)
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
+            return .transient("connection reset: \(message)", retryAfter: nil)
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST:
+            return .transient("cannot connect: \(message)", retryAfter: nil)
+        default:
+            return .transient(message, retryAfter: nil)
+        }
+    }
+}
+
+@available(*, unavailable) extension Transfer: Sendable {}

@@ -1,0 +1,80 @@
+import Testing
+
+@testable import TartilCore
+
+@Suite struct DownloadPlanTests {
+    let policy = DownloadPolicy(maxAttempts: 6, baseDelay: 1, maxDelay: 8, maxRetryAfter: 30, failuresToDemote: 2, demotionSeconds: 60)
+
+    @Test func startsOnTheFirstMirrorAndFailsOverAtOnce() {
+        var plan = DownloadPlan(mirrorCount: 3, policy: policy)
+        let health = MirrorHealth(mirrorCount: 3, policy: policy)
+        #expect(plan.begin(health: health, now: 0) == .start(mirror: 0, delay: 0))
+        #expect(plan.failed(.transient("HTTP 503", retryAfter: nil), on: 0, health: health, now: 0, random: { 0.5 })
+            == .start(mirror: 1, delay: 0))
+        #expect(plan.failed(.mirrorUnusable("HTTP 404"), on: 1, health: health, now: 0, random: { 0.5 })
+            == .start(mirror: 2, delay: 0))
+        // Back to mirror 0 (tried once): back off; mirror 1 is unusable for this file.
+        #expect(plan.failed(.transient("reset", retryAfter: nil), on: 2, health: health, now: 0, random: { 0.5 })
+            == .start(mirror: 0, delay: 0.5))
+        #expect(plan.unusable == [1])
+    }
+
+    @Test func aLoneMirrorBacksOffExponentiallyWithJitterThenGivesUp() {
+        var plan = DownloadPlan(mirrorCount: 1, policy: policy)
+        let health = MirrorHealth(mirrorCount: 1, policy: policy)
+        #expect(plan.begin(health: health, now: 0) == .start(mirror: 0, delay: 0))
+        var delays: [Double] = []
+        for _ in 0..<5 {
+            guard case .start(0, let delay) = plan.failed(.transient("HTTP 500", retryAfter: nil), on: 0, health: health, now: 0, random: { 1 }) else {
+                Issue.record("expected a retry")
+                return
+            }
+            delays.append(delay)
+        }
+        #expect(delays == [1, 2, 4, 8, 8])  // capped at maxDelay; random() = 1 is the ceiling
+        #expect(plan.failed(.transient("HTTP 500", retryAfter: nil), on: 0, health: health, now: 0, random: { 1 })
+            == .giveUp(reason: "mirror 1: HTTP 500"))
+        #expect(plan.attempts == 6)
+    }
+
+    @Test func retryAfterIsHonouredUpToTheCap() {
+        var plan = DownloadPlan(mirrorCount: 1, policy: policy)
+        let health = MirrorHealth(mirrorCount: 1, policy: policy)
+        _ = plan.begin(health: health, now: 0)
+        #expect(plan.failed(.transient("HTTP 503", retryAfter: 7), on: 0, health: health, now: 0, random: { 0 })
+            == .start(mirror: 0, delay: 7))
+        #expect(plan.failed(.transient("HTTP 503", retryAfter: 3600), on: 0, health: health, now: 0, random: { 0 })
+            == .giveUp(reason: "mirror 1: HTTP 503"))
+    }
+
+    @Test func everyMirrorUnusableGivesUpWithEachReason() {
+        var plan = DownloadPlan(mirrorCount: 2, policy: policy)
+        let health = MirrorHealth(mirrorCount: 2, policy: policy)
+        _ = plan.begin(health: health, now: 0)
+        _ = plan.failed(.mirrorUnusable("sha256 mismatch"), on: 0, health: health, now: 0, random: { 0 })
+        #expect(plan.failed(.mirrorUnusable("HTTP 404"), on: 1, health: health, now: 0, random: { 0 })
+            == .giveUp(reason: "mirror 1: sha256 mismatch; mirror 2: HTTP 404"))
+    }
+
+    @Test func demotedMirrorsAreTriedLast() {
+        var health = MirrorHealth(mirrorCount: 2, policy: policy)
+        health.recordFailure(0, now: 0)
+        #expect(!health.isDemoted(0, now: 1))
+        health.recordFailure(0, now: 1)
+        #expect(health.isDemoted(0, now: 2))
+        #expect(health.demoted(now: 2) == [0])
+        var plan = DownloadPlan(mirrorCount: 2, policy: policy)
+        #expect(plan.begin(health: health, now: 2) == .start(mirror: 1, delay: 0))
+        #expect(!health.isDemoted(0, now: 62))
+        health.recordSuccess(0)
+        #expect(health.demoted(now: 2).isEmpty)
+    }
+
+    @Test func aDemotedMirrorIsStillUsedWhenItIsTheOnlyOneLeft() {
+        var health = MirrorHealth(mirrorCount: 1, policy: policy)
+        health.recordFailure(0, now: 0)
+        health.recordFailure(0, now: 0)
+        var plan = DownloadPlan(mirrorCount: 1, policy: policy)
+        #expect(plan.begin(health: health, now: 1) == .start(mirror: 0, delay: 0))
+    }
+}

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""tartil's fault-injecting HTTP server, for tests only. Serves files from ROOT on 127.0.0.1, with the fault
+named by the first path segment:  GET /<fault>/<path under ROOT>.
+
+  ok                 the file, honouring Range (206 with Content-Range)
+  status-NNN         status NNN with a short body (e.g. status-503, status-404)
+  status-NNN-retry   status NNN with Retry-After: 1
+  flaky-N            the first N requests for each path get 503, then the file
+  reset              half the body, then a TCP reset
+  reset-once         a reset on the first request for each path, then the file (with Range support)
+  truncate           Content-Length of the whole file, half the body, then a clean close
+  bitflip            the file with one bit flipped in the middle
+  html               200 text/html, an error page
+  stall              headers and 1 KiB, then silence (for at most 60 s)
+  trickle            one byte every 0.2 s (for at most 60 s)
+  oversize           the file followed by 1 MiB more, with a Content-Length that says so
+  lying-length       Content-Length 1000 more than the file, the file, then a close
+  redirect-loop      302 to itself, forever
+  redirect-ftp       302 to an ftp:// URL
+  ignore-range       always 200 with the whole file, whatever Range asks
+
+  slow               the file at about 64 KiB/s, honouring Range (for interrupting downloads midway)
+
+Usage: faultserver.py ROOT [--port N] [--port-file FILE] [--exit-on-eof]
+Port 0 (the default) takes any free port; it is printed and written to FILE. Every request is bounded in time;
+the server runs until it is killed or, with --exit-on-eof, until its standard input closes (so a test process
+that dies takes its server with it).
+"""
+import argparse
+import collections
+import os
+import socket
+import struct
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+COUNTS = collections.Counter()
+COUNTS_LOCK = threading.Lock()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    root = "."
+
+    def log_message(self, *args):
+        pass
+
+    def count(self):
+        with COUNTS_LOCK:
+            COUNTS[self.path] += 1
+            return COUNTS[self.path]
+
+    def send_plain(self, status, body=b"", headers=()):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def reset(self):
+        self.wfile.flush()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+        self.close_connection = True
+
+    def serve_file(self, data, honour_range=True):
+        requested = self.headers.get("Range")
+        if honour_range and requested and requested.startswith("bytes=") and requested.endswith("-"):
+            start = int(requested[len("bytes="):-1])
+            if start >= len(data):
+                return self.send_plain(416, headers=[("Content-Range", f"bytes */{len(data)}")])
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            self.send_header("Content-Length", str(len(data) - start))
+            self.send_header("Content-Type", "audio/mpeg")
+            self.end_headers()
+            self.wfile.write(data[start:])
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Content-Type", "audio/mpeg")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        parts = self.path.lstrip("/").split("/", 1)
+        if len(parts) != 2:
+            return self.send_plain(404, b"no fault named\n")
+        fault, rest = parts
+        path = os.path.realpath(os.path.join(self.root, rest))
+        if not path.startswith(os.path.realpath(self.root) + os.sep) or not os.path.isfile(path):
+            return self.send_plain(404, b"not found\n")
+        with open(path, "rb") as f:
+            data = f.read()
+        half = len(data) // 2
+
+        if fault == "ok":
+            return self.serve_file(data)
+        if fault.startswith("status-"):
+            fields = fault.split("-")
+            headers = [("Retry-After", "1")] if fields[-1] == "retry" else []
+            return self.send_plain(int(fields[1]), b"fault injected\n", headers)
+        if fault.startswith("flaky-"):
+            if self.count() <= int(fault.split("-")[1]):
+                return self.send_plain(503, b"try again\n")
+            return self.serve_file(data)
+        if fault in ("reset", "reset-once"):
+            if fault == "reset-once" and self.count() > 1:
+                return self.serve_file(data)
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[:half])
+            return self.reset()
+        if fault == "truncate":
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[:half])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if fault == "bitflip":
+            flipped = bytearray(data)
+            flipped[half] ^= 0x10
+            return self.serve_file(bytes(flipped), honour_range=False)
+        if fault == "html":
+            page = b"<!DOCTYPE html><html><head><title>Error</title></head><body><h1>Service unavailable</h1></body></html>\n" * 4
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+            return
+        if fault == "stall":
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[:1024])
+            self.wfile.flush()
+            time.sleep(60)
+            self.close_connection = True
+            return
+        if fault == "trickle":
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            deadline = time.time() + 60
+            for byte in data:
+                if time.time() > deadline:
+                    break
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(0.2)
+            self.close_connection = True
+            return
+        if fault == "oversize":
+            body = data + os.urandom(1 << 20)
+            return self.serve_file(body, honour_range=False)
+        if fault == "lying-length":
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data) + 1000))
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if fault == "redirect-loop":
+            return self.send_plain(302, b"", [("Location", self.path)])
+        if fault == "redirect-ftp":
+            return self.send_plain(302, b"", [("Location", "ftp://127.0.0.1/" + rest)])
+        if fault == "slow":
+            requested = self.headers.get("Range")
+            start = int(requested[len("bytes="):-1]) if requested and requested.endswith("-") else 0
+            self.send_response(206 if start else 200)
+            if start:
+                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            self.send_header("Content-Length", str(len(data) - start))
+            self.end_headers()
+            for offset in range(start, len(data), 4096):
+                self.wfile.write(data[offset:offset + 4096])
+                self.wfile.flush()
+                time.sleep(4096 / 65536)
+            return
+        if fault == "ignore-range":
+            return self.serve_file(data, honour_range=False)
+        return self.send_plain(404, b"unknown fault\n")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("root")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--port-file")
+    parser.add_argument("--exit-on-eof", action="store_true")
+    args = parser.parse_args()
+    Handler.root = args.root
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    server.daemon_threads = True
+    port = server.server_address[1]
+    if args.port_file:
+        with open(args.port_file + ".tmp", "w") as f:
+            f.write(str(port))
+        os.rename(args.port_file + ".tmp", args.port_file)
+    print(port, flush=True)
+    if args.exit_on_eof:
+        def watch():
+            while os.read(0, 4096):
+                pass
+            os._exit(0)
+        threading.Thread(target=watch, daemon=True).start()
+    server.serve_forever()
+
+
+main()
