@@ -59,7 +59,7 @@ enum Help {
         if command.run == nil {
             text += "\nUSAGE: tartil \(command.name) <subcommand>\n"
         } else {
-            text += "\nUSAGE: \(command.usage)\n"
+            text += "\nUSAGE: " + wrap(command.usage, width: 110 - 7).joined(separator: "\n       ") + "\n"
         }
         if !command.arguments.isEmpty {
             text += "\nARGUMENTS:\n"
