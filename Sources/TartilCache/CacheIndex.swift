@@ -23,8 +23,7 @@ final class CacheIndex {
         do {
             connection = try Connection(path: path)
             try connection.execute("PRAGMA busy_timeout = 10000")
-            let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
-            guard mode == "wal" else { throw SQLiteError(code: .error, message: "WAL mode could not be enabled") }
+            try connection.enableWAL()
             try connection.execute("PRAGMA synchronous = FULL")
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS files(

@@ -26,18 +26,36 @@ public final class CacheWriter {
         } catch {
             throw CacheError(.io, "cannot create \(directory): \(error.localizedDescription)")
         }
-        descriptor = open(partPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw CacheError.system("open", path: partPath) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
-            throw CacheError(.busy, "\(finalPath) is being downloaded by another tartil process")
-        }
+        descriptor = try Self.openLocked(partPath, finalPath: finalPath)
         hasher = try SHA256()
         try resumeExisting()
     }
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Opens and locks the partial file. The lock is only good if the file is still the one at `path` once
+    /// locked: another process may have finished it and renamed it to its final name in between (writing to
+    /// that inode would damage a verified file), so the inode is compared and the open retried.
+    private static func openLocked(_ path: String, finalPath: String) throws(CacheError) -> Int32 {
+        for _ in 0..<100 {
+            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw CacheError.system("open", path: path) }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                close(descriptor)
+                throw CacheError(.busy, "\(finalPath) is being downloaded by another tartil process")
+            }
+            var opened = stat()
+            var current = stat()
+            if fstat(descriptor, &opened) == 0, stat(path, &current) == 0,
+                opened.st_ino == current.st_ino, opened.st_dev == current.st_dev
+            {
+                return descriptor
+            }
+            close(descriptor)  // renamed or removed while we waited for the lock: open the new one
+        }
+        throw CacheError(.busy, "\(finalPath): the partial file keeps changing under another process")
     }
 
     /// Hashes what an earlier run left, or starts over when it cannot be part of the file.
@@ -119,8 +137,9 @@ public final class CacheWriter {
     }
 
     /// Stops writing. With `keepPartial` the bytes stay for the next run to resume; otherwise they are removed.
+    /// (The lock is still held here, so the file unlinked is this writer's own.)
     public func abandon(keepPartial: Bool) {
-        if !keepPartial || offset == 0 { unlink(partPath) }
+        if descriptor >= 0 && (!keepPartial || offset == 0) { unlink(partPath) }
         closeDescriptor()
     }
 

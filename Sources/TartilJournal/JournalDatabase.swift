@@ -33,10 +33,7 @@ public final class JournalDatabase {
                 code: .notADatabase,
                 message: "\(connection.path) is not a tartil journal (schema version \(version), tables \(tables))")
         }
-        let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
-        guard mode?.lowercased() == "wal" else {
-            throw SQLiteError(code: .error, message: "\(connection.path): WAL mode could not be enabled (got \(mode ?? "nothing"))")
-        }
+        try connection.enableWAL()
         try connection.execute("PRAGMA synchronous = FULL")
         if tables == nil || tables?.isEmpty == true {
             try connection.execute(Self.schema)

@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// One SQLite database connection. Not thread-safe by design: reach it through one serializing owner.
 ///
@@ -85,6 +86,25 @@ public final class Connection {
         } catch {
             try? execute("ROLLBACK")
             throw error
+        }
+    }
+
+    /// Switches the database to WAL mode and checks that it took (the answer must be `wal`). Two processes
+    /// creating the same database at once can find it locked for the switch, which the busy timeout does not
+    /// cover, so a busy answer is retried for up to `timeoutMilliseconds`.
+    public func enableWAL(timeoutMilliseconds: Int = 10_000) throws(SQLiteError) {
+        var waited = 0
+        while true {
+            do throws(SQLiteError) {
+                let mode = try scalarText("PRAGMA journal_mode = WAL")
+                guard mode?.lowercased() == "wal" else {
+                    throw SQLiteError(code: .error, message: "\(path): WAL mode could not be enabled (got \(mode ?? "nothing"))")
+                }
+                return
+            } catch where (error.code.primary == .busy || error.code.primary == .locked) && waited < timeoutMilliseconds {
+                usleep(20_000)
+                waited += 20
+            }
         }
     }
 

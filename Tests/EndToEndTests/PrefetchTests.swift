@@ -1,0 +1,357 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TartilCore
+
+/// Servers, a table and mirrors files shared by the download tests: nginx and the fault-injecting server both
+/// serve Tests/Fixtures, where `fixture/` holds a fictional reciter's surahs 1 and 112.
+final class DownloadEnvironment: Sendable {
+    static let shared = DownloadEnvironment()
+
+    let nginx: TestServer
+    let faults: TestServer
+    let tables: String
+    let manifest: [AyahRef: ManifestRow]
+
+    private init() {
+        nginx = try! TestServer.nginx(root: TestPaths.fixtures)
+        faults = try! TestServer.faults(root: TestPaths.fixtures)
+        tables = TestPaths.makeTemporaryDirectory()
+        let build = try! runTartil(["table", "build", TestPaths.fixtures + "/fixture", "--reciter", "fixture", "-o", tables + "/fixture.tsv"])
+        precondition(build.status == 0, build.stderr)
+        var rows: [AyahRef: ManifestRow] = [:]
+        for row in try! ManifestRow.read(TestPaths.fixtures + "/fixture") where row.ayah > 0 {
+            rows[try! AyahRef(row.surah, row.ayah)] = row
+        }
+        manifest = rows
+    }
+
+    var clean: String { nginx.base + "/fixture/{surah3}{ayah3}.mp3" }
+    func fault(_ name: String) -> String { faults.base + "/\(name)/fixture/{surah3}{ayah3}.mp3" }
+
+    /// A mirrors.json with the pinned reciter `fixture` and the unpinned `loose`, both on `urls`.
+    func mirrorsFile(_ urls: [String], in directory: String) throws -> String {
+        let mirrors = urls.enumerated().map { #"{"name": "m\#($0.offset + 1)", "url": "\#($0.element)"}"# }.joined(separator: ", ")
+        let text = """
+            {"version": 1, "reciters": [
+              {"id": "fixture", "name": "Fixture", "style": "murattal", "mirrors": [\(mirrors)]},
+              {"id": "loose", "name": "Loose", "style": "murattal", "mirrors": [\(mirrors)]}]}
+            """
+        let path = directory + "/mirrors.json"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Runs tartil against `urls` with a cache in `directory`.
+    func tartil(_ arguments: [String], urls: [String], in directory: String) throws -> RunResult {
+        let mirrors = try mirrorsFile(urls, in: directory)
+        let quickStalls = arguments.first == "prefetch" ? ["--stall-timeout", "1"] : []
+        return try runTartil(
+            arguments + ["--mirrors", mirrors, "--tables", tables, "--cache-dir", directory + "/cache"] + quickStalls,
+            home: directory)
+    }
+
+    /// Every `.mp3` under the cache folder of `reciter` is the right file; returns their ayat.
+    func verifiedFiles(in directory: String, reciter: String = "fixture") throws -> Set<AyahRef> {
+        let folder = directory + "/cache/\(reciter)"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        var ayat: Set<AyahRef> = []
+        for name in names where name.hasSuffix(".mp3") && !name.hasPrefix(".") {
+            let ayah = try AyahRef(Int(name.prefix(3))!, Int(name.dropFirst(3).prefix(3))!)
+            let row = try #require(manifest[ayah])
+            let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
+            #expect(data.count == row.bytes, "\(name) has the wrong size")
+            #expect(sha256(folder + "/" + name) == row.sha256, "\(name) has the wrong bytes")
+            ayat.insert(ayah)
+        }
+        return ayat
+    }
+
+    /// Temporary `.part` files left in the reciter's folder.
+    func partialFiles(in directory: String, reciter: String = "fixture") -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory + "/cache/\(reciter)")) ?? []).filter { $0.hasSuffix(".part") }
+    }
+}
+
+/// SHA-256 by the coreutils program, independent of tartil's own.
+func sha256(_ path: String) -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    process.arguments = [path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try? process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return String(output.prefix(64))
+}
+
+@Suite struct PrefetchTests {
+    let environment = DownloadEnvironment.shared
+    static let all: Set<String> = ["1:1", "1:2", "1:3", "1:4", "1:5", "1:6", "1:7", "112:1", "112:2", "112:3", "112:4"]
+
+    /// Faults that leave a careful client without the file from that mirror.
+    static let harmfulFaults = [
+        "status-503", "status-503-retry", "status-404", "status-429-retry", "reset", "truncate", "bitflip", "html",
+        "stall", "trickle", "oversize", "redirect-loop", "redirect-ftp",
+    ]
+    /// Faults a careful client gets the right file through anyway.
+    static let survivableFaults = ["reset-once", "flaky-2", "lying-length", "ignore-range"]
+
+    @Test func cleanMirrorDownloadsEverythingVerified() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(["prefetch", "1", "112", "--reciter", "fixture", "--json"], urls: [environment.clean], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(lines.count == 12)
+        #expect(lines.dropLast().allSatisfy { $0["event"] as? String == "cached" })
+        let summary = try #require(lines.last)
+        #expect(summary["event"] as? String == "summary")
+        #expect(summary["requested"] as? Int == 11)
+        #expect(summary["downloaded"] as? Int == 11)
+        #expect(summary["already_cached"] as? Int == 0)
+        #expect((summary["failed"] as? [Any])?.isEmpty == true)
+        #expect(Set(try environment.verifiedFiles(in: directory).map(\.description)) == Self.all)
+
+        let again = try environment.tartil(["prefetch", "1", "112", "--reciter", "fixture"], urls: [environment.clean], in: directory)
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("11 requested: 0 downloaded, 11 already cached, 0 failed"))
+    }
+
+    @Test(arguments: harmfulFaults + survivableFaults)
+    func faultWithACleanSecondMirrorEndsVerified(fault: String) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(
+            ["prefetch", "1", "112", "--reciter", "fixture"], urls: [environment.fault(fault), environment.clean], in: directory)
+        #expect(result.status == 0, "\(fault): \(result.stderr)")
+        #expect(Set(try environment.verifiedFiles(in: directory).map(\.description)) == Self.all, "\(fault)")
+        #expect(environment.partialFiles(in: directory).isEmpty)
+    }
+
+    @Test(arguments: harmfulFaults)
+    func faultAloneEndsInAClearFailureAndNoFile(fault: String) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(
+            ["prefetch", "112", "--reciter", "fixture", "--retries", "1", "--json"], urls: [environment.fault(fault)], in: directory)
+        #expect(result.status == 1, "\(fault)")
+        #expect(result.stderr.contains("Error: 4 of 4 ayat could not be downloaded"), "\(fault): \(result.stderr)")
+        let summary = try #require(result.stdout.split(separator: "\n").last)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
+        let failed = try #require(object["failed"] as? [[String: Any]])
+        #expect(failed.count == 4)
+        #expect(failed.allSatisfy { ($0["reason"] as? String)?.hasPrefix("mirror 1: ") == true })
+        #expect(try environment.verifiedFiles(in: directory).isEmpty, "\(fault) left a file")
+        #expect(environment.partialFiles(in: directory).isEmpty, "\(fault) left a partial file")
+    }
+
+    @Test(arguments: survivableFaults)
+    func survivableFaultAloneStillEndsVerified(fault: String) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(["prefetch", "112", "--reciter", "fixture"], urls: [environment.fault(fault)], in: directory)
+        #expect(result.status == 0, "\(fault): \(result.stderr)")
+        #expect(try environment.verifiedFiles(in: directory).count == 4)
+    }
+
+    @Test func failureReasonsNameTheProblem() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (fault, reason) in [
+            ("status-404", "HTTP 404"), ("bitflip", "sha256"), ("oversize", "oversized body"),
+            ("redirect-loop", "redirect loop"), ("redirect-ftp", "not http or https"), ("status-503", "HTTP 503"),
+        ] {
+            let result = try environment.tartil(
+                ["prefetch", "112:1", "--reciter", "fixture", "--retries", "0"], urls: [environment.fault(fault)], in: directory)
+            #expect(result.stderr.contains("failed 112:1: mirror 1: ") && result.stderr.contains(reason), "\(fault): \(result.stderr)")
+        }
+    }
+
+    @Test func unpinnedFilesMustBeAudioAndAreRememberedOnceVerified() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let html = try environment.tartil(["prefetch", "112:1", "--reciter", "loose", "--retries", "0"], urls: [environment.fault("html")], in: directory)
+        #expect(html.status == 1)
+        #expect(html.stderr.contains("not MPEG audio"), "\(html.stderr)")
+        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").isEmpty)
+
+        let good = try environment.tartil(["prefetch", "112:1", "--reciter", "loose"], urls: [environment.clean], in: directory)
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").count == 1)
+        // Its hash is now recorded: a flipped bit on disk is caught.
+        let path = directory + "/cache/loose/112001.mp3"
+        try flipBit(in: path)
+        let verify = try environment.tartil(["cache", "verify"], urls: [environment.clean], in: directory)
+        #expect(verify.status == 1)
+        #expect(verify.stderr.contains("removed loose/112001.mp3: sha256"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func aPartialFileIsResumedOrRestartedAsTheServerAllows() throws {
+        for (fault, expectResumed) in [("ok", true), ("ignore-range", false)] {
+            let directory = TestPaths.makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            // An earlier run left the first half of 112:1.
+            let source = try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/fixture/112001.mp3"))
+            try FileManager.default.createDirectory(atPath: directory + "/cache/fixture", withIntermediateDirectories: true)
+            try source.prefix(source.count / 2).write(to: URL(fileURLWithPath: directory + "/cache/fixture/.112001.mp3.part"))
+            let result = try environment.tartil(
+                ["prefetch", "112:1", "--reciter", "fixture", "--json"], urls: [environment.faults.base + "/\(fault)/fixture/{surah3}{ayah3}.mp3"], in: directory)
+            #expect(result.status == 0, "\(fault): \(result.stderr)")
+            let line = try #require(result.stdout.split(separator: "\n").last)
+            let summary = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            let bytes = try #require(summary?["bytes"] as? Int)
+            #expect(expectResumed ? bytes == source.count - source.count / 2 : bytes == source.count, "\(fault): \(bytes)")
+            #expect(try environment.verifiedFiles(in: directory).count == 1)
+        }
+    }
+
+    @Test func verifyCatchesAFlippedBitAndRepairBringsItBack() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try environment.tartil(["prefetch", "1", "--reciter", "fixture"], urls: [environment.clean], in: directory)
+        try flipBit(in: directory + "/cache/fixture/001003.mp3")
+        let verify = try environment.tartil(["cache", "verify", "--repair", "--json"], urls: [environment.clean], in: directory)
+        #expect(verify.status == 0, "\(verify.stderr)")
+        let line = try #require(verify.stdout.split(separator: "\n").last)
+        let report = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        #expect(report?["checked"] as? Int == 7)
+        #expect((report?["removed"] as? [Any])?.count == 1)
+        #expect(report?["repaired"] as? Int == 1)
+        #expect(try environment.verifiedFiles(in: directory).count == 7)
+        let clean = try environment.tartil(["cache", "verify"], urls: [environment.clean], in: directory)
+        #expect(clean.status == 0)
+        #expect(clean.stdout.contains("7 files checked: 7 good, 0 bad"))
+    }
+
+    @Test func killedAtRandomMomentsLeavesNothingUnverifiedAndTheRerunCompletes() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let mirrors = try environment.mirrorsFile([environment.fault("slow")], in: directory)
+        for delay in [150_000, 300_000, 450_000, 700_000] as [useconds_t] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TestPaths.executable)
+            process.arguments = ["prefetch", "1", "112", "--reciter", "fixture", "--jobs", "4", "--mirrors", mirrors,
+                                 "--tables", environment.tables, "--cache-dir", directory + "/cache"]
+            process.environment = ["HOME": directory, "PATH": "/usr/bin:/bin"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            _ = try environment.verifiedFiles(in: directory)  // every visible file is right
+        }
+        let rerun = try environment.tartil(["prefetch", "1", "112", "--reciter", "fixture"], urls: [environment.fault("slow")], in: directory)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try environment.verifiedFiles(in: directory).count == 11)
+        #expect(environment.partialFiles(in: directory).isEmpty)
+    }
+
+    @Test func interruptStopsPromptlyAndTheNextRunResumes() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let mirrors = try environment.mirrorsFile([environment.fault("slow")], in: directory)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.executable)
+        process.arguments = ["prefetch", "1", "112", "--reciter", "fixture", "--jobs", "2", "--mirrors", mirrors,
+                             "--tables", environment.tables, "--cache-dir", directory + "/cache"]
+        process.environment = ["HOME": directory, "PATH": "/usr/bin:/bin"]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        usleep(300_000)
+        let interrupted = Date()
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(Date().timeIntervalSince(interrupted) < 2, "Ctrl-C must stop promptly")
+        #expect(process.terminationStatus == 130)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains("Interrupted: prefetch stopped"), "\(message)")
+        let partial = try environment.verifiedFiles(in: directory)
+        #expect(partial.count < 11)
+        let rerun = try environment.tartil(["prefetch", "1", "112", "--reciter", "fixture"], urls: [environment.clean], in: directory)
+        #expect(rerun.status == 0)
+        #expect(try environment.verifiedFiles(in: directory).count == 11)
+    }
+
+    @Test func twoProcessesSharingACacheBothSucceed() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let mirrors = try environment.mirrorsFile([environment.fault("slow")], in: directory)
+        let processes = (0..<2).map { _ in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TestPaths.executable)
+            process.arguments = ["prefetch", "1", "112", "--reciter", "fixture", "--mirrors", mirrors,
+                                 "--tables", environment.tables, "--cache-dir", directory + "/cache"]
+            process.environment = ["HOME": directory, "PATH": "/usr/bin:/bin"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            return process
+        }
+        for process in processes { try process.run() }
+        for process in processes { process.waitUntilExit() }
+        #expect(processes.map(\.terminationStatus) == [0, 0])
+        #expect(try environment.verifiedFiles(in: directory).count == 11)
+        #expect(environment.partialFiles(in: directory).isEmpty)
+    }
+
+    @Test func cacheCommandsReportPinAndImport() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try environment.tartil(["prefetch", "112", "--reciter", "fixture"], urls: [environment.clean], in: directory)
+        let ls = try environment.tartil(["cache", "ls", "--json"], urls: [environment.clean], in: directory)
+        let list = try JSONSerialization.jsonObject(with: Data(ls.stdout.utf8)) as? [[String: Any]]
+        #expect(list?.first?["files"] as? Int == 4)
+        #expect(list?.first?["complete_surahs"] as? [Int] == [112])
+        let du = try environment.tartil(["cache", "du"], urls: [environment.clean], in: directory)
+        #expect(du.stdout.contains("fixture") && du.stdout.contains("4 files"))
+
+        // Import surah 1 from the fixture folder (surah 112 is already there), plus one wrong file.
+        let folder = directory + "/import"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in ["001001.mp3", "001002.mp3", "112001.mp3"] {
+            try FileManager.default.copyItem(atPath: TestPaths.fixtures + "/fixture/" + name, toPath: folder + "/" + name)
+        }
+        try FileManager.default.copyItem(atPath: TestPaths.fixtures + "/fixture/001004.mp3", toPath: folder + "/001003.mp3")
+        let imported = try environment.tartil(["cache", "import", folder, "--reciter", "fixture"], urls: [environment.clean], in: directory)
+        #expect(imported.status == 1)
+        #expect(imported.stdout.contains("2 imported, 1 already cached, 1 rejected"))
+        #expect(imported.stderr.contains("rejected 001003.mp3"))
+        #expect(try environment.verifiedFiles(in: directory).count == 6)
+
+        // Pinned files survive a budget that evicts everything else.
+        let pin = try environment.tartil(["cache", "pin", "112:1", "--reciter", "fixture"], urls: [environment.clean], in: directory)
+        #expect(pin.status == 0)
+        let squeeze = try environment.tartil(["prefetch", "1:1", "--reciter", "fixture", "--max-size", "1"], urls: [environment.clean], in: directory)
+        #expect(squeeze.status == 0, "\(squeeze.stderr)")
+        #expect(Set(try environment.verifiedFiles(in: directory).map(\.description)) == ["1:1", "112:1"])
+    }
+
+    @Test(arguments: [
+        (["prefetch", "1", "--reciter", "fixture", "--jobs", "0"], "Error: --jobs takes a whole number from 1 to 64, not '0'"),
+        (["prefetch", "1", "--reciter", "fixture", "--max-size", "lots"], "Error: 'lots' is not a size"),
+        (["prefetch", "2:300", "--reciter", "fixture"], "Error: '2:300'"),
+        (["cache", "import", "/nonexistent", "--reciter", "fixture"], "Error: /nonexistent is not a folder"),
+        (["cache", "ls", "--reciter", "Bad"], "Error: 'Bad' is not a valid reciter id"),
+    ])
+    func badInputChangesNothing(arguments: [String], message: String) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(arguments, urls: [environment.clean], in: directory)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
+        #expect(try environment.verifiedFiles(in: directory).isEmpty)
+    }
+}
+
+/// Flips one bit in the middle of a file.
+func flipBit(in path: String) throws {
+    var data = try Data(contentsOf: URL(fileURLWithPath: path))
+    data[data.count / 2] ^= 0x01
+    try data.write(to: URL(fileURLWithPath: path))
+}
