@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 import TartilCore
 
@@ -46,12 +47,67 @@ public final class Cache {
         try CacheWriter(finalPath: path(reciter: reciter, ayah: ayah), expectation: expectation)
     }
 
-    /// Finishes `writer` (see `CacheWriter.finish`) and records the file in the index.
+    /// A finished download waiting to be committed.
+    public struct PendingFile {
+        public let writer: CacheWriter
+        public let reciter: ReciterID
+        public let ayah: AyahRef
+
+        public init(writer: CacheWriter, reciter: ReciterID, ayah: AyahRef) {
+            self.writer = writer
+            self.reciter = reciter
+            self.ayah = ayah
+        }
+    }
+
+    /// Finishes `writer` (see `CacheWriter.finish`), fsyncs its directory and records the file in the index.
     public func commit(_ writer: CacheWriter, reciter: ReciterID, ayah: AyahRef, validate: (String) throws -> Void)
         throws(CacheError)
     {
-        let result = try writer.finish(validate: validate)
-        try index.record(reciter: reciter.rawValue, ayah: ayah, bytes: result.bytes, sha256: result.sha256)
+        if case .failure(let error) = try commit([PendingFile(writer: writer, reciter: reciter, ayah: ayah)], validate: validate)[0] {
+            throw error
+        }
+    }
+
+    /// Group commit: checks every file (size, hash, audio), makes the good ones durable — one `syncfs` for a
+    /// batch of four or more (one device flush instead of one per file), `fdatasync` each otherwise — renames
+    /// them to their final names, fsyncs each directory touched once, and records them in the index in one
+    /// transaction. Returns each file's outcome in order; only the directory sync and the index failing throw.
+    public func commit(_ files: [PendingFile], validate: (String) throws -> Void) throws(CacheError)
+        -> [Result<(bytes: Int, sha256: String), CacheError>]
+    {
+        var results = files.map { file -> Result<(bytes: Int, sha256: String), CacheError> in
+            do throws(CacheError) { return .success(try file.writer.check(validate: validate)) } catch { return .failure(error) }
+        }
+        let good = results.indices.filter { if case .success = results[$0] { true } else { false } }
+        if good.count >= 4 {
+            if csystem_syncfs(files[good[0]].writer.openDescriptor) != 0 {
+                let error = CacheError.system("syncfs", path: directory)
+                for index in good { files[index].writer.abandon(keepPartial: true); results[index] = .failure(error) }
+            }
+        } else {
+            for index in good {
+                do throws(CacheError) { try files[index].writer.syncData() } catch {
+                    files[index].writer.abandon(keepPartial: true)
+                    results[index] = .failure(error)
+                }
+            }
+        }
+        var directories: Set<String> = []
+        var records: [(String, AyahRef, Int, String)] = []
+        for index in files.indices {
+            guard case .success(let finished) = results[index] else { continue }
+            do throws(CacheError) {
+                try files[index].writer.publish()
+                directories.insert((files[index].writer.finalPath as NSString).deletingLastPathComponent)
+                records.append((files[index].reciter.rawValue, files[index].ayah, finished.bytes, finished.sha256))
+            } catch {
+                results[index] = .failure(error)
+            }
+        }
+        for directory in directories.sorted() { try AtomicFile.syncDirectory(directory) }
+        try index.record(records)
+        return results
     }
 
     // MARK: - Reading

@@ -23,6 +23,7 @@ final class CacheIndex {
         do {
             connection = try Connection(path: path)
             try connection.execute("PRAGMA busy_timeout = 10000")
+            try connection.execute("PRAGMA cache_size = -256")  // 256 KiB: the index is small and several threads open it
             try connection.enableWAL()
             try connection.execute("PRAGMA synchronous = FULL")
             try connection.execute("""
@@ -43,11 +44,24 @@ final class CacheIndex {
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    func record(reciter: String, ayah: AyahRef, bytes: Int, sha256: String) throws(CacheError) {
-        try run(
-            "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
-            [.text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah)), .integer(Int64(bytes)),
-             .text(sha256), .integer(Self.now())])
+    /// Records files (reciter, ayah, bytes, sha256) in one transaction.
+    func record(_ files: [(String, AyahRef, Int, String)]) throws(CacheError) {
+        guard !files.isEmpty else { return }
+        let now = Self.now()
+        do {
+            try connection.transaction {
+                let statement = try connection.prepare("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)")
+                for (reciter, ayah, bytes, sha256) in files {
+                    try statement.bind([
+                        .text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah)), .integer(Int64(bytes)),
+                        .text(sha256), .integer(now),
+                    ])
+                    try statement.step()
+                }
+            }
+        } catch {
+            throw CacheError(.index, "the cache index: \(error)")
+        }
     }
 
     func entry(reciter: String, ayah: AyahRef) throws(CacheError) -> Entry? {

@@ -109,14 +109,12 @@ public final class CacheWriter {
         offset = 0
     }
 
-    /// Checks the finished download and makes it visible under its final name. `validate` runs on the partial
-    /// file for files whose hash is not known (it must decode as MPEG audio). On any failure the partial file is
-    /// removed and nothing appears under the final name. Returns the size and hash.
-    public func finish(validate: (String) throws -> Void) throws(CacheError) -> (bytes: Int, sha256: String) {
-        defer { closeDescriptor() }
+    /// Checks the finished download: the size and hash against the expectation, then (for files whose hash is
+    /// not known) `validate`, which must find MPEG audio. On failure the partial file is removed. Returns the
+    /// size and hash. Then `syncData` (or one `syncfs` for a batch) and `publish`; `Cache.commit` does all three.
+    func check(validate: (String) throws -> Void) throws(CacheError) -> (bytes: Int, sha256: String) {
         let digest = try hasher.finalize()
         do throws(CacheError) {
-            guard fsync(descriptor) == 0 else { throw CacheError.system("fsync", path: partPath) }
             if let problem = expectation.mismatch(bytes: offset, sha256: digest) {
                 throw CacheError(.mismatch, problem)
             }
@@ -127,13 +125,29 @@ public final class CacheWriter {
                     throw CacheError(.mismatch, "not MPEG audio: \(failure)")
                 }
             }
-            guard rename(partPath, finalPath) == 0 else { throw CacheError.system("rename", path: finalPath) }
         } catch {
+            abandon(keepPartial: false)
+            throw error
+        }
+        return (offset, digest)
+    }
+
+    /// Makes the bytes durable (fdatasync).
+    func syncData() throws(CacheError) {
+        guard fdatasync(descriptor) == 0 else { throw CacheError.system("fdatasync", path: partPath) }
+    }
+
+    /// The open descriptor, for a `syncfs` covering a batch.
+    var openDescriptor: Int32 { descriptor }
+
+    /// Renames the checked, durable file to its final name. The caller fsyncs the directory.
+    func publish() throws(CacheError) {
+        defer { closeDescriptor() }
+        guard rename(partPath, finalPath) == 0 else {
+            let error = CacheError.system("rename", path: finalPath)
             unlink(partPath)
             throw error
         }
-        try AtomicFile.syncDirectory((finalPath as NSString).deletingLastPathComponent)
-        return (offset, digest)
     }
 
     /// Stops writing. With `keepPartial` the bytes stay for the next run to resume; otherwise they are removed.

@@ -9,14 +9,46 @@ import TartilCore
 /// wakes the thread. Decisions (which mirror, how long to wait, when to give up) come from `DownloadPlan`;
 /// bytes go through the cache's writer, hashed as they arrive, and reach their final name only verified.
 ///
-/// `@unchecked Sendable`: the only state other threads touch is `inbox` (a `Mutex`), the byte counter
-/// (`Atomic`) and the multi handle through `curl_multi_wakeup`, which libcurl allows from any thread.
+/// Finished transfers are committed (fdatasync, hash check, rename, one directory fsync and one index
+/// transaction per batch) by a few committer threads, so the download thread never waits on the disk.
+///
+/// `@unchecked Sendable`: the only state other threads touch is `inbox` and `commits` (each a `Mutex`), the
+/// byte counter (`Atomic`) and the multi handle through `curl_multi_wakeup`, which libcurl allows from any
+/// thread.
 public final class Downloader: @unchecked Sendable {
     private struct Inbox {
         var requests: [DownloadRequest] = []
+        var committed: [CommitResult] = []
         var cancel = false
         var shutdown = false
     }
+
+    /// A finished transfer handed to a committer. `@unchecked Sendable`: the job and the writer move to the
+    /// committer whole; the download thread touches neither until the `CommitResult` comes back.
+    private struct Handover: @unchecked Sendable {
+        let job: Job
+        let writer: CacheWriter
+        let mirror: Int
+    }
+
+    /// A committer's answer (same hand-over rule as `Handover`).
+    private struct CommitResult: @unchecked Sendable {
+        let job: Job
+        let mirror: Int
+        let outcome: Result<Int, CacheError>
+    }
+
+    private struct CommitQueue {
+        var pending: [Handover] = []
+        var stopping = false
+    }
+
+    private let commits = Mutex(CommitQueue())
+    private let commitSignal = DispatchSemaphore(value: 0)
+    private let committerCount = 2
+    /// How long a committer waits for more finished files before a group commit (bulk downloads only).
+    private let commitWindowMicroseconds: useconds_t = 50_000
+    private let committersDone = DispatchSemaphore(value: 0)
 
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
@@ -52,6 +84,12 @@ public final class Downloader: @unchecked Sendable {
         thread.stackSize = 1 << 20
         self.thread = thread
         thread.start()
+        for index in 0..<committerCount {
+            let committer = Thread { [self] in self.commitLoop() }
+            committer.name = "tartil-commit-\(index)"
+            committer.stackSize = 512 << 10
+            committer.start()
+        }
     }
 
     deinit { curl_multi_cleanup(multi) }
@@ -75,6 +113,47 @@ public final class Downloader: @unchecked Sendable {
         inbox.withLock { $0.shutdown = true }
         curl_multi_wakeup(multi)
         finished.wait()
+        commits.withLock { $0.stopping = true }
+        for _ in 0..<committerCount { commitSignal.signal() }
+        for _ in 0..<committerCount { committersDone.wait() }
+    }
+
+    // MARK: - Committer threads
+
+    /// Takes finished transfers in batches and commits them with one directory fsync and one index transaction
+    /// per batch; each committer has its own cache instance (index connection).
+    private func commitLoop() {
+        defer { committersDone.signal() }
+        guard let cache = try? Cache(directory: cacheDirectory) else { return }
+        while true {
+            commitSignal.wait()
+            // Group commit: when files are arriving in numbers, wait a moment for more, so one syncfs covers many.
+            if commits.withLock({ $0.pending.count }) > 1 { usleep(commitWindowMicroseconds) }
+            let (batch, stopping) = commits.withLock { queue -> ([Handover], Bool) in
+                let batch = Array(queue.pending.prefix(128))
+                queue.pending.removeFirst(batch.count)
+                return (batch, queue.stopping)
+            }
+            if batch.isEmpty {
+                if stopping { return }
+                continue
+            }
+            let files = batch.map { Cache.PendingFile(writer: $0.writer, reciter: $0.job.request.reciter, ayah: $0.job.request.ayah) }
+            let outcomes: [Result<Int, CacheError>]
+            do {
+                outcomes = try cache.commit(files, validate: validate).map { $0.map(\.bytes) }
+            } catch {
+                outcomes = Array(repeating: .failure(error), count: batch.count)
+            }
+            let results = zip(batch, outcomes).map { CommitResult(job: $0.job, mirror: $0.mirror, outcome: $1) }
+            inbox.withLock { $0.committed.append(contentsOf: results) }
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    private func handOver(_ handover: Handover) {
+        commits.withLock { $0.pending.append(handover) }
+        commitSignal.signal()
     }
 
     /// Bytes received so far, over all transfers (for progress displays).
@@ -107,6 +186,7 @@ public final class Downloader: @unchecked Sendable {
         var active: [UnsafeMutableRawPointer: (Job, Transfer)] = [:]
         var health: [String: MirrorHealth] = [:]
         var submitted = 0
+        var committing = 0
         var random = SystemRandomNumberGenerator()
         let counter: (Int) -> Void = { [self] count in self.bytesReceived.add(count, ordering: .relaxed) }
 
@@ -181,27 +261,35 @@ public final class Downloader: @unchecked Sendable {
             guard let (job, transfer) = active.removeValue(forKey: handle) else { return }
             curl_multi_remove_handle(multi, handle)
             let request = job.request
-            var failure = transfer.failure(for: result)
+            let failure = transfer.failure(for: result)
             // A body cut short, or a range past the end, may still be the whole file: let the hash decide.
             let maybeComplete = transfer.writer.offset > 0
                 && (transfer.status == 416 || (failure != nil && request.expectation.bytes == transfer.writer.offset))
             if failure == nil || maybeComplete {
-                do {
-                    try cache.commit(transfer.writer, reciter: request.reciter, ayah: request.ayah, validate: validate)
-                    var mirrorHealth = mirrorHealth(job)
-                    mirrorHealth.recordSuccess(transfer.mirror)
-                    health[request.reciter.rawValue] = mirrorHealth
-                    events(.cached(request.ayah, bytes: transfer.writer.offset, alreadyCached: false))
-                    return
-                } catch {
-                    failure = .mirrorUnusable(error.code == .mismatch ? error.message : "cannot store the file: \(error.message)")
-                }
+                committing += 1
+                handOver(Handover(job: job, writer: transfer.writer, mirror: transfer.mirror))
+                return
             } else if case .mirrorUnusable = failure {
                 transfer.writer.abandon(keepPartial: false)
             } else {
                 transfer.writer.abandon(keepPartial: true)
             }
             fail(job, failure!, mirror: transfer.mirror)
+        }
+
+        /// A committer finished a file.
+        func committed(_ result: CommitResult) {
+            committing -= 1
+            let request = result.job.request
+            switch result.outcome {
+            case .success(let bytes):
+                var mirrorHealth = mirrorHealth(result.job)
+                mirrorHealth.recordSuccess(result.mirror)
+                health[request.reciter.rawValue] = mirrorHealth
+                events(.cached(request.ayah, bytes: bytes, alreadyCached: false))
+            case .failure(let error):
+                fail(result.job, .mirrorUnusable(error.code == .mismatch ? error.message : "cannot store the file: \(error.message)"), mirror: result.mirror)
+            }
         }
 
         func cancelEverything() {
@@ -219,6 +307,7 @@ public final class Downloader: @unchecked Sendable {
             let mail = inbox.withLock { box -> Inbox in
                 let copy = box
                 box.requests.removeAll()
+                box.committed.removeAll()
                 box.cancel = false
                 return copy
             }
@@ -227,8 +316,9 @@ public final class Downloader: @unchecked Sendable {
                 submitted += 1
                 follow(job.plan.begin(health: mirrorHealth(job), now: now()), job)
             }
+            for result in mail.committed { committed(result) }
             if mail.cancel { cancelEverything() }
-            if mail.shutdown && active.isEmpty && (waiting.isEmpty || mail.cancel) {
+            if mail.shutdown && active.isEmpty && committing == 0 && (waiting.isEmpty || mail.cancel) {
                 cancelEverything()
                 break
             }
