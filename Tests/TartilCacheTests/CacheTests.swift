@@ -1,0 +1,130 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TartilCache
+@testable import TartilCore
+
+@Suite struct CacheTests {
+    let fixture = TestPaths.fixtures + "/fixture/112001.mp3"
+
+    func pinned() throws -> PinnedFile {
+        let row = try #require(try ManifestRow.read(TestPaths.fixtures + "/fixture").first { $0.file == "112001.mp3" })
+        return PinnedFile(bytes: row.bytes, sha256: row.sha256, samples: row.samples, sampleRate: row.sampleRate)
+    }
+
+    /// Writes the fixture through a writer in two pieces and commits it.
+    func store(_ data: Data, in cache: Cache, expectation: FileExpectation) throws {
+        let writer = try cache.writer(reciter: try ReciterID("r"), ayah: try AyahRef(112, 1), expectation: expectation)
+        try data.prefix(1000).withUnsafeBytes { try writer.append($0) }
+        try data.dropFirst(1000).withUnsafeBytes { try writer.append($0) }
+        try cache.commit(writer, reciter: try ReciterID("r"), ayah: try AyahRef(112, 1), validate: { _ in })
+    }
+
+    @Test func verifiedWriteThenVerifiedRead() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+        try store(data, in: cache, expectation: .pinned(try pinned()))
+        #expect(try cache.readVerified(reciter: try ReciterID("r"), ayah: try AyahRef(112, 1), expectation: .pinned(try pinned())) == data)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
+    }
+
+    @Test func aFlippedBitOnDiskIsCaughtByTheReadPathAndTheFileRemoved() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        try store(try Data(contentsOf: URL(fileURLWithPath: fixture)), in: cache, expectation: .pinned(try pinned()))
+        let path = cache.path(reciter: try ReciterID("r"), ayah: try AyahRef(112, 1))
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[bytes.count / 3] ^= 0x04
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(throws: CacheError.self) {
+            try cache.readVerified(reciter: try ReciterID("r"), ayah: try AyahRef(112, 1), expectation: .pinned(try pinned()))
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func wrongBytesNeverReachTheFinalName() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        var data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+        data[100] ^= 0x01
+        #expect(throws: CacheError.self) { try store(data, in: cache, expectation: .pinned(try pinned())) }
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: directory + "/r")) == [])
+    }
+
+    @Test func moreBytesThanExpectedAreRefusedWhileWriting() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        let writer = try cache.writer(reciter: try ReciterID("r"), ayah: try AyahRef(1, 1), expectation: .unknown(maxBytes: 10))
+        let eleven = Data(repeating: 7, count: 11)
+        do {
+            try eleven.withUnsafeBytes { try writer.append($0) }
+            Issue.record("expected tooLarge")
+        } catch let error as CacheError {
+            #expect(error.code == .tooLarge)
+        }
+        writer.abandon(keepPartial: false)
+    }
+
+    @Test func unpinnedFilesAreValidatedThenTheirHashIsRecorded() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        let reciter = try ReciterID("r")
+        let ayah = try AyahRef(112, 1)
+        let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20))
+        try Data("<html>".utf8).withUnsafeBytes { try writer.append($0) }
+        struct NotAudio: Error {}
+        #expect(throws: CacheError.self) { try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in throw NotAudio() }) }
+        #expect(try cache.expectation(reciter: reciter, ayah: ayah, pinned: nil, unpinnedLimit: 99).source == "none")
+        try store(try Data(contentsOf: URL(fileURLWithPath: fixture)), in: cache, expectation: .unknown(maxBytes: 1 << 20))
+        let recorded = try cache.expectation(reciter: reciter, ayah: ayah, pinned: nil, unpinnedLimit: 99)
+        #expect(recorded.source == "recorded")
+        #expect(recorded.sha256 == (try pinned()).sha256)
+    }
+
+    @Test func aPartialFileIsResumedWithItsBytesHashedAgain() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+        let reciter = try ReciterID("r")
+        let ayah = try AyahRef(112, 1)
+        let first = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+        try data.prefix(5000).withUnsafeBytes { try first.append($0) }
+        first.abandon(keepPartial: true)
+        let second = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+        #expect(second.offset == 5000)
+        // Only one writer at a time: a second one on the same file is refused while this one holds it.
+        #expect(throws: CacheError.self) { try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
+        try data.dropFirst(5000).withUnsafeBytes { try second.append($0) }
+        try cache.commit(second, reciter: reciter, ayah: ayah, validate: { _ in })
+        #expect(try cache.readVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) == data)
+    }
+
+    @Test func evictionIsLeastRecentlyUsedAndSparesPins() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        let reciter = try ReciterID("r")
+        for number in 1...4 {
+            let ayah = try AyahRef(112, number)
+            let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 100))
+            try Data(repeating: UInt8(number), count: 100).withUnsafeBytes { try writer.append($0) }
+            try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in })
+            usleep(2000)
+        }
+        try cache.setPinned(true, reciter: reciter, ayat: [try AyahRef(112, 1)])
+        _ = try cache.readVerified(reciter: reciter, ayah: try AyahRef(112, 2), expectation: try cache.expectation(reciter: reciter, ayah: try AyahRef(112, 2), pinned: nil, unpinnedLimit: 100))
+        let removed = try cache.evict(toFit: 300, protecting: [Cache.key("r", try AyahRef(112, 4))])
+        #expect(removed.map(\.ayah.description) == ["112:3"])
+        let removedMore = try cache.evict(toFit: 0)
+        #expect(Set(removedMore.map(\.ayah.description)) == ["112:2", "112:4"])
+        #expect(try cache.files().map(\.ayah.description) == ["112:1"])
+    }
+}
