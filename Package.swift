@@ -48,6 +48,7 @@ let package = Package(
         .testTarget(name: "TartilCoreTests", dependencies: ["TartilCore", "TestSupport"]),
         .testTarget(name: "TartilAudioTests", dependencies: ["TartilAudio", "TartilCore", "TestSupport"]),
         .testTarget(name: "TartilCacheTests", dependencies: ["TartilCache", "TestSupport"]),
+        .testTarget(name: "TartilNetTests", dependencies: ["TartilNet", "TartilCache", "TartilCore", "TestSupport"]),
         .testTarget(name: "TartilSQLiteTests", dependencies: ["TartilSQLite", "TartilJournal", "TestSupport"]),
         .testTarget(
             name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore", "TartilPlayer", "TestSupport"],

@@ -227,7 +227,10 @@ struct PrefetchProgress {
         let eta = done > alreadyCached && rate > 0 ? Double(bytes) / Double(done - alreadyCached) * Double(remainingFiles) / rate : 0
         var line = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
         line += "\(done)/\(requested) files  \(Formatting.bytes(bytes))  \(Formatting.bytes(Int(rate)))/s"
-        if eta > 0 { line += "  ETA \(Formatting.duration(seconds: eta.rounded()))" }
+        if eta > 0 {
+            let seconds = Int(eta.rounded(.up))
+            line += "  ETA \(seconds / 60):\(Formatting.pad(seconds % 60, 2))"
+        }
         if !failed.isEmpty { line += "  \(failed.count) failed" }
         if let (mirror, problem) = mirrorProblems.sorted(by: { $0.key < $1.key }).first {
             line += "  (\(mirror): \(problem))"
