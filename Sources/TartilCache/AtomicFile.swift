@@ -1,19 +1,20 @@
 import Foundation
+import TartilCore
 
 /// Writes whole files so that a reader sees either the old contents or the new, never a mix: the bytes go to a
 /// temporary file in the same directory, are fsynced, renamed over the final name, and the directory is fsynced.
 public enum AtomicFile {
     /// Replaces (or creates) `path` with `data`, creating missing parent directories.
     public static func write(_ data: Data, to path: String) throws(CacheError) {
-        let directory = (path as NSString).deletingLastPathComponent.isEmpty
-            ? "." : (path as NSString).deletingLastPathComponent
+        let directory = Path.parent(path).isEmpty
+            ? "." : Path.parent(path)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw CacheError(.io, "cannot create \(directory): \(error.localizedDescription)")
         }
-        let name = (path as NSString).lastPathComponent
-        let temporary = (directory as NSString).appendingPathComponent(".\(name).\(getpid()).tmp")
+        let name = Path.name(path)
+        let temporary = Path.join(directory, ".\(name).\(getpid()).tmp")
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw CacheError.system("open", path: temporary) }
         var succeeded = false

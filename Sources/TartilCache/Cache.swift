@@ -20,7 +20,7 @@ public final class Cache {
         } catch {
             throw CacheError(.io, "cannot create the cache directory \(directory): \(error.localizedDescription)")
         }
-        index = try CacheIndex(path: (directory as NSString).appendingPathComponent("index.sqlite"))
+        index = try CacheIndex(path: Path.join(directory, "index.sqlite"))
     }
 
     /// The final path of an ayah's file.
@@ -99,7 +99,7 @@ public final class Cache {
             guard case .success(let finished) = results[index] else { continue }
             do throws(CacheError) {
                 try files[index].writer.publish()
-                directories.insert((files[index].writer.finalPath as NSString).deletingLastPathComponent)
+                directories.insert(Path.parent(files[index].writer.finalPath))
                 records.append((files[index].reciter.rawValue, files[index].ayah, finished.bytes, finished.sha256))
             } catch {
                 results[index] = .failure(error)

@@ -1,4 +1,5 @@
 import Foundation
+import TartilCore
 
 /// Writes one download into the cache: bytes go to `.SSSAAA.mp3.part` beside the final name (locked, so two
 /// processes never write the same file), are hashed as they are written (no second pass), and reach the final
@@ -19,8 +20,8 @@ public final class CacheWriter {
     init(finalPath: String, expectation: FileExpectation) throws(CacheError) {
         self.finalPath = finalPath
         self.expectation = expectation
-        let directory = (finalPath as NSString).deletingLastPathComponent
-        partPath = (directory as NSString).appendingPathComponent(".\((finalPath as NSString).lastPathComponent).part")
+        let directory = Path.parent(finalPath)
+        partPath = Path.join(directory, ".\(Path.name(finalPath)).part")
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {

@@ -59,7 +59,6 @@ public final class Downloader: @unchecked Sendable {
     private let validate: @Sendable (String) throws -> Void
     private let events: @Sendable (DownloadEvent) -> Void
     private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
 
     /// Starts the download thread. `validate` checks a file whose hash is not known (it must decode as MPEG
     /// audio); `events` is called on the download thread.
@@ -79,16 +78,9 @@ public final class Downloader: @unchecked Sendable {
         ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.parallel)
         ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         _ = try Cache(directory: cacheDirectory)  // a bad directory fails here, on the caller's thread
-        let thread = Thread { [self] in self.run() }
-        thread.name = "tartil-download"
-        thread.stackSize = 1 << 20
-        self.thread = thread
-        thread.start()
-        for index in 0..<committerCount {
-            let committer = Thread { [self] in self.commitLoop() }
-            committer.name = "tartil-commit-\(index)"
-            committer.stackSize = 512 << 10
-            committer.start()
+        NativeThread.start(stackSize: 1 << 20) { [self] in self.run() }
+        for _ in 0..<committerCount {
+            NativeThread.start(stackSize: 512 << 10) { [self] in self.commitLoop() }
         }
     }
 

@@ -64,7 +64,7 @@ final class Transfer {
         data, size, count, user in
         let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
         let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
-        transfer.receiveHeader(line.trimmingCharacters(in: .whitespacesAndNewlines))
+        transfer.receiveHeader(line.trimmedWhitespace)
         return size * count
     }
 
@@ -77,7 +77,7 @@ final class Transfer {
         }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let value = line[line.index(after: colon)...].trimmedWhitespace
         if name == "content-range" { contentRange = value }
     }
 

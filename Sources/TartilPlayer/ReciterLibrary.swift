@@ -34,7 +34,7 @@ public struct ReciterLibrary: Sendable {
     /// The path of `reciter`'s table: the first directory that holds its table file, or nil.
     public func tablePath(for reciter: Reciter) -> String? {
         tableDirectories.lazy
-            .map { ($0 as NSString).appendingPathComponent(reciter.tableFile) }
+            .map { Path.join($0, reciter.tableFile) }
             .first { FileManager.default.fileExists(atPath: $0) }
     }
 

@@ -56,7 +56,7 @@ public enum TableBuilder {
             throw .usage("\(directory) holds no SSSAAA.mp3 files (e.g. 036001.mp3 for 36:1)")
         }
 
-        let paths = jobs.map { (directory as NSString).appendingPathComponent($0.1) }
+        let paths = jobs.map { Path.join(directory, $0.1) }
         let outcomes = Mutex<[Int: Swift.Result<PinnedFile, TartilError>]>([:])
         let finished = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in

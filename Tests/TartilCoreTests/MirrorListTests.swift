@@ -95,7 +95,7 @@ import Testing
             _ = try parse("{\"version\": 1,\n  , }")
             Issue.record("expected an error")
         } catch {
-            #expect(error.message.hasPrefix("m.json:2:3: not valid JSON: "), "\(error.message)")
+            #expect(error.message == "m.json:2:3: not valid JSON: expected a \"key\"", "\(error.message)")
         }
     }
 
@@ -145,5 +145,55 @@ import Testing
                 }
             }
         }
+    }
+}
+
+@Suite struct JSONNodeTests {
+    @Test func parsesEveryKindOfValue() throws {
+        let node = try JSONNode.parse(Array(#"{"a": [1, -2.5e1, true, false, null, "x\"\\\/\n\u00e9\ud83c\udf19"], "b": {}}"#.utf8))
+        #expect(node == .object([
+            "a": .array([.number(1), .number(-25), .bool(true), .bool(false), .null, .string("x\"\\/\né🌙")]),
+            "b": .object([:]),
+        ]))
+        #expect(JSONNode.number(3).integer == 3)
+        #expect(JSONNode.number(3.5).integer == nil)
+        #expect(JSONNode.bool(true).integer == nil)
+    }
+
+    @Test(arguments: [
+        ("{\"a\": 1,\n  , }", 2, 3, "expected a \"key\""),
+        ("[1, 2", 1, 6, "expected ',' or ']'"),
+        ("{\"a\" 1}", 1, 6, "expected ':' after \"a\""),
+        ("\"open", 1, 6, "unterminated string"),
+        ("tru", 1, 1, "expected true"),
+        ("{\"a\": 1, \"a\": 2}", 1, 15, "\"a\" appears twice in one object"),
+        ("[1] 2", 1, 5, "unexpected text after the JSON value"),
+        ("", 1, 1, "unexpected end of the file"),
+        ("[01]", 1, 2, "invalid number '01'"),
+        ("[1.]", 1, 2, "invalid number '1.'"),
+    ])
+    func syntaxErrorsNameLineAndColumn(text: String, line: Int, column: Int, message: String) {
+        #expect(throws: JSONNode.SyntaxError(line: line, column: column, message: message)) { try JSONNode.parse(Array(text.utf8)) }
+    }
+}
+
+@Suite struct PathTextTests {
+    @Test func pathsJoinAndSplit() {
+        #expect(Path.join("/a/b", "c.mp3") == "/a/b/c.mp3")
+        #expect(Path.join("/a/b/", "c") == "/a/b/c")
+        #expect(Path.join("/a", "/abs") == "/abs")
+        #expect(Path.parent("/a/b/c.mp3") == "/a/b")
+        #expect(Path.parent("/a/b/") == "/a")
+        #expect(Path.parent("c") == ".")
+        #expect(Path.parent("/c") == "/")
+        #expect(Path.name("/a/b/c.mp3") == "c.mp3")
+        #expect(Path.name("c") == "c")
+    }
+
+    @Test func textHelpers() {
+        #expect("  a b \t\r\n".trimmedWhitespace == "a b")
+        #expect("   ".trimmedWhitespace == "")
+        #expect("aXbXXc".replacingEvery("X", with: "--") == "a--b----c")
+        #expect("{s}{s}".replacingEvery("{s}", with: "1") == "11")
     }
 }

@@ -255,7 +255,7 @@ enum CacheCommands {
                 continue
             }
             do {
-                let data = try Data(contentsOf: URL(fileURLWithPath: (directory as NSString).appendingPathComponent(name)))
+                let data = try Data(contentsOf: URL(fileURLWithPath: Path.join(directory, name)))
                 let writer = try cache.writer(reciter: reciterID, ayah: ayah, expectation: expectation)
                 if writer.offset > 0 { try writer.restart() }
                 do {

@@ -144,7 +144,8 @@ enum PrefetchCommand {
             }
         case .retrying(let ayah, let mirror, let reason, let delay):
             if !json && !showBar {
-                console.note("retrying \(ayah): \(mirror): \(reason)\(delay > 0 ? String(format: " (again in %.1f s)", delay) : "")")
+                let tenths = Int((delay * 10).rounded())
+                console.note("retrying \(ayah): \(mirror): \(reason)\(tenths > 0 ? " (again in \(tenths / 10).\(tenths % 10) s)" : "")")
             }
         case .started, .cancelled:
             break

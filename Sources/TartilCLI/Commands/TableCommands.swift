@@ -31,8 +31,8 @@ enum TableCommands {
             let reciter = try context.reciterID(invocation)
             let directory = invocation.arguments[0]
             let output = invocation.value("--output")
-                ?? (context.settings.tableOutputDirectory as NSString).appendingPathComponent("\(reciter).tsv")
-            let source = invocation.value("--source") ?? (directory as NSString).standardizingPath
+                ?? Path.join(context.settings.tableOutputDirectory, "\(reciter).tsv")
+            let source = invocation.value("--source") ?? directory
             let console = context.console
             let showProgress = console.errorIsTerminal && !context.settings.json
             let result = try TableBuilder.build(

@@ -1,5 +1,6 @@
 import CEdit
 import Foundation
+import TartilCore
 
 /// Reads command lines: with libedit (line editing and a history file) when standard input is a terminal,
 /// plain lines otherwise.
@@ -15,7 +16,7 @@ final class LineReader {
         self.historyFile = historyFile
         if interactive, let historyFile {
             try? FileManager.default.createDirectory(
-                atPath: (historyFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                atPath: Path.parent(historyFile), withIntermediateDirectories: true)
             _ = read_history(historyFile)
         }
     }
@@ -27,7 +28,7 @@ final class LineReader {
         guard let raw = readline(prompt) else { return nil }
         defer { free(raw) }
         let line = String(cString: raw)
-        if !line.trimmingCharacters(in: .whitespaces).isEmpty {
+        if !line.trimmedWhitespace.isEmpty {
             add_history(line)
             if let historyFile { _ = write_history(historyFile) }
         }

@@ -32,17 +32,21 @@ public struct Settings: Sendable {
 
     // MARK: - XDG base directories
 
-    private var home: String { environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory() }
+    private var home: String {
+        if let home = environment["HOME"], !home.isEmpty { return home }
+        if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { return String(cString: directory) }
+        return "/"
+    }
 
     /// `$NAME` when it is an absolute path (the XDG spec ignores relative ones), else `$HOME/fallback`.
     private func xdg(_ name: String, _ fallback: String) -> String {
         if let value = environment[name], value.hasPrefix("/") { return value }
-        return (home as NSString).appendingPathComponent(fallback)
+        return Path.join(home, fallback)
     }
 
-    public var configHome: String { (xdg("XDG_CONFIG_HOME", ".config") as NSString).appendingPathComponent("tartil") }
-    public var dataHome: String { (xdg("XDG_DATA_HOME", ".local/share") as NSString).appendingPathComponent("tartil") }
-    public var stateHome: String { (xdg("XDG_STATE_HOME", ".local/state") as NSString).appendingPathComponent("tartil") }
+    public var configHome: String { Path.join(xdg("XDG_CONFIG_HOME", ".config"), "tartil") }
+    public var dataHome: String { Path.join(xdg("XDG_DATA_HOME", ".local/share"), "tartil") }
+    public var stateHome: String { Path.join(xdg("XDG_STATE_HOME", ".local/state"), "tartil") }
 
     // MARK: - Resolved paths
 
@@ -58,10 +62,10 @@ public struct Settings: Sendable {
         if let chosen = explicit(mirrorsOption, "TARTIL_MIRRORS") {
             return (chosen.value, chosen.source == "option" ? "--mirrors" : chosen.source)
         }
-        let user = (configHome as NSString).appendingPathComponent("mirrors.json")
+        let user = Path.join(configHome, "mirrors.json")
         if FileManager.default.fileExists(atPath: user) { return (user, "user") }
         if let bundled = bundledDataDirectory {
-            return ((bundled as NSString).appendingPathComponent("mirrors.json"), "bundled")
+            return (Path.join(bundled, "mirrors.json"), "bundled")
         }
         throw TartilError(
             .notFound,
@@ -74,9 +78,9 @@ public struct Settings: Sendable {
     /// Directories searched for reciter tables, in order.
     public var tableDirectories: [String] {
         if let chosen = explicit(tablesOption, "TARTIL_TABLES") { return [chosen.value] }
-        var directories = [(dataHome as NSString).appendingPathComponent("reciter-tables")]
+        var directories = [Path.join(dataHome, "reciter-tables")]
         if let bundled = bundledDataDirectory {
-            directories.append((bundled as NSString).appendingPathComponent("reciter-tables"))
+            directories.append(Path.join(bundled, "reciter-tables"))
         }
         return directories
     }
@@ -86,16 +90,16 @@ public struct Settings: Sendable {
 
     public var cacheDirectory: String {
         explicit(cacheDirectoryOption, "TARTIL_CACHE_DIR")?.value
-            ?? (xdg("XDG_CACHE_HOME", ".cache") as NSString).appendingPathComponent("tartil")
+            ?? Path.join(xdg("XDG_CACHE_HOME", ".cache"), "tartil")
     }
 
     public var journalFile: String {
         explicit(journalOption, "TARTIL_JOURNAL")?.value
-            ?? (dataHome as NSString).appendingPathComponent("journal.sqlite")
+            ?? Path.join(dataHome, "journal.sqlite")
     }
 
     /// The REPL's history file.
-    public var historyFile: String { (stateHome as NSString).appendingPathComponent("history") }
+    public var historyFile: String { Path.join(stateHome, "history") }
 
     /// The default reciter for commands that take `--reciter` (`TARTIL_RECITER`).
     public var defaultReciter: String? { environment["TARTIL_RECITER"].flatMap { $0.isEmpty ? nil : $0 } }
@@ -108,21 +112,27 @@ public struct Settings: Sendable {
     public static func findBundledDataDirectory(environment: [String: String], executablePath: String?) -> String? {
         if let directory = environment["TARTIL_DATA_DIR"], !directory.isEmpty { return directory }
         guard let executablePath else { return nil }
-        let executable = (executablePath as NSString).resolvingSymlinksInPath
-        var directory = (executable as NSString).deletingLastPathComponent
-        let installed = ((directory as NSString).deletingLastPathComponent as NSString)
-            .appendingPathComponent("share/tartil")
+        let executable = realPath(executablePath)
+        var directory = Path.parent(executable)
+        let installed = Path.join(Path.parent(directory), "share/tartil")
         if holdsData(installed) { return installed }
         while directory != "/" && !directory.isEmpty {
             if holdsData(directory) && FileManager.default.fileExists(atPath: directory + "/Package.swift") {
                 return directory
             }
-            directory = (directory as NSString).deletingLastPathComponent
+            directory = Path.parent(directory)
         }
         return nil
     }
 
+    /// The canonical path (symbolic links resolved), or `path` itself when it cannot be resolved.
+    private static func realPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     private static func holdsData(_ directory: String) -> Bool {
-        FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("mirrors.json"))
+        FileManager.default.fileExists(atPath: Path.join(directory, "mirrors.json"))
     }
 }

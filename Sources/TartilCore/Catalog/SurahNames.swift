@@ -55,7 +55,7 @@ public enum SurahNames {
     static func normalize(_ text: String) -> String {
         var letters = String(text.lowercased().unicodeScalars.filter { ("a"..."z").contains($0) }.map(Character.init))
         for (from, to) in [("ee", "i"), ("oo", "u"), ("ou", "u"), ("aa", "a"), ("ii", "i"), ("uu", "u")] {
-            letters = letters.replacingOccurrences(of: from, with: to)
+            letters = letters.replacingEvery(from, with: to)
         }
         if letters.count > 3, letters.hasSuffix("h"),
             let beforeLast = letters.dropLast().last, "aeiou".contains(beforeLast)

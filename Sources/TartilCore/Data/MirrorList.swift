@@ -77,24 +77,23 @@ public struct MirrorList: Sendable {
     /// Parses and validates `mirrors.json`. `file` names the source in errors, which also name the reciter and
     /// the field: `mirrors.json: reciter 'x' (#3): mirrors[0].url: 'ftp://…' is not an http or https URL`.
     public static func parse(_ data: Data, file: String) throws(TartilError) -> MirrorList {
-        let root: Any
+        let root: JSONNode
         do {
-            root = try JSONSerialization.jsonObject(with: data)
+            root = try JSONNode.parse(Array(data))
         } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-            throw TartilError(.invalidData, "\(file)\(position(of: detail, in: data)): not valid JSON: \(detail)")
+            throw TartilError(.invalidData, "\(file):\(error.line):\(error.column): not valid JSON: \(error.message)")
         }
-        guard let object = root as? [String: Any] else {
+        guard let object = root.object else {
             throw TartilError(.invalidData, "\(file): the top level must be an object with \"version\" and \"reciters\"")
         }
         try checkKeys(object, allowed: ["version", "reciters", "comment"], at: "\(file): top level")
-        guard let version = integer(object["version"]) else {
+        guard let version = object["version"]?.integer else {
             throw TartilError(.invalidData, "\(file): version: missing or not a number (this build reads version \(formatVersion))")
         }
         guard version == formatVersion else {
             throw TartilError(.invalidData, "\(file): version: \(version) is not supported (this build reads version \(formatVersion))")
         }
-        guard let entries = object["reciters"] as? [Any] else {
+        guard let entries = object["reciters"]?.array else {
             throw TartilError(.invalidData, "\(file): reciters: missing or not an array")
         }
         var reciters: [Reciter] = []
@@ -111,11 +110,11 @@ public struct MirrorList: Sendable {
         return MirrorList(reciters: reciters)
     }
 
-    private static func parseReciter(_ entry: Any, index: Int, file: String) throws(TartilError) -> Reciter {
-        guard let object = entry as? [String: Any] else {
+    private static func parseReciter(_ entry: JSONNode, index: Int, file: String) throws(TartilError) -> Reciter {
+        guard let object = entry.object else {
             throw TartilError(.invalidData, "\(file): reciter #\(index + 1): must be an object")
         }
-        let rawID = object["id"] as? String
+        let rawID = object["id"]?.string
         let place = "\(file): reciter '\(rawID ?? "?")' (#\(index + 1))"
         func fail(_ field: String, _ problem: String) -> TartilError {
             TartilError(.invalidData, "\(place): \(field): \(problem)")
@@ -124,43 +123,43 @@ public struct MirrorList: Sendable {
         guard let rawID else { throw fail("id", "missing or not a string") }
         if let problem = ReciterID.problem(with: rawID) { throw fail("id", "'\(rawID)' is not valid: \(problem)") }
         let id = try ReciterID(rawID)
-        guard let name = object["name"] as? String, !name.isEmpty else { throw fail("name", "missing or empty") }
-        guard let style = object["style"] as? String else { throw fail("style", "missing or not a string") }
+        guard let name = object["name"]?.string, !name.isEmpty else { throw fail("name", "missing or empty") }
+        guard let style = object["style"]?.string else { throw fail("style", "missing or not a string") }
         guard Reciter.styles.contains(style) else {
             throw fail("style", "'\(style)' is not one of \(Reciter.styles.joined(separator: ", "))")
         }
         var bitrate: Int?
         if let value = object["bitrate_kbps"] {
-            guard let number = integer(value), (8...320).contains(number) else {
+            guard let number = value.integer, (8...320).contains(number) else {
                 throw fail("bitrate_kbps", "must be a whole number of kbit/s from 8 to 320")
             }
             bitrate = number
         }
         var table: String?
         if let value = object["table"] {
-            guard let name = value as? String, name.hasSuffix(".tsv"), !name.contains("/"), name.count > 4 else {
+            guard let name = value.string, name.hasSuffix(".tsv"), !name.contains("/"), name.count > 4 else {
                 throw fail("table", "must be a file name ending in .tsv, without a directory")
             }
             table = name
         }
         var note: String?
         if let value = object["note"] {
-            guard let text = value as? String else { throw fail("note", "must be a string") }
+            guard let text = value.string else { throw fail("note", "must be a string") }
             note = text
         }
-        guard let mirrorEntries = object["mirrors"] as? [Any] else { throw fail("mirrors", "missing or not an array") }
+        guard let mirrorEntries = object["mirrors"]?.array else { throw fail("mirrors", "missing or not an array") }
         guard !mirrorEntries.isEmpty else { throw fail("mirrors", "needs at least one mirror") }
         var mirrors: [Mirror] = []
         for (mirrorIndex, mirrorEntry) in mirrorEntries.enumerated() {
             let field = "mirrors[\(mirrorIndex)]"
-            guard let mirrorObject = mirrorEntry as? [String: Any] else {
+            guard let mirrorObject = mirrorEntry.object else {
                 throw fail(field, "must be an object with \"name\" and \"url\"")
             }
             try checkKeys(mirrorObject, allowed: ["name", "url"], at: "\(place): \(field)")
-            guard let mirrorName = mirrorObject["name"] as? String, !mirrorName.isEmpty else {
+            guard let mirrorName = mirrorObject["name"]?.string, !mirrorName.isEmpty else {
                 throw fail("\(field).name", "missing or empty")
             }
-            guard let url = mirrorObject["url"] as? String else { throw fail("\(field).url", "missing or not a string") }
+            guard let url = mirrorObject["url"]?.string else { throw fail("\(field).url", "missing or not a string") }
             let template: URLTemplate
             do {
                 template = try URLTemplate(url)
@@ -176,34 +175,7 @@ public struct MirrorList: Sendable {
             id: id, name: name, style: style, bitrateKbps: bitrate, tableFile: table, note: note, mirrors: mirrors)
     }
 
-    /// `:line:column` of the offset Foundation names in its message ("… around character 15."), or "".
-    private static func position(of message: String, in data: Data) -> String {
-        guard let range = message.range(of: "character ") else { return "" }
-        let digits = message[range.upperBound...].prefix(while: \.isNumber)
-        guard let offset = Int(digits), offset <= data.count else { return "" }
-        var line = 1
-        var column = 1
-        for byte in data.prefix(offset) {
-            if byte == UInt8(ascii: "\n") {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-        }
-        return ":\(line):\(column)"
-    }
-
-    /// A JSON number that is a whole number (`true` and `false` are not, though Foundation hands them over as
-    /// NSNumber too).
-    private static func integer(_ value: Any?) -> Int? {
-        guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else { return nil }
-        let double = number.doubleValue
-        guard double == double.rounded(), abs(double) < 1e15 else { return nil }
-        return number.intValue
-    }
-
-    private static func checkKeys(_ object: [String: Any], allowed: Set<String>, at place: String) throws(TartilError) {
+    private static func checkKeys(_ object: [String: JSONNode], allowed: Set<String>, at place: String) throws(TartilError) {
         if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw TartilError(
                 .invalidData,

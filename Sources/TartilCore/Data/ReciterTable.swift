@@ -70,26 +70,26 @@ public struct ReciterTable: Sendable {
             func fail(_ problem: String) -> TartilError {
                 TartilError(.invalidData, "\(file):\(lineNumber): \(problem)")
             }
-            if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            if line.trimmedWhitespace.isEmpty { continue }
             if line.hasPrefix("#") {
-                let comment = line.dropFirst().trimmingCharacters(in: .whitespaces)
+                let comment = line.dropFirst().trimmedWhitespace
                 if lineNumber == 1 {
                     guard comment.hasPrefix("tartil-table:") else {
                         throw fail("the first line must be '# tartil-table: \(formatVersion)'")
                     }
-                    let value = comment.dropFirst("tartil-table:".count).trimmingCharacters(in: .whitespaces)
+                    let value = comment.dropFirst("tartil-table:".count).trimmedWhitespace
                     guard let number = Int(value), number == formatVersion else {
                         throw fail("format '\(value)' is not supported (this build reads tartil-table: \(formatVersion))")
                     }
                     version = number
                 } else if comment.hasPrefix("reciter:") {
-                    let value = comment.dropFirst("reciter:".count).trimmingCharacters(in: .whitespaces)
+                    let value = comment.dropFirst("reciter:".count).trimmedWhitespace
                     if let problem = ReciterID.problem(with: value) {
                         throw fail("reciter: '\(value)' is not a valid id: \(problem)")
                     }
                     reciter = try ReciterID(value)
                 } else if comment.hasPrefix("source:") {
-                    source = comment.dropFirst("source:".count).trimmingCharacters(in: .whitespaces)
+                    source = comment.dropFirst("source:".count).trimmedWhitespace
                 }
                 continue
             }

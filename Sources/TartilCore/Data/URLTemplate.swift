@@ -43,9 +43,9 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// The URL of one ayah's file.
     public func url(for ayah: AyahRef) -> String {
-        text.replacingOccurrences(of: "{surah3}", with: AyahRef.pad3(ayah.surah))
-            .replacingOccurrences(of: "{ayah3}", with: AyahRef.pad3(ayah.ayah))
-            .replacingOccurrences(of: "{global}", with: String(ayah.global))
+        text.replacingEvery("{surah3}", with: AyahRef.pad3(ayah.surah))
+            .replacingEvery("{ayah3}", with: AyahRef.pad3(ayah.ayah))
+            .replacingEvery("{global}", with: String(ayah.global))
     }
 
     /// The scheme and host (`https://everyayah.com`), for messages about a mirror.

@@ -1,0 +1,239 @@
+/// A parsed JSON value. tartil reads its JSON files (`mirrors.json`) with this small parser rather than
+/// Foundation's, for two reasons: syntax errors name the line and column, and it does not go through
+/// CoreFoundation (see `Path`).
+public enum JSONNode: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONNode])
+    case object([String: JSONNode])
+
+    /// A whole number (not a boolean, not a fraction).
+    public var integer: Int? {
+        guard case .number(let value) = self, value == value.rounded(), abs(value) < 1e15 else { return nil }
+        return Int(value)
+    }
+
+    public var string: String? { if case .string(let value) = self { value } else { nil } }
+    public var array: [JSONNode]? { if case .array(let value) = self { value } else { nil } }
+    public var object: [String: JSONNode]? { if case .object(let value) = self { value } else { nil } }
+
+    /// A syntax error at a line and column (both from 1).
+    public struct SyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+        public let line: Int
+        public let column: Int
+        public let message: String
+        public var description: String { "\(line):\(column): \(message)" }
+    }
+
+    /// Parses UTF-8 JSON text (RFC 8259; one value, white space around it).
+    public static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONNode {
+        var parser = Parser(bytes: bytes)
+        parser.skipSpace()
+        let value = try parser.value(depth: 0)
+        parser.skipSpace()
+        guard parser.index == bytes.count else { throw parser.error("unexpected text after the JSON value") }
+        return value
+    }
+
+    private struct Parser {
+        let bytes: [UInt8]
+        var index = 0
+
+        func error(_ message: String) -> SyntaxError {
+            var line = 1
+            var column = 1
+            for byte in bytes[..<min(index, bytes.count)] {
+                if byte == UInt8(ascii: "\n") {
+                    line += 1
+                    column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    column += 1
+                }
+            }
+            return SyntaxError(line: line, column: column, message: message)
+        }
+
+        var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+        mutating func skipSpace() {
+            while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+        }
+
+        mutating func expect(_ word: String, _ value: JSONNode) throws(SyntaxError) -> JSONNode {
+            let expected = Array(word.utf8)
+            guard bytes.count - index >= expected.count, Array(bytes[index..<(index + expected.count)]) == expected else {
+                throw error("expected \(word)")
+            }
+            index += expected.count
+            return value
+        }
+
+        mutating func value(depth: Int) throws(SyntaxError) -> JSONNode {
+            guard depth < 100 else { throw error("nested too deeply") }
+            guard let byte = current else { throw error("unexpected end of the file") }
+            switch byte {
+            case UInt8(ascii: "{"): return try object(depth: depth)
+            case UInt8(ascii: "["): return try array(depth: depth)
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"): return try expect("true", .bool(true))
+            case UInt8(ascii: "f"): return try expect("false", .bool(false))
+            case UInt8(ascii: "n"): return try expect("null", .null)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+            default: throw error("unexpected character '\(Character(Unicode.Scalar(byte)))'")
+            }
+        }
+
+        mutating func object(depth: Int) throws(SyntaxError) -> JSONNode {
+            index += 1
+            var members: [String: JSONNode] = [:]
+            skipSpace()
+            if current == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
+            while true {
+                skipSpace()
+                guard current == UInt8(ascii: "\"") else { throw error("expected a \"key\"") }
+                let key = try string()
+                skipSpace()
+                guard current == UInt8(ascii: ":") else { throw error("expected ':' after \"\(key)\"") }
+                index += 1
+                skipSpace()
+                guard members[key] == nil else { throw error("\"\(key)\" appears twice in one object") }
+                members[key] = try value(depth: depth + 1)
+                skipSpace()
+                if current == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                guard current == UInt8(ascii: "}") else { throw error("expected ',' or '}'") }
+                index += 1
+                return .object(members)
+            }
+        }
+
+        mutating func array(depth: Int) throws(SyntaxError) -> JSONNode {
+            index += 1
+            var elements: [JSONNode] = []
+            skipSpace()
+            if current == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
+            while true {
+                skipSpace()
+                elements.append(try value(depth: depth + 1))
+                skipSpace()
+                if current == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                guard current == UInt8(ascii: "]") else { throw error("expected ',' or ']'") }
+                index += 1
+                return .array(elements)
+            }
+        }
+
+        mutating func string() throws(SyntaxError) -> String {
+            index += 1
+            var scalars = String.UnicodeScalarView()
+            var run: [UInt8] = []
+            while true {
+                guard let byte = current else { throw error("unterminated string") }
+                if byte == UInt8(ascii: "\"") {
+                    index += 1
+                    scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
+                    return String(scalars)
+                }
+                if byte < 0x20 { throw error("control character in a string (escape it)") }
+                if byte != UInt8(ascii: "\\") {
+                    run.append(byte)
+                    index += 1
+                    continue
+                }
+                scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
+                run.removeAll()
+                index += 1
+                guard let escape = current else { throw error("unterminated string") }
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{8}")
+                case UInt8(ascii: "f"): scalars.append("\u{C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    var code = try hex4()
+                    if (0xD800..<0xDC00).contains(code) {
+                        guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                            throw error("a lone surrogate in \\u escape")
+                        }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw error("a lone surrogate in \\u escape") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
+                    scalars.append(scalar)
+                default:
+                    throw error("invalid escape in a string")
+                }
+            }
+        }
+
+        /// RFC 8259's number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+        static func isNumber(_ text: ArraySlice<UInt8>) -> Bool {
+            var rest = text[...]
+            func digits() -> Int {
+                let count = rest.prefix(while: { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }).count
+                rest = rest.dropFirst(count)
+                return count
+            }
+            if rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+            if rest.first == UInt8(ascii: "0") {
+                rest = rest.dropFirst()
+            } else if digits() == 0 {
+                return false
+            }
+            if rest.first == UInt8(ascii: ".") {
+                rest = rest.dropFirst()
+                if digits() == 0 { return false }
+            }
+            if rest.first == UInt8(ascii: "e") || rest.first == UInt8(ascii: "E") {
+                rest = rest.dropFirst()
+                if rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+                if digits() == 0 { return false }
+            }
+            return rest.isEmpty
+        }
+
+        mutating func hex4() throws(SyntaxError) -> UInt32 {
+            guard bytes.count - index >= 4, let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16) else {
+                throw error("invalid \\u escape")
+            }
+            index += 4
+            return value
+        }
+
+        mutating func number() throws(SyntaxError) -> JSONNode {
+            let start = index
+            if current == UInt8(ascii: "-") { index += 1 }
+            while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+            {
+                index += 1
+            }
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            guard Self.isNumber(bytes[start..<index]), let value = Double(text), value.isFinite else {
+                index = start
+                throw error("invalid number '\(text)'")
+            }
+            return .number(value)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Glibc
+
+/// Starts work on a detached POSIX thread. Foundation's `Thread` would do, but it pages in more of
+/// CoreFoundation, which counts against tartil's memory budget (see `Path`).
+enum NativeThread {
+    private final class Work {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    /// Runs `body` on a new thread with a stack of `stackSize` bytes.
+    static func start(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, stackSize)
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        let work = Unmanaged.passRetained(Work(body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, &attributes, { argument in
+            let work = Unmanaged<Work>.fromOpaque(argument!).takeRetainedValue()
+            work.body()
+            return nil
+        }, work)
+        precondition(result == 0, "pthread_create failed: \(result)")
+    }
+}
