@@ -209,9 +209,8 @@ public final class Downloader: @unchecked Sendable {
             mirrorHealth.recordFailure(mirror, now: now())
             health[reciter] = mirrorHealth
             let action = job.plan.failed(failure, on: mirror, health: mirrorHealth, now: now(), random: { Double.random(in: 0..<1, using: &random) })
-            if case .start(let next, let delay) = action {
+            if case .start(_, let delay) = action {
                 events(.retrying(job.request.ayah, mirror: job.request.mirrors[mirror].name, reason: failure.reason, delay: delay))
-                _ = next
             }
             follow(action, job)
         }

@@ -29,54 +29,55 @@ import Testing
         }
     }
 
-    /// What the player needs next jumps ahead of bulk prefetch that is still queued.
-    @Test func playbackRequestsGoBeforeQueuedPrefetch() throws {
+    /// A fault server over the fixtures, an empty cache and a downloader with `parallel` transfers, for `body`.
+    func withDownloader(parallel: Int, _ body: (TestServer, String, Recorder, Downloader) throws -> Void) throws {
         let server = try TestServer.faults(root: TestPaths.fixtures)
         defer { server.stop() }
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let recorder = Recorder()
         let downloader = try Downloader(
-            cacheDirectory: directory, limits: DownloadLimits(parallel: 1), validate: { _ in },
+            cacheDirectory: directory, limits: DownloadLimits(parallel: parallel), validate: { _ in },
             events: { recorder.record($0) })
-        let bulk = try (1...7).map { try AyahRef(1, $0) }
-        downloader.submit(try requests(bulk, server: server, priority: .prefetch))
-        usleep(50_000)
-        downloader.submit(try requests([try AyahRef(112, 1)], server: server, priority: .playback))
-        for _ in 0..<8 { #expect(recorder.settled.wait(timeout: .now() + 30) == .success) }
-        downloader.shutdown()
-        let started = recorder.events.withLock { $0 }.compactMap { event -> String? in
-            if case .started(let ayah, _) = event { return ayah.description } else { return nil }
+        try body(server, directory, recorder, downloader)
+    }
+
+    /// What the player needs next jumps ahead of bulk prefetch that is still queued.
+    @Test func playbackRequestsGoBeforeQueuedPrefetch() throws {
+        try withDownloader(parallel: 1) { server, directory, recorder, downloader in
+            let bulk = try (1...7).map { try AyahRef(1, $0) }
+            downloader.submit(try requests(bulk, server: server, priority: .prefetch))
+            usleep(50_000)
+            downloader.submit(try requests([try AyahRef(112, 1)], server: server, priority: .playback))
+            for _ in 0..<8 { #expect(recorder.settled.wait(timeout: .now() + 30) == .success) }
+            downloader.shutdown()
+            let started = recorder.events.withLock { $0 }.compactMap { event -> String? in
+                if case .started(let ayah, _) = event { return ayah.description } else { return nil }
+            }
+            #expect(started.count == 8)
+            #expect(started.firstIndex(of: "112:1")! <= 2, "started in order \(started)")
+            #expect(try Cache(directory: directory).files().count == 8)
         }
-        #expect(started.count == 8)
-        #expect(started.firstIndex(of: "112:1")! <= 2, "started in order \(started)")
-        #expect(try Cache(directory: directory).files().count == 8)
     }
 
     @Test func cancelStopsEverythingAndKeepsPartialFiles() throws {
-        let server = try TestServer.faults(root: TestPaths.fixtures)
-        defer { server.stop() }
-        let directory = TestPaths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let recorder = Recorder()
-        let downloader = try Downloader(
-            cacheDirectory: directory, limits: DownloadLimits(parallel: 2), validate: { _ in },
-            events: { recorder.record($0) })
-        // A trickle (a byte every 0.2 s): both transfers have a few bytes and neither is done when cancelled.
-        downloader.submit(try requests(try (1...7).map { try AyahRef(1, $0) }, server: server, priority: .prefetch, fault: "trickle"))
-        usleep(700_000)
-        downloader.cancel()
-        for _ in 0..<7 { #expect(recorder.settled.wait(timeout: .now() + 10) == .success) }
-        downloader.shutdown()
-        let events = recorder.events.withLock { $0 }
-        let cancelled = events.filter { if case .cancelled = $0 { true } else { false } }.count
-        #expect(cancelled == 7)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/fixture")) ?? []
-        // Whatever is under a final name is complete; interrupted transfers left resumable .part files.
-        for name in names where name.hasSuffix(".mp3") {
-            let original = try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/fixture/" + name))
-            #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/fixture/" + name)) == original)
+        try withDownloader(parallel: 2) { server, directory, recorder, downloader in
+            // A trickle (a byte every 0.2 s): both transfers have a few bytes and neither is done when cancelled.
+            downloader.submit(try requests(try (1...7).map { try AyahRef(1, $0) }, server: server, priority: .prefetch, fault: "trickle"))
+            usleep(700_000)
+            downloader.cancel()
+            for _ in 0..<7 { #expect(recorder.settled.wait(timeout: .now() + 10) == .success) }
+            downloader.shutdown()
+            let events = recorder.events.withLock { $0 }
+            let cancelled = events.filter { if case .cancelled = $0 { true } else { false } }.count
+            #expect(cancelled == 7)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/fixture")) ?? []
+            // Whatever is under a final name is complete; interrupted transfers left resumable .part files.
+            for name in names where name.hasSuffix(".mp3") {
+                let original = try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/fixture/" + name))
+                #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/fixture/" + name)) == original)
+            }
+            #expect(names.contains { $0.hasSuffix(".part") }, "\(names) \(events)")
         }
-        #expect(names.contains { $0.hasSuffix(".part") }, "\(names) \(events)")
     }
 }
