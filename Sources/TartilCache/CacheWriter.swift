@@ -65,8 +65,8 @@ public final class CacheWriter {
         guard fstat(descriptor, &status) == 0 else { throw CacheError.system("fstat", path: partPath) }
         let size = Int(status.st_size)
         guard size > 0 else { return }
-        if size > expectation.maxBytes || (expectation.bytes.map { size >= $0 } ?? false) {
-            try restart()  // too big to be a prefix of the file (or complete but never verified): start over
+        if size > expectation.maxBytes {
+            try restart()  // too big to be a prefix of the file: start over
             return
         }
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)

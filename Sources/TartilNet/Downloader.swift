@@ -9,8 +9,8 @@ import TartilCore
 /// wakes the thread. Decisions (which mirror, how long to wait, when to give up) come from `DownloadPlan`;
 /// bytes go through the cache's writer, hashed as they arrive, and reach their final name only verified.
 ///
-/// Finished transfers are committed (fdatasync, hash check, rename, one directory fsync and one index
-/// transaction per batch) by a few committer threads, so the download thread never waits on the disk.
+/// Finished transfers are committed (hash check, one syncfs or fdatasync, rename, one directory fsync and one
+/// index transaction per batch) by a committer thread, so the download thread never waits on the disk.
 ///
 /// `@unchecked Sendable`: the only state other threads touch is `inbox` and `commits` (each a `Mutex`), the
 /// byte counter (`Atomic`) and the multi handle through `curl_multi_wakeup`, which libcurl allows from any
@@ -45,9 +45,7 @@ public final class Downloader: @unchecked Sendable {
 
     private let commits = Mutex(CommitQueue())
     private let commitSignal = DispatchSemaphore(value: 0)
-    private let committerCount = 2
-    /// How long a committer waits for more finished files before a group commit (bulk downloads only).
-    private let commitWindowMicroseconds: useconds_t = 50_000
+    private let committerCount = 1
     private let committersDone = DispatchSemaphore(value: 0)
 
     private let multi: UnsafeMutableRawPointer
@@ -119,8 +117,8 @@ public final class Downloader: @unchecked Sendable {
         guard let cache = try? Cache(directory: cacheDirectory) else { return }
         while true {
             commitSignal.wait()
-            // Group commit: when files are arriving in numbers, wait a moment for more, so one syncfs covers many.
-            if commits.withLock({ $0.pending.count }) > 1 { usleep(commitWindowMicroseconds) }
+            // Group commit without a timer: whatever finished while the last batch was being synced forms the
+            // next batch, so batches grow exactly when downloads outpace the disk.
             let (batch, stopping) = commits.withLock { queue -> ([Handover], Bool) in
                 let batch = Array(queue.pending.prefix(128))
                 queue.pending.removeFirst(batch.count)

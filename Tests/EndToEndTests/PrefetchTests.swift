@@ -209,6 +209,19 @@ func sha256(_ path: String) -> String {
         }
     }
 
+    /// A run killed after the last byte arrived but before the commit leaves a complete partial file: the next
+    /// run's range request gets 416 and the file is committed after its hash is checked, without a new download.
+    @Test func aCompletePartialFileIsCommittedWithoutDownloadingAgain() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/cache/fixture", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: TestPaths.fixtures + "/fixture/112002.mp3", toPath: directory + "/cache/fixture/.112002.mp3.part")
+        let result = try environment.tartil(["prefetch", "112:2", "--reciter", "fixture", "--json"], urls: [environment.clean], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""bytes":0"#), "\(result.stdout)")
+        #expect(try environment.verifiedFiles(in: directory).count == 1)
+    }
+
     @Test func verifyCatchesAFlippedBitAndRepairBringsItBack() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
