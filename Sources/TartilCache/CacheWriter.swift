@@ -22,10 +22,13 @@ public final class CacheWriter {
         self.expectation = expectation
         let directory = Path.parent(finalPath)
         partPath = Path.join(directory, ".\(Path.name(finalPath)).part")
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw CacheError(.io, "cannot create \(directory): \(error.localizedDescription)")
+        // One mkdir(2) in the common case (the reciter's folder exists); FileManager only to create parents.
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw CacheError(.io, "cannot create \(directory): \(error.localizedDescription)")
+            }
         }
         descriptor = try Self.openLocked(partPath, finalPath: finalPath)
         hasher = try SHA256()

@@ -44,7 +44,9 @@ final class Transfer {
         ccurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         ccurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         ccurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        ccurl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        // Over https a server may offer HTTP/2: wait for its answer and multiplex on one connection. Over plain
+        // http (HTTP/1.1) waiting would queue transfers behind each other instead of opening connections.
+        if url.lowercased().hasPrefix("https://") { ccurl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1) }
         ccurl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
         ccurl_easy_setopt_string(handle, CURLOPT_USERAGENT, "tartil/0.1")
         if writer.offset > 0 { ccurl_easy_setopt_string(handle, CURLOPT_RANGE, "\(writer.offset)-") }
