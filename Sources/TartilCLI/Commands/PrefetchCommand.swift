@@ -104,7 +104,11 @@ enum PrefetchCommand {
         let downloader = try Downloader(
             cacheDirectory: cache.directory, limits: limits, policy: policy, validate: validateAudio,
             events: { queue.push($0) })
-        downloader.submit(requests)
+        // Feed the downloader a window of requests at a time rather than all 6236 of a whole Qur'an: its queue,
+        // and the memory behind it, stay small; settled files make room for more.
+        let window = max(64, limits.parallel * 8)
+        var next = min(window, requests.count)
+        downloader.submit(Array(requests[..<next]))
         var outstanding = requests.count
         var cancelling = false
         let showBar = console.errorIsTerminal && !json
@@ -113,10 +117,21 @@ enum PrefetchCommand {
             if Interrupt.isPending && !cancelling {
                 cancelling = true
                 downloader.cancel()
+                // Requests never handed to the downloader are cancelled too.
+                outstanding -= requests.count - next
+                progress.cancelled += requests.count - next
+                next = requests.count
             }
+            var settled = 0
             for event in queue.drain() {
-                outstanding -= progress.apply(event, mirrors: mirrors) ? 1 : 0
+                settled += progress.apply(event, mirrors: mirrors) ? 1 : 0
                 report(event, json: json, console: console, showBar: showBar)
+            }
+            outstanding -= settled
+            if settled > 0 && next < requests.count && !cancelling {
+                let end = min(requests.count, next + settled)
+                downloader.submit(Array(requests[next..<end]))
+                next = end
             }
             if showBar {
                 console.writeError("\r\u{1B}[K" + progress.bar(bytes: downloader.totalBytesReceived, seconds: Date().timeIntervalSince(started)))
