@@ -168,7 +168,7 @@ public final class Cache {
     /// The reciters with a folder in the cache.
     public func reciterFolders() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter { ReciterID.problemless($0) && isDirectory("\(directory)/\($0)") }.sorted()
+        return names.filter { (try? ReciterID($0)) != nil && isDirectory("\(directory)/\($0)") }.sorted()
     }
 
     /// Every `SSSAAA.mp3` under the cache (or one reciter's folder), in order.
@@ -179,9 +179,8 @@ public final class Cache {
         for folder in reciter.map({ [$0] }) ?? reciterFolders() {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: "\(directory)/\(folder)")) ?? []).sorted()
             for name in names {
-                guard name.hasSuffix(".mp3"), name.count == 10, let surah = Int(name.prefix(3)),
-                    let number = Int(name.dropFirst(3).prefix(3)), let ayah = try? AyahRef(surah, number)
-                else { continue }
+                // Only names `path(reciter:ayah:)` makes (lowercase `.mp3`) are cache files.
+                guard let ayah = AyahRef(fileName: name), name == ayah.fileStem + ".mp3" else { continue }
                 let path = "\(directory)/\(folder)/\(name)"
                 var status = stat()
                 guard stat(path, &status) == 0 else { continue }
@@ -230,11 +229,6 @@ public final class Cache {
         var flag: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &flag) && flag.boolValue
     }
-}
-
-extension ReciterID {
-    /// Whether `text` is a valid id (without throwing).
-    static func problemless(_ text: String) -> Bool { (try? ReciterID(text)) != nil }
 }
 
 @available(*, unavailable) extension Cache: Sendable {}

@@ -28,7 +28,7 @@ public struct DownloadRequest: Sendable, Hashable {
 
 /// Limits every transfer runs under.
 public struct DownloadLimits: Sendable, Hashable {
-    /// Transfers at once.
+    /// Transfers at once (8 suits per-ayah files: small, many, often from one host).
     public var parallel: Int
     /// Seconds to establish a connection.
     public var connectTimeout: Double
@@ -38,7 +38,7 @@ public struct DownloadLimits: Sendable, Hashable {
     /// Redirects followed at most (http and https only).
     public var maxRedirects: Int
 
-    public init(parallel: Int = 16, connectTimeout: Double = 10, stallSeconds: Int = 15, stallBytesPerSecond: Int = 512, maxRedirects: Int = 5) {
+    public init(parallel: Int = 8, connectTimeout: Double = 10, stallSeconds: Int = 15, stallBytesPerSecond: Int = 512, maxRedirects: Int = 5) {
         self.parallel = parallel
         self.connectTimeout = connectTimeout
         self.stallSeconds = stallSeconds

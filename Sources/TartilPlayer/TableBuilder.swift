@@ -110,15 +110,11 @@ public enum TableBuilder {
     }
 
     private static func classify(_ name: String) -> Classification {
-        let lower = name.lowercased()
-        guard lower.hasSuffix(".mp3") else { return name.hasPrefix(".") ? .ignore : .skip("not an .mp3 file") }
-        let stem = lower.dropLast(4)
-        guard stem.count == 6, stem.allSatisfy({ $0.isASCII && $0.isNumber }),
-            let surah = Int(stem.prefix(3)), let ayah = Int(stem.suffix(3))
-        else { return .skip("not named SSSAAA.mp3") }
-        if ayah == 0 { return .skip("ayah 0 is a basmala file, not an ayah") }
+        guard name.lowercased().hasSuffix(".mp3") else { return name.hasPrefix(".") ? .ignore : .skip("not an .mp3 file") }
+        guard let numbers = AyahRef.numbers(inFileName: name) else { return .skip("not named SSSAAA.mp3") }
+        if numbers.ayah == 0 { return .skip("ayah 0 is a basmala file, not an ayah") }
         do {
-            return .ayah(try AyahRef(surah, ayah))
+            return .ayah(try AyahRef(numbers.surah, numbers.ayah))
         } catch {
             return .skip(error.message)
         }

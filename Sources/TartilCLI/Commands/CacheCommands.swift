@@ -180,7 +180,7 @@ enum CacheCommands {
                 }
                 var progress = PrefetchProgress(requested: requests.count)
                 try PrefetchCommand.fetch(
-                    requests, mirrors: reciter.mirrors, into: cache, limits: DownloadLimits(parallel: 8), policy: DownloadPolicy(),
+                    requests, into: cache, limits: DownloadLimits(), policy: DownloadPolicy(),
                     progress: &progress, context: context, started: Date())
                 repaired += progress.downloaded
                 repairFailures += progress.failed
@@ -239,13 +239,7 @@ enum CacheCommands {
         var already = 0
         var rejected: [(String, String)] = []
         let names = (try FileManager.default.contentsOfDirectory(atPath: directory)).sorted()
-        let candidates = names.compactMap { name -> (String, AyahRef)? in
-            let stem = name.lowercased().hasSuffix(".mp3") ? String(name.dropLast(4)) : ""
-            guard stem.count == 6, let surah = Int(stem.prefix(3)), let number = Int(stem.suffix(3)),
-                let ayah = try? AyahRef(surah, number)
-            else { return nil }
-            return (name, ayah)
-        }
+        let candidates = names.compactMap { name in AyahRef(fileName: name).map { (name, $0) } }
         guard !candidates.isEmpty else { throw TartilError.usage("\(directory) holds no SSSAAA.mp3 files") }
         for (name, ayah) in candidates {
             if Interrupt.isPending { throw TartilError(.interrupted, "import stopped after \(imported) files") }

@@ -70,7 +70,7 @@ enum PrefetchCommand {
         }
 
         if !requests.isEmpty {
-            try fetch(requests, mirrors: reciter.mirrors, into: cache, limits: limits, policy: policy, progress: &progress, context: context, started: started)
+            try fetch(requests, into: cache, limits: limits, policy: policy, progress: &progress, context: context, started: started)
         }
 
         var evicted: [Cache.CachedFile] = []
@@ -95,7 +95,7 @@ enum PrefetchCommand {
     /// Downloads `requests` with a progress bar on a terminal, event lines otherwise, until every one is
     /// settled (or Ctrl-C cancels the rest).
     static func fetch(
-        _ requests: [DownloadRequest], mirrors: [Mirror], into cache: Cache, limits: DownloadLimits, policy: DownloadPolicy,
+        _ requests: [DownloadRequest], into cache: Cache, limits: DownloadLimits, policy: DownloadPolicy,
         progress: inout PrefetchProgress, context: Context, started: Date
     ) throws {
         let console = context.console
@@ -124,7 +124,7 @@ enum PrefetchCommand {
             }
             var settled = 0
             for event in queue.drain() {
-                settled += progress.apply(event, mirrors: mirrors) ? 1 : 0
+                settled += progress.apply(event) ? 1 : 0
                 report(event, json: json, console: console, showBar: showBar)
             }
             outstanding -= settled
@@ -168,7 +168,7 @@ enum PrefetchCommand {
     }
 
     static func downloadLimits(_ invocation: Invocation) throws(TartilError) -> DownloadLimits {
-        var limits = DownloadLimits(parallel: 8)
+        var limits = DownloadLimits()
         if let jobs = try integer(invocation, "--jobs", in: 1...64) { limits.parallel = jobs }
         if let seconds = try integer(invocation, "--connect-timeout", in: 1...300) { limits.connectTimeout = Double(seconds) }
         if let seconds = try integer(invocation, "--stall-timeout", in: 1...600) { limits.stallSeconds = seconds }
@@ -215,7 +215,7 @@ struct PrefetchProgress {
     init(requested: Int) { self.requested = requested }
 
     /// Applies an event; returns true when it settles a file.
-    mutating func apply(_ event: DownloadEvent, mirrors: [Mirror]) -> Bool {
+    mutating func apply(_ event: DownloadEvent) -> Bool {
         switch event {
         case .cached(_, _, let already):
             if already { alreadyCached += 1 } else { downloaded += 1 }

@@ -5,25 +5,22 @@ import Foundation
 public struct Console: Sendable {
     public let writeOut: @Sendable (String) -> Void
     public let writeError: @Sendable (String) -> Void
-    /// Whether standard output is a terminal (tables, colours and progress are for terminals only).
-    public let outputIsTerminal: Bool
     /// Whether standard error is a terminal (progress lines are drawn there).
     public let errorIsTerminal: Bool
 
     public init(
         writeOut: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
-        outputIsTerminal: Bool = false, errorIsTerminal: Bool = false
+        errorIsTerminal: Bool = false
     ) {
         self.writeOut = writeOut
         self.writeError = writeError
-        self.outputIsTerminal = outputIsTerminal
         self.errorIsTerminal = errorIsTerminal
     }
 
     /// The process's own standard output and error, unbuffered.
     public static let standard = Console(
         writeOut: { writeAll(1, $0) }, writeError: { writeAll(2, $0) },
-        outputIsTerminal: isatty(1) == 1, errorIsTerminal: isatty(2) == 1)
+        errorIsTerminal: isatty(2) == 1)
 
     /// Prints a line of results.
     public func line(_ text: String = "") { writeOut(text + "\n") }

@@ -38,6 +38,23 @@ public struct AyahRef: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The everyayah file stem, `SSSAAA` (`036001`).
     public var fileStem: String { Self.pad3(surah) + Self.pad3(ayah) }
 
+    /// The surah and ayah numbers an everyayah file name spells (`036001.mp3` → 36, 1; any case of `.mp3`),
+    /// not yet checked against the catalog (`001000.mp3`, a basmala file, gives ayah 0); nil for other names.
+    public static func numbers(inFileName name: String) -> (surah: Int, ayah: Int)? {
+        guard name.count == 10, name.lowercased().hasSuffix(".mp3") else { return nil }
+        let stem = name.prefix(6)
+        guard stem.allSatisfy({ $0.isASCII && $0.isNumber }), let surah = Int(stem.prefix(3)), let ayah = Int(stem.suffix(3))
+        else { return nil }
+        return (surah, ayah)
+    }
+
+    /// The ayah an everyayah file name (`036001.mp3`) names, or nil when it names none.
+    public init?(fileName: String) {
+        guard let numbers = Self.numbers(inFileName: fileName), let ayah = try? AyahRef(numbers.surah, numbers.ayah)
+        else { return nil }
+        self = ayah
+    }
+
     /// `2:255`.
     public var description: String { "\(surah):\(ayah)" }
 

@@ -68,9 +68,6 @@ public struct MirrorHealth: Sendable, Hashable {
     }
 
     public func isDemoted(_ mirror: Int, now: Double) -> Bool { demotedUntil[mirror] > now }
-
-    /// Mirrors demoted right now, for progress displays.
-    public func demoted(now: Double) -> [Int] { demotedUntil.indices.filter { isDemoted($0, now: now) } }
 }
 
 /// The decisions for downloading one file: which mirror to try next, how long to wait first, and when to give
