@@ -133,7 +133,7 @@ public final class Cache {
 
     /// Whether the file is cached and passes the size and hash check (a failing file is removed).
     public func containsVerified(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError) -> Bool {
-        guard expectation.isKnown, FileManager.default.fileExists(atPath: path(reciter: reciter, ayah: ayah)) else {
+        guard expectation.isKnown, access(path(reciter: reciter, ayah: ayah), F_OK) == 0 else {
             return false
         }
         do {

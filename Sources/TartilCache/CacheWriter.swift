@@ -13,7 +13,8 @@ public final class CacheWriter {
     public let partPath: String
     public let expectation: FileExpectation
     private var descriptor: Int32
-    private var hasher: SHA256
+    /// SHA-256 of the bytes written, computed on the `HashingThread` as they are written.
+    private var digest: StreamingDigest
     /// Bytes in the partial file so far: where a resumed download continues.
     public private(set) var offset: Int = 0
 
@@ -31,7 +32,7 @@ public final class CacheWriter {
             }
         }
         descriptor = try Self.openLocked(partPath, finalPath: finalPath)
-        hasher = try SHA256()
+        digest = try StreamingDigest()
         try resumeExisting()
     }
 
@@ -79,7 +80,7 @@ public final class CacheWriter {
             let count = pread(descriptor, buffer, min(1 << 16, size - position), off_t(position))
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw CacheError.system("read", path: partPath) }
-            try hasher.update(buffer, count: count)
+            try digest.updateHere(buffer, count: count)
             position += count
         }
         offset = size
@@ -100,7 +101,7 @@ public final class CacheWriter {
             }
             written += count
         }
-        try hasher.update(bytes)
+        if let base = bytes.baseAddress { HashingThread.shared.append(base, count: bytes.count, to: digest) }
         offset += bytes.count
     }
 
@@ -109,7 +110,7 @@ public final class CacheWriter {
         guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
             throw CacheError.system("ftruncate", path: partPath)
         }
-        hasher = try SHA256()
+        digest = try StreamingDigest()  // chunks still queued for the old one finish harmlessly
         offset = 0
     }
 
@@ -117,9 +118,9 @@ public final class CacheWriter {
     /// not known) `validate`, which must find MPEG audio. On failure the partial file is removed. Returns the
     /// size and hash. Then `syncData` (or one `syncfs` for a batch) and `publish`; `Cache.commit` does all three.
     func check(validate: (String) throws -> Void) throws(CacheError) -> (bytes: Int, sha256: String) {
-        let digest = try hasher.finalize()
+        let sha256 = try HashingThread.shared.finish(digest)
         do throws(CacheError) {
-            if let problem = expectation.mismatch(bytes: offset, sha256: digest) {
+            if let problem = expectation.mismatch(bytes: offset, sha256: sha256) {
                 throw CacheError(.mismatch, problem)
             }
             if !expectation.isKnown {
@@ -133,7 +134,7 @@ public final class CacheWriter {
             abandon(keepPartial: false)
             throw error
         }
-        return (offset, digest)
+        return (offset, sha256)
     }
 
     /// Makes the bytes durable (fdatasync).

@@ -48,6 +48,7 @@ final class Transfer {
         // http (HTTP/1.1) waiting would queue transfers behind each other instead of opening connections.
         if url.lowercased().hasPrefix("https://") { ccurl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1) }
         ccurl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        ccurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 32768)
         ccurl_easy_setopt_string(handle, CURLOPT_USERAGENT, "tartil/0.1")
         if writer.offset > 0 { ccurl_easy_setopt_string(handle, CURLOPT_RANGE, "\(writer.offset)-") }
     }
@@ -65,22 +66,37 @@ final class Transfer {
     private static let headerCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
         data, size, count, user in
         let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
-        transfer.receiveHeader(line.trimmedWhitespace)
+        transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
         return size * count
     }
 
-    private func receiveHeader(_ line: String) {
-        if line.hasPrefix("HTTP/") {
-            let parts = line.split(separator: " ")
-            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+    /// Reads the two header lines that matter straight from curl's bytes: the status line (a redirect starts a
+    /// new response block) and `Content-Range`. Other lines cost no allocation.
+    private func receiveHeader(_ line: UnsafeRawBufferPointer) {
+        if Self.hasPrefix(line, "HTTP/", ignoringCase: false) {
+            // "HTTP/1.1 206 Partial Content" / "HTTP/2 200": the status is the first run of digits after a space.
+            var value = 0
+            var index = (line.firstIndex(of: UInt8(ascii: " ")) ?? line.count) + 1
+            while index < line.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(line[index]) {
+                value = value * 10 + Int(line[index] - UInt8(ascii: "0"))
+                index += 1
+            }
+            status = value
             contentRange = nil
-            return
+        } else if Self.hasPrefix(line, "content-range:", ignoringCase: true) {
+            contentRange = String(decoding: line.dropFirst("content-range:".utf8.count), as: UTF8.self).trimmedWhitespace
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmedWhitespace
-        if name == "content-range" { contentRange = value }
+    }
+
+    private static func hasPrefix(_ line: UnsafeRawBufferPointer, _ prefix: StaticString, ignoringCase: Bool) -> Bool {
+        guard line.count >= prefix.utf8CodeUnitCount else { return false }
+        let bytes = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        for (offset, expected) in bytes.enumerated() {
+            let actual = line[offset]
+            let folded = ignoringCase && (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(actual) ? actual | 0x20 : actual
+            if folded != expected { return false }
+        }
+        return true
     }
 
     /// Returns false to abort the transfer (after recording why).

@@ -281,9 +281,14 @@ final class EventQueue: Sendable {
     private let events = Mutex<[DownloadEvent]>([])
     private let signal = DispatchSemaphore(value: 0)
 
+    /// Wakes the reader only for the first event of a batch: while it is busy printing, later events wait in
+    /// the list for its next `drain`, instead of costing a wake-up each.
     func push(_ event: DownloadEvent) {
-        events.withLock { $0.append(event) }
-        signal.signal()
+        let wasEmpty = events.withLock { list in
+            list.append(event)
+            return list.count == 1
+        }
+        if wasEmpty { signal.signal() }
     }
 
     func wait(seconds: Double) { _ = signal.wait(timeout: .now() + seconds) }

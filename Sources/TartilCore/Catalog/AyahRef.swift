@@ -68,8 +68,7 @@ public struct AyahRef: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     static func pad3(_ value: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+        value >= 100 || value < 0 ? String(value) : value >= 10 ? "0" + String(value) : "00" + String(value)
     }
 }
 

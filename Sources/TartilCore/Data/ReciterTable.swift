@@ -63,16 +63,17 @@ public struct ReciterTable: Sendable {
         var files: [AyahRef: PinnedFile] = [:]
         var lineNumbers: [AyahRef: Int] = [:]
         var lineNumber = 0
-        // "\r\n" is one Character in Swift, so both line ends are named.
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+        // Rows are read as UTF-8 bytes (a whole-Qur'an table has 6236 of them, read by every command that
+        // downloads or plays); header comments and error messages go through String.
+        for rawLine in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            let line = rawLine.last == UInt8(ascii: "\r") ? rawLine.dropLast() : rawLine
             func fail(_ problem: String) -> TartilError {
                 TartilError(.invalidData, "\(file):\(lineNumber): \(problem)")
             }
-            if line.trimmedWhitespace.isEmpty { continue }
-            if line.hasPrefix("#") {
-                let comment = line.dropFirst().trimmedWhitespace
+            guard let firstByte = line.first(where: { !isBlank($0) }) else { continue }
+            if firstByte == UInt8(ascii: "#") {
+                let comment = Substring(line).trimmedWhitespace.dropFirst().trimmedWhitespace
                 if lineNumber == 1 {
                     guard comment.hasPrefix("tartil-table:") else {
                         throw fail("the first line must be '# tartil-table: \(formatVersion)'")
@@ -95,14 +96,22 @@ public struct ReciterTable: Sendable {
             }
             guard version != nil else { throw fail("the first line must be '# tartil-table: \(formatVersion)'") }
             guard reciter != nil else { throw fail("the '# reciter: ID' header must come before the first row") }
-            let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
+            let fields = line.split(whereSeparator: { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: " ") })
             guard fields.count == 6 else {
                 throw fail("expected 6 fields (surah ayah bytes sha256 samples rate), found \(fields.count)")
             }
             func number(_ index: Int, _ name: String) throws(TartilError) -> Int {
-                guard fields[index].allSatisfy({ $0.isASCII && $0.isNumber }), fields[index].count <= 12,
-                    let value = Int(fields[index])
-                else { throw fail("\(name): '\(fields[index])' is not a whole number") }
+                let field = fields[index]
+                guard field.count <= 12, !field.isEmpty else {
+                    throw fail("\(name): '\(Substring(field))' is not a whole number")
+                }
+                var value = 0
+                for byte in field {
+                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                        throw fail("\(name): '\(Substring(field))' is not a whole number")
+                    }
+                    value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                }
                 return value
             }
             let surah = try number(0, "surah")
@@ -115,10 +124,11 @@ public struct ReciterTable: Sendable {
             }
             let bytes = try number(2, "bytes")
             guard bytes > 0 else { throw fail("bytes: must be more than 0") }
-            let sha = String(fields[3])
-            guard sha.count == 64, sha.allSatisfy({ "0123456789abcdef".contains($0) }) else {
-                throw fail("sha256: '\(sha)' is not 64 lowercase hex digits")
+            let shaField = fields[3]
+            guard shaField.count == 64, shaField.allSatisfy(isLowercaseHex) else {
+                throw fail("sha256: '\(Substring(shaField))' is not 64 lowercase hex digits")
             }
+            let sha = String(Substring(shaField))
             let samples = try number(4, "samples")
             guard samples > 0 else { throw fail("samples: must be more than 0") }
             let rate = try number(5, "rate")
@@ -141,6 +151,14 @@ public struct ReciterTable: Sendable {
             throw TartilError(.invalidData, "\(file): the table is for reciter '\(reciter)', not '\(expected)'")
         }
         return ReciterTable(reciter: reciter, source: source ?? "", files: files)
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+    }
+
+    private static func isLowercaseHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
 
     // MARK: - Writing

@@ -2,14 +2,14 @@ import Glibc
 
 /// Starts work on a detached POSIX thread. Foundation's `Thread` would do, but it pages in more of
 /// CoreFoundation, which counts against tartil's memory budget (see `Path`).
-enum NativeThread {
+public enum NativeThread {
     private final class Work {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
     /// Runs `body` on a new thread with a stack of `stackSize` bytes.
-    static func start(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
+    public static func start(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
