@@ -7,6 +7,8 @@ public struct AudioError: Error, Sendable, CustomStringConvertible {
         public static let decode = Code("decode")
         /// The decoder library failed in a way that is not about the file.
         public static let library = Code("library")
+        /// The sound device or output file failed (cannot open, cannot write).
+        public static let output = Code("output")
     }
 
     public let code: Code

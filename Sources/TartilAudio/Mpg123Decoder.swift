@@ -7,14 +7,12 @@ import Foundation
 /// The handle is owned by this instance and confined to one thread at a time.
 /// The corresponding C functions are `mpg123_new`, `mpg123_open`, `mpg123_read` and `mpg123_delete`.
 public final class Mpg123Decoder {
-    /// The output format of an opened file.
-    public struct Format: Sendable, Hashable {
-        public let sampleRate: Int
-        public let channels: Int
-    }
+    public typealias Format = PCMFormat
 
     private let handle: OpaquePointer
     private var isOpen = false
+    /// The bytes being decoded when the file was opened from memory (`open(bytes:name:)`).
+    private var memory: MemoryReader?
     /// The format of the open file (known after `open`).
     public private(set) var format = Format(sampleRate: 0, channels: 0)
 
@@ -41,6 +39,7 @@ public final class Mpg123Decoder {
         mpg123_delete(handle)
     }
 
+
     /// `mpg123_init` is needed once per process by mpg123 before 1.27 and harmless after.
     private static let initializeLibrary: Void = { _ = mpg123_init() }()
 
@@ -48,18 +47,38 @@ public final class Mpg123Decoder {
     /// MPEG audio.
     public func open(_ path: String) throws(AudioError) {
         close()
+        try check(mpg123_replace_reader_handle(handle, nil, nil, nil), "mpg123_replace_reader_handle")
         let result = mpg123_open(handle, path)
         guard result == MPG123_OK.rawValue else {
             throw AudioError(.decode, "\(path): mpg123_open: \(errorMessage(result))")
         }
         isOpen = true
+        try readFormat(path)
+    }
+
+    /// Opens a file already in memory (a cached file read and verified in one step, so that what is decoded is
+    /// exactly what was hashed). `name` is for messages.
+    public func open(bytes: [UInt8], name: String) throws(AudioError) {
+        close()
+        let reader = MemoryReader(bytes)
+        try check(mpg123_replace_reader_handle(handle, MemoryReader.read, MemoryReader.seek, nil), "mpg123_replace_reader_handle")
+        let result = mpg123_open_handle(handle, Unmanaged.passUnretained(reader).toOpaque())
+        guard result == MPG123_OK.rawValue else {
+            throw AudioError(.decode, "\(name): mpg123_open_handle: \(errorMessage(result))")
+        }
+        memory = reader
+        isOpen = true
+        try readFormat(name)
+    }
+
+    private func readFormat(_ name: String) throws(AudioError) {
         var rate = 0
         var channels: Int32 = 0
         var encoding: Int32 = 0
         let formatResult = mpg123_getformat(handle, &rate, &channels, &encoding)
         guard formatResult == MPG123_OK.rawValue else {
             close()
-            throw AudioError(.decode, "\(path): not MPEG audio (mpg123_getformat: \(errorMessage(formatResult)))")
+            throw AudioError(.decode, "\(name): not MPEG audio (mpg123_getformat: \(errorMessage(formatResult)))")
         }
         format = Format(sampleRate: rate, channels: Int(channels))
     }
@@ -70,6 +89,33 @@ public final class Mpg123Decoder {
             mpg123_close(handle)
             isOpen = false
         }
+        memory = nil
+    }
+
+    /// Decodes and drops the next `frames` PCM frames, so that the next `read` starts that much further on: right
+    /// after `open`, the next `read` then returns exactly the samples a full decode gives at frame `frames`.
+    /// Returns the frames actually passed over (fewer at the end of the file).
+    ///
+    /// Why not `mpg123_seek`: it lands on the right sample, but what follows differs from a full decode, by a
+    /// few hundred samples after the target and by ±1 here and there well after it (measured on the real
+    /// recordings: the synthesis filter restarts empty, and its double buffer can end up on the other half).
+    /// Per-ayah files are short, and decoding runs at hundreds of times real time, so decoding from the start
+    /// costs little and is exact by construction.
+    @discardableResult
+    public func skip(frames: Int) throws(AudioError) -> Int {
+        precondition(isOpen, "Mpg123Decoder.skip without an open file")
+        var remaining = frames >= Int.max / 8 ? Int.max : frames * format.frameBytes
+        guard remaining > 0 else { return 0 }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 15, alignment: 16)
+        defer { scratch.deallocate() }
+        var skipped = 0
+        while remaining > 0 {
+            let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: scratch[..<min(remaining, scratch.count)]))
+            if count == 0 { break }
+            remaining -= count
+            skipped += count
+        }
+        return skipped / format.frameBytes
     }
 
     /// Decodes up to `buffer.count` bytes of PCM into `buffer`; returns the number of bytes written, 0 at the end.
@@ -105,23 +151,25 @@ public final class Mpg123Decoder {
     public func countSamples(_ path: String) throws(AudioError) -> (format: Format, samples: Int) {
         try open(path)
         defer { close() }
-        let bufferSize = 1 << 16
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
-        defer { buffer.deallocate() }
-        var bytes = 0
-        while true {
-            let count: Int
-            do {
-                count = try read(into: buffer)
-            } catch {
-                throw AudioError(error.code, "\(path): \(error.message)")
-            }
-            if count == 0 { break }
-            bytes += count
+        return try countRemaining(path)
+    }
+
+    /// The same for a file in memory.
+    public func countSamples(bytes: [UInt8], name: String) throws(AudioError) -> (format: Format, samples: Int) {
+        try open(bytes: bytes, name: name)
+        defer { close() }
+        return try countRemaining(name)
+    }
+
+    private func countRemaining(_ name: String) throws(AudioError) -> (format: Format, samples: Int) {
+        let frames: Int
+        do {
+            frames = try skip(frames: Int.max)
+        } catch {
+            throw AudioError(error.code, "\(name): \(error.message)")
         }
-        let frameBytes = 2 * format.channels
-        guard bytes > 0 else { throw AudioError(.decode, "\(path): no MPEG audio frames decoded") }
-        return (format, bytes / frameBytes)
+        guard frames > 0 else { throw AudioError(.decode, "\(name): no MPEG audio frames decoded") }
+        return (format, frames)
     }
 
     private func check(_ result: Int32, _ call: String) throws(AudioError) {
@@ -137,3 +185,53 @@ public final class Mpg123Decoder {
 }
 
 @available(*, unavailable) extension Mpg123Decoder: Sendable {}
+
+/// The format of decoded PCM: signed 16-bit little-endian, interleaved.
+public struct PCMFormat: Sendable, Hashable, CustomStringConvertible {
+    public let sampleRate: Int
+    public let channels: Int
+
+    public init(sampleRate: Int, channels: Int) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
+
+    /// Bytes per PCM frame (one sample for each channel).
+    public var frameBytes: Int { 2 * channels }
+
+    public var description: String { "\(sampleRate) Hz, \(channels == 1 ? "mono" : "\(channels) channels")" }
+}
+
+/// Bytes mpg123 reads through its handle callbacks, as if from a file.
+private final class MemoryReader {
+    let bytes: [UInt8]
+    var position = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int = { handle, buffer, count in
+        let reader = Unmanaged<MemoryReader>.fromOpaque(handle!).takeUnretainedValue()
+        let available = max(0, min(count, reader.bytes.count - reader.position))
+        if available > 0, let buffer {
+            reader.bytes.withUnsafeBytes { source in
+                buffer.copyMemory(from: source.baseAddress! + reader.position, byteCount: available)
+            }
+            reader.position += available
+        }
+        return available
+    }
+
+    static let seek: @convention(c) (UnsafeMutableRawPointer?, off_t, Int32) -> off_t = { handle, offset, whence in
+        let reader = Unmanaged<MemoryReader>.fromOpaque(handle!).takeUnretainedValue()
+        let base = switch whence {
+        case SEEK_SET: 0
+        case SEEK_CUR: reader.position
+        case SEEK_END: reader.bytes.count
+        default: -1
+        }
+        let target = base + Int(offset)
+        guard base >= 0, target >= 0, target <= reader.bytes.count else { return -1 }
+        reader.position = target
+        return off_t(target)
+    }
+}

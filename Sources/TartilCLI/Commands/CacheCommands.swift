@@ -175,7 +175,7 @@ enum CacheCommands {
                 let requests = try group.map { file in
                     DownloadRequest(
                         reciter: id, ayah: file.ayah, mirrors: reciter.mirrors,
-                        expectation: try cache.expectation(reciter: id, ayah: file.ayah, pinned: tables[name]?.files[file.ayah], unpinnedLimit: PrefetchCommand.unpinnedLimit),
+                        expectation: try cache.expectation(reciter: id, ayah: file.ayah, pinned: tables[name]?.files[file.ayah], unpinnedLimit: AudioValidation.unpinnedLimit),
                         priority: .prefetch)
                 }
                 var progress = PrefetchProgress(requested: requests.count)
@@ -243,7 +243,7 @@ enum CacheCommands {
         guard !candidates.isEmpty else { throw TartilError.usage("\(directory) holds no SSSAAA.mp3 files") }
         for (name, ayah) in candidates {
             if Interrupt.isPending { throw TartilError(.interrupted, "import stopped after \(imported) files") }
-            let expectation = try cache.expectation(reciter: reciterID, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: PrefetchCommand.unpinnedLimit)
+            let expectation = try cache.expectation(reciter: reciterID, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: AudioValidation.unpinnedLimit)
             if try cache.containsVerified(reciter: reciterID, ayah: ayah, expectation: expectation) {
                 already += 1
                 continue
@@ -254,7 +254,7 @@ enum CacheCommands {
                 if writer.offset > 0 { try writer.restart() }
                 do {
                     try data.withUnsafeBytes { buffer in try writer.append(buffer) }
-                    try cache.commit(writer, reciter: reciterID, ayah: ayah, validate: PrefetchCommand.validateAudio)
+                    try cache.commit(writer, reciter: reciterID, ayah: ayah, validate: AudioValidation.validate)
                     imported += 1
                 } catch {
                     writer.abandon(keepPartial: false)

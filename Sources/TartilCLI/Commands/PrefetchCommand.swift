@@ -34,15 +34,6 @@ enum PrefetchCommand {
         ],
         run: run)
 
-    /// The largest file accepted for an ayah the table does not pin.
-    static let unpinnedLimit = 16 << 20
-
-    /// Decodes a downloaded file whose hash is not known: it must be MPEG audio.
-    static let validateAudio: @Sendable (String) throws -> Void = { path in
-        let decoder = try Mpg123Decoder()
-        _ = try decoder.countSamples(path)
-    }
-
     static func run(_ invocation: Invocation, _ context: Context) throws {
         let references = try ReferenceParser.parse(invocation.arguments)
         let reciterID = try context.reciterID(invocation)
@@ -61,7 +52,7 @@ enum PrefetchCommand {
         var progress = PrefetchProgress(requested: ayat.count)
         var requests: [DownloadRequest] = []
         for ayah in ayat {
-            let expectation = try cache.expectation(reciter: reciterID, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: unpinnedLimit)
+            let expectation = try cache.expectation(reciter: reciterID, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: AudioValidation.unpinnedLimit)
             if try cache.containsVerified(reciter: reciterID, ayah: ayah, expectation: expectation) {
                 progress.alreadyCached += 1
                 continue
@@ -102,7 +93,7 @@ enum PrefetchCommand {
         let json = context.settings.json
         let queue = EventQueue()
         let downloader = try Downloader(
-            cacheDirectory: cache.directory, limits: limits, policy: policy, validate: validateAudio,
+            cacheDirectory: cache.directory, limits: limits, policy: policy, validate: AudioValidation.validate,
             events: { queue.push($0) })
         // Feed the downloader a window of requests at a time rather than all 6236 of a whole Qur'an: its queue,
         // and the memory behind it, stay small; settled files make room for more.

@@ -7,20 +7,23 @@ public struct Console: Sendable {
     public let writeError: @Sendable (String) -> Void
     /// Whether standard error is a terminal (progress lines are drawn there).
     public let errorIsTerminal: Bool
+    /// Whether standard output is a terminal (`status` draws its bar there).
+    public let outputIsTerminal: Bool
 
     public init(
         writeOut: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
-        errorIsTerminal: Bool = false
+        errorIsTerminal: Bool = false, outputIsTerminal: Bool = false
     ) {
         self.writeOut = writeOut
         self.writeError = writeError
         self.errorIsTerminal = errorIsTerminal
+        self.outputIsTerminal = outputIsTerminal
     }
 
     /// The process's own standard output and error, unbuffered.
     public static let standard = Console(
         writeOut: { writeAll(1, $0) }, writeError: { writeAll(2, $0) },
-        errorIsTerminal: isatty(2) == 1)
+        errorIsTerminal: isatty(2) == 1, outputIsTerminal: isatty(1) == 1)
 
     /// Prints a line of results.
     public func line(_ text: String = "") { writeOut(text + "\n") }

@@ -7,6 +7,10 @@ struct Context: Sendable {
     let settings: Settings
     let console: Console
     let table: CommandTable
+    /// The player this prompt or script controls.
+    let session: PlaybackSession
+    /// True when tartil runs one command from its arguments: `play` then blocks until playback ends.
+    let blocking: Bool
 
     /// Loads `mirrors.json` and locates the tables as the settings say.
     func library() throws(TartilError) -> ReciterLibrary {

@@ -85,6 +85,8 @@ public enum Tartil {
 struct Shell {
     let table: CommandTable
     let console: Console
+    /// The player the commands of one prompt or script share.
+    let session = PlaybackSession()
 
     /// The outcome of one command.
     enum Outcome: Equatable {
@@ -94,7 +96,7 @@ struct Shell {
 
     /// Runs one command given as words; returns its exit code (`quit` counts as success).
     func execute(_ words: [String], settings: Settings) -> Int32 {
-        switch run(words, settings: settings) {
+        switch run(words, settings: settings, blocking: true) {
         case .finished(let code): return code
         case .quit: return ExitStatus.success
         }
@@ -110,12 +112,29 @@ struct Shell {
         }
         for words in commands {
             switch run(words, settings: settings) {
-            case .finished(let code) where code != ExitStatus.success: return code
+            case .finished(let code) where code != ExitStatus.success:
+                session.stopAndWait()
+                return code
             case .finished: continue
-            case .quit: return ExitStatus.success
+            case .quit:
+                session.stopAndWait()
+                return ExitStatus.success
             }
         }
-        return ExitStatus.success
+        return waitForPlayback() ?? ExitStatus.success
+    }
+
+    /// A script that ends while playback goes on waits for it, as if it ended with `wait`; returns the failure
+    /// of that playback (skipped ayat, Ctrl-C), if any.
+    private func waitForPlayback() -> Int32? {
+        guard let player = session.current else { return nil }
+        do {
+            try PlayCommands.waitForEnd(of: player, stopOnInterrupt: true)
+            try PlayCommands.checkEnd(of: player)
+            return nil
+        } catch {
+            return ExitStatus.report(error, command: nil, console: console)
+        }
     }
 
     /// The prompt (interactive) or a script on standard input: every line runs, errors are reported and the next
@@ -132,7 +151,10 @@ struct Shell {
             if Interrupt.isPending {
                 Interrupt.reset()
                 // Ctrl-C at the prompt abandons the line; in a script it ends tartil.
-                if !interactive { return ExitStatus.interrupted }
+                if !interactive {
+                    session.stopAndWait()
+                    return ExitStatus.interrupted
+                }
                 continue
             }
             guard let line else { break }
@@ -146,19 +168,32 @@ struct Shell {
             for words in commands {
                 switch run(words, settings: settings) {
                 case .quit:
+                    session.stopAndWait()
                     return firstFailure ?? ExitStatus.success
                 case .finished(let code):
                     if code != ExitStatus.success && firstFailure == nil && !interactive { firstFailure = code }
-                    if code == ExitStatus.interrupted && !interactive { return code }
+                    if code == ExitStatus.interrupted {
+                        if !interactive {
+                            session.stopAndWait()
+                            return code
+                        }
+                        Interrupt.reset()  // Ctrl-C ended that command (a `wait`); the prompt goes on
+                    }
                 }
             }
         }
-        if interactive { console.writeError("\n") }
-        return firstFailure ?? ExitStatus.success
+        if interactive {
+            // Leaving the prompt (Ctrl-D) ends playback with it.
+            console.writeError("\n")
+            session.stopAndWait()
+            return firstFailure ?? ExitStatus.success
+        }
+        let playback = waitForPlayback()
+        return firstFailure ?? playback ?? ExitStatus.success
     }
 
     /// Finds, parses and runs one command.
-    func run(_ words: [String], settings: Settings) -> Outcome {
+    func run(_ words: [String], settings: Settings, blocking: Bool = false) -> Outcome {
         guard let (found, used) = table.find(words) else {
             let name = words.first ?? ""
             let close = table.topLevelNames.filter { EditDistance.between($0, name) <= 2 }
@@ -190,7 +225,9 @@ struct Shell {
                 console.writeOut(Help.command(command, table: table))
                 return .finished(ExitStatus.success)
             }
-            try command.run!(invocation, Context(settings: commandSettings, console: console, table: table))
+            try command.run!(
+                invocation,
+                Context(settings: commandSettings, console: console, table: table, session: session, blocking: blocking))
             return .finished(ExitStatus.success)
         } catch is QuitRequest {
             return .quit

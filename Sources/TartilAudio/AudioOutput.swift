@@ -1,0 +1,267 @@
+import Glibc
+
+/// Where decoded PCM goes: a sound device (`ALSAOutput`), a WAV file (`WAVOutput`) or nowhere (`NullOutput`).
+/// An output is owned by the audio thread.
+public protocol AudioOutput: AnyObject {
+    /// What the user named (`alsa:default`, `wav:out.wav`, `null`), for messages.
+    var name: String { get }
+    /// Prepares for `format`. Called before the first write and again whenever the format changes.
+    func configure(_ format: PCMFormat) throws(AudioError)
+    /// Writes whole frames of interleaved signed 16-bit PCM. A device blocks while its buffer is full, which
+    /// paces playback; files and `null` return at once.
+    func write(_ pcm: UnsafeRawBufferPointer) throws(AudioError)
+    /// Frames written that have not been heard yet (a device's buffer); 0 for files and `null`.
+    var unplayedFrames: Int { get }
+    /// True when writes take as long as the sound lasts (a device): the player then writes small chunks, so that
+    /// commands act at once.
+    var isPaced: Bool { get }
+    /// Drops what is buffered but not yet heard (for pause, seek and stop to act at once).
+    func discard()
+    /// Waits until every frame written has been heard (the end of playback), then closes.
+    func finish() throws(AudioError)
+    /// Ends without finishing: drops what is buffered, and a file output removes what it wrote.
+    func abandon()
+}
+
+/// How the user chose the output: `--output alsa` (with `--device NAME`), `wav:PATH`, `null` or `silent`.
+public enum OutputChoice: Sendable, Hashable, CustomStringConvertible {
+    case alsa(device: String)
+    case wav(path: String)
+    case null
+    case silent
+
+    /// Parses `--output` (`alsa`, `wav:PATH`, `null`, `silent`); `device` is `--device` (ALSA's device name).
+    public static func parse(_ text: String, device: String) -> OutputChoice? {
+        if text == "alsa" { return .alsa(device: device) }
+        if text == "null" { return .null }
+        if text == "silent" { return .silent }
+        if text.hasPrefix("wav:") && text.count > 4 { return .wav(path: String(text.dropFirst(4))) }
+        return nil
+    }
+
+    public static let forms =
+        "alsa (the sound card; --device NAME picks the ALSA device), wav:PATH, null (discard as fast as decoded) or silent (discard in real time, like a sound card)"
+
+    /// Opens the output (a WAV file is created here).
+    public func open() throws(AudioError) -> any AudioOutput {
+        switch self {
+        case .alsa(let device): try ALSAOutput(device: device)
+        case .wav(let path): try WAVOutput(path: path)
+        case .null: NullOutput()
+        case .silent: SilentOutput()
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .alsa(let device): "alsa:\(device)"
+        case .wav(let path): "wav:\(path)"
+        case .null: "null"
+        case .silent: "silent"
+        }
+    }
+}
+
+/// Discards PCM at the pace a sound card would play it, with a sound card's 200 ms buffer: playing without a
+/// sound card (a headless machine, a test of a script, measuring what real-time playback costs). ALSA's `null`
+/// device, by contrast, takes everything at once.
+public final class SilentOutput: AudioOutput {
+    public let name = "silent"
+    private var sampleRate = 22050
+    /// The device clock: when frame 0 of the current stream was (or would have been) heard.
+    private var startNanoseconds: UInt64 = 0
+    private var framesWritten = 0
+    private static let bufferFrames = 0.2
+
+    public init() {}
+
+    public let isPaced = true
+
+    public func configure(_ format: PCMFormat) throws(AudioError) {
+        sampleRate = format.sampleRate
+        channels = format.channels
+        restart()
+    }
+
+    public func write(_ pcm: UnsafeRawBufferPointer) throws(AudioError) {
+        let played = playedFrames
+        if played >= framesWritten { restartAt(played: framesWritten) }  // an underrun: the clock waited for us
+        framesWritten += pcm.count / 2 / max(1, channels)
+        // Block while more than the buffer's worth is waiting to be "heard".
+        let ahead = framesWritten - playedFrames - Int(Self.bufferFrames * Double(sampleRate))
+        if ahead > 0 { Self.sleep(seconds: Double(ahead) / Double(sampleRate)) }
+    }
+
+    public var unplayedFrames: Int { max(0, framesWritten - playedFrames) }
+
+    public func discard() { restart() }
+    public func abandon() { restart() }
+
+    public func finish() throws(AudioError) {
+        let left = unplayedFrames
+        if left > 0 { Self.sleep(seconds: Double(left) / Double(sampleRate)) }
+    }
+
+    private var channels = 1
+
+    private var playedFrames: Int {
+        Int(Double(Self.now() &- startNanoseconds) / 1e9 * Double(sampleRate))
+    }
+
+    private func restart() {
+        framesWritten = 0
+        startNanoseconds = Self.now()
+    }
+
+    /// Moves the clock so that `played` frames count as heard now.
+    private func restartAt(played: Int) {
+        startNanoseconds = Self.now() &- UInt64(Double(played) / Double(sampleRate) * 1e9)
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    private static func sleep(seconds: Double) {
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}
+
+/// Discards PCM as fast as it comes (benchmarks, and checking a range decodes without playing it).
+public final class NullOutput: AudioOutput {
+    public let name = "null"
+    public let isPaced = false
+    /// Frames written so far.
+    public private(set) var framesWritten = 0
+    private var format = PCMFormat(sampleRate: 0, channels: 1)
+
+    public init() {}
+
+    public func configure(_ format: PCMFormat) throws(AudioError) { self.format = format }
+    public func write(_ pcm: UnsafeRawBufferPointer) throws(AudioError) { framesWritten += pcm.count / format.frameBytes }
+    public var unplayedFrames: Int { 0 }
+    public func discard() {}
+    public func finish() throws(AudioError) {}
+    public func abandon() {}
+}
+
+/// Writes the exact PCM to a WAV file (RIFF, 16-bit PCM), unpaced. The header's sizes are filled in by `finish`;
+/// the file is written under a temporary name and renamed into place then, so a stopped render leaves no
+/// half-written file under the name asked for.
+public final class WAVOutput: AudioOutput {
+    public let name: String
+    public let isPaced = false
+    private let path: String
+    private let temporaryPath: String
+    private var descriptor: Int32
+    private var format: PCMFormat?
+    private var dataBytes = 0
+
+    public init(path: String) throws(AudioError) {
+        self.path = path
+        name = "wav:\(path)"
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let file = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        temporaryPath = (directory.isEmpty ? "" : directory + "/") + ".\(file).\(getpid()).part"
+        descriptor = Glibc.open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw AudioError(.output, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        try writeAll(Self.header(format: PCMFormat(sampleRate: 0, channels: 1), dataBytes: 0))
+    }
+
+    deinit {
+        if descriptor >= 0 {
+            close(descriptor)
+            unlink(temporaryPath)  // never finished: leave nothing behind
+        }
+    }
+
+    public func configure(_ format: PCMFormat) throws(AudioError) {
+        if let current = self.format, current != format {
+            throw AudioError(.output, "\(path): the audio changes format (\(current) → \(format)), which one WAV file cannot hold")
+        }
+        self.format = format
+    }
+
+    public func write(_ pcm: UnsafeRawBufferPointer) throws(AudioError) {
+        try writeAll(pcm)
+        dataBytes += pcm.count
+    }
+
+    public var unplayedFrames: Int { 0 }
+    public func discard() {}
+
+    public func abandon() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+        unlink(temporaryPath)
+    }
+
+    public func finish() throws(AudioError) {
+        guard descriptor >= 0 else { return }
+        let header = Self.header(format: format ?? PCMFormat(sampleRate: 22050, channels: 1), dataBytes: dataBytes)
+        guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw failure("lseek") }
+        try writeAll(header)
+        guard fsync(descriptor) == 0 else { throw failure("fsync") }
+        close(descriptor)
+        descriptor = -1
+        guard rename(temporaryPath, path) == 0 else {
+            let error = failure("rename")
+            unlink(temporaryPath)
+            throw error
+        }
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(AudioError) {
+        var written = 0
+        while written < bytes.count {
+            let count = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("write")
+            }
+            written += count
+        }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws(AudioError) {
+        var failure: AudioError?
+        bytes.withUnsafeBytes { buffer in
+            do throws(AudioError) { try writeAll(buffer) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    private func failure(_ call: String) -> AudioError {
+        AudioError(.output, "\(path): \(call): \(String(cString: strerror(errno)))")
+    }
+
+    /// The 44-byte RIFF/WAVE header for 16-bit PCM.
+    static func header(format: PCMFormat, dataBytes: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        func text(_ value: String) { bytes += Array(value.utf8) }
+        func uint32(_ value: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { bytes += $0 } }
+        func uint16(_ value: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian) { bytes += $0 } }
+        text("RIFF")
+        uint32(36 + dataBytes)
+        text("WAVE")
+        text("fmt ")
+        uint32(16)
+        uint16(1)  // PCM
+        uint16(format.channels)
+        uint32(format.sampleRate)
+        uint32(format.sampleRate * format.frameBytes)
+        uint16(format.frameBytes)
+        uint16(16)
+        text("data")
+        uint32(dataBytes)
+        return bytes
+    }
+}

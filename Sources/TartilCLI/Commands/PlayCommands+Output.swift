@@ -1,0 +1,104 @@
+import TartilCore
+import TartilPlayer
+
+/// How playback events and status look: JSON objects for scripts, lines and a scrubber bar for people.
+extension PlayCommands {
+    /// One event as a JSON object: `{"event":"ayah","index":3,"surah":36,"ayah":2,"kind":"ayah",…}`.
+    static func json(_ event: PlayerEvent, plan: PlaybackPlan) -> JSONValue {
+        switch event {
+        case .state(let state):
+            return .object([("event", .string("state")), ("state", .string(state.rawValue))])
+        case .item(let index, let item):
+            return .object([("event", .string("ayah")), ("index", .int(index))] + itemMembers(item))
+        case .buffering(let ayah):
+            return .object([("event", .string("buffering")), ("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah))])
+        case .error(let message, let ayah):
+            return .object(
+                [("event", .string("error")), ("message", .string(message))]
+                    + (ayah.map { [("surah", JSONValue.int($0.surah)), ("ayah", .int($0.ayah))] } ?? []))
+        case .end(let state, let message):
+            return .object(
+                [("event", .string("end")), ("state", .string(state.rawValue))]
+                    + (message.map { [("message", JSONValue.string($0))] } ?? []))
+        }
+    }
+
+    private static func itemMembers(_ item: PlanItem) -> [(String, JSONValue)] {
+        let kind: String
+        var extra: [(String, JSONValue)] = []
+        switch item.kind {
+        case .ayah: kind = "ayah"
+        case .basmala: kind = "basmala"
+        case .pause(let milliseconds):
+            kind = "pause"
+            extra = [("milliseconds", .int(milliseconds))]
+        }
+        return [("surah", .int(item.ayah.surah)), ("ayah", .int(item.ayah.ayah)), ("kind", .string(kind)), ("repetition", .int(item.repetition))] + extra
+    }
+
+    /// `status --json`.
+    static func json(_ status: PlayerStatus, plan: PlaybackPlan) -> JSONValue {
+        let rate = Double(max(1, status.sampleRate))
+        func milliseconds(_ samples: Int) -> JSONValue { .int(Int((Double(samples) / rate * 1000).rounded())) }
+        return .object([
+            ("state", .string(status.state.rawValue)),
+            ("reciter", .string(status.reciter.rawValue)),
+            ("surah", .int(status.surah)),
+            ("ayah", status.item.map { .int($0.ayah.ayah) } ?? .null),
+            ("item", status.item.map { .object([("index", .int(status.index))] + itemMembers($0)) } ?? .null),
+            ("items", .int(status.itemCount)),
+            ("position_ms", milliseconds(status.position)),
+            ("position_samples", .int(status.position)),
+            ("duration_ms", milliseconds(status.duration)),
+            ("duration_samples", .int(status.duration)),
+            ("sample_rate", .int(status.sampleRate)),
+            ("estimated", .bool(status.isEstimated)),
+            ("buffering", status.bufferingAyah.map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) } ?? .null),
+            ("skipped", .array(status.skipped.sorted { $0.key < $1.key }.map {
+                .object([("surah", .int($0.key.surah)), ("ayah", .int($0.key.ayah)), ("reason", .string($0.value))])
+            })),
+        ])
+    }
+
+    /// `status` for people: a line of facts, and on a terminal the surah's bar with a tick at each ayah.
+    static func text(_ status: PlayerStatus, plan: PlaybackPlan, bar: Bool) -> [String] {
+        var lines = [progressLine(status, plan: plan)]
+        if bar { lines.append(scrubber(status, width: 64)) }
+        for (ayah, reason) in status.skipped.sorted(by: { $0.key < $1.key }) { lines.append("skipped \(ayah): \(reason)") }
+        return lines
+    }
+
+    /// `playing 36:12  3:20 / 21:45  Ya-Sin` (with `~` before a duration that is still partly estimated).
+    static func progressLine(_ status: PlayerStatus, plan: PlaybackPlan) -> String {
+        let surahName = (try? Catalog.surah(status.surah))?.nameTransliterated ?? ""
+        var where_ = "—"
+        if let item = status.item {
+            switch item.kind {
+            case .ayah: where_ = "\(item.ayah)" + (item.repetition > 1 ? " ×\(item.repetition)" : "")
+            case .basmala: where_ = "basmala (\(item.ayah.surah))"
+            case .pause: where_ = "pause after \(item.ayah)"
+            }
+        }
+        let state = status.state == .buffering ? "buffering \(status.bufferingAyah.map { "\($0)" } ?? "")" : status.state.rawValue
+        return "\(state)  \(where_)  \(clock(status.positionSeconds)) / \(status.isEstimated ? "~" : "")\(clock(status.durationSeconds))  \(surahName)"
+    }
+
+    /// `[=====|====|===>·····|·····]`: the part of the surah played, a tick where each ayah starts.
+    static func scrubber(_ status: PlayerStatus, width: Int) -> String {
+        guard status.duration > 0 else { return "[" + String(repeating: "·", count: width) + "]" }
+        func column(_ sample: Int) -> Int { min(width - 1, max(0, sample * width / status.duration)) }
+        var cells = Array(repeating: Character("·"), count: width)
+        let head = column(status.position)
+        for index in 0..<head { cells[index] = "=" }
+        for tick in status.ayahStarts.dropFirst() { cells[column(tick)] = "|" }
+        cells[head] = status.state == .paused ? "‖" : ">"
+        return "[" + String(cells) + "]"
+    }
+
+    /// `3:20`, `1:02:03`.
+    static func clock(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
+        return hours > 0 ? "\(hours):\(Formatting.pad(minutes, 2)):\(Formatting.pad(secs, 2))" : "\(minutes):\(Formatting.pad(secs, 2))"
+    }
+}

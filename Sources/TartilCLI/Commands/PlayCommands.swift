@@ -1,0 +1,220 @@
+import Foundation
+import TartilAudio
+import TartilCache
+import TartilCore
+import TartilNet
+import TartilPlayer
+
+/// `play`, `render` and the commands that control a playing session: `pause`, `resume`, `toggle`, `stop`,
+/// `next`, `prev`, `seek`, `status`, `wait`, `events`.
+enum PlayCommands {
+    static let planOptions: [CommandSpec.Option] = [
+        .init(names: ["--reciter"], valueName: "id", help: "The reciter (default: TARTIL_RECITER, else the first in mirrors.json)."),
+        .init(names: ["--from"], valueName: "time", help: "Start here: a time into the first surah (3:20), a share (45%) or an ayah (2:255)."),
+        .init(names: ["--basmala"], valueName: "auto|off", help: "Recite the basmala before ayah 1 of each surah but 1 and 9 (auto, the default) or not."),
+        .init(names: ["--repeat"], valueName: "n", help: "Recite each ayah n times in a row, 1-99 (default 1)."),
+        .init(names: ["--pause"], valueName: "seconds", help: "Silence after each recitation, 0-60 seconds (default 0)."),
+    ]
+
+    static let play = CommandSpec(
+        path: ["play"],
+        overview: "Play ayat gaplessly, fetching each a few ayat ahead.",
+        discussion: """
+            Files come from the verified cache; the current ayah and the next three are downloaded at top priority \
+            when they are not there, and playback shows "buffering" until they arrive. An ayah that fails on every \
+            mirror is reported and skipped. From the command line, play returns when playback ends (exit 0 when \
+            every ayah played, 1 when one was skipped, 130 on Ctrl-C). At the prompt or in a script it returns at \
+            once, and pause, seek, status and the rest control it; a script that ends waits for playback to end.
+            With --events, one JSON object per line for each change: state, ayah, buffering, error, end.
+            """,
+        arguments: [.init(name: "ref", help: "What to play: 36, yasin, 2:255, 2:255-257, juz 30, 112-114, …", repeating: true)],
+        options: planOptions + [
+            .init(names: ["--output"], valueName: "alsa|wav:path|null|silent", help: "Where the sound goes: alsa (the default), a WAV file, null (discard as fast as decoded) or silent (discard in real time, for machines without sound) [env: TARTIL_OUTPUT]."),
+            .init(names: ["--device"], valueName: "name", help: "The ALSA device (default 'default'; 'null' needs no sound card) [env: TARTIL_DEVICE]."),
+            .init(names: ["--events"], valueName: nil, help: "Print playback events as JSON lines."),
+        ],
+        examples: [
+            "tartil play 36 --reciter ibrahim-alakhdar",
+            "tartil play 2:255-257 --repeat 3 --pause 2",
+            "tartil play 67 --from 45% --device null --events",
+        ],
+        run: runPlay)
+
+    static let render = CommandSpec(
+        path: ["render"],
+        overview: "Write ayat as one WAV file: the exact PCM play would send to the sound card.",
+        discussion: """
+            The same plan as play (basmala, repeats, pauses), decoded gaplessly as fast as the machine allows. \
+            Missing files are downloaded first. The file appears under its name only when complete; if an ayah \
+            cannot be fetched, nothing is written and the exit code is 1.
+            """,
+        arguments: [.init(name: "ref", help: "What to render: 36, 2:255-257, juz 30, …", repeating: true)],
+        options: planOptions + [.init(names: ["-o", "--output"], valueName: "file.wav", help: "The WAV file to write.", required: true)],
+        examples: ["tartil render 112 --reciter ibrahim-alakhdar -o ikhlas.wav"],
+        run: runRender)
+
+    static let pause = control(["pause"], "Pause playback (resume continues from the same sample).") { $0.pause() }
+    static let resume = control(["resume"], "Resume paused playback.") { $0.resume() }
+    static let toggle = control(["toggle"], "Pause when playing, resume when paused.") { $0.toggle() }
+    static let stop = control(["stop"], "Stop playback.") { $0.stop() }
+    static let next = control(["next"], "Skip to the next ayah.") { $0.next() }
+    static let prev = control(
+        ["prev"], "Go back to the previous ayah (or to the start of this one when more than 1.5 s into it).") { $0.previous() }
+
+    static let seek = CommandSpec(
+        path: ["seek"],
+        overview: "Move playback within the current surah, or to an ayah.",
+        discussion: """
+            Targets: a time into the surah (3:20, 1:02:03, 95, 95.5s), forwards or back (+30, -10, -1:00), a share of \
+            the surah (45%), or an ayah of what is playing (2:255, 36:1, ayah 3:20). M:SS reads as a time, so for \
+            ayah 3:20 write 'ayah 3:20'. An ayah not downloaded yet is fetched first.
+            """,
+        arguments: [.init(name: "target", help: "3:20, +30, -10, 45%, 2:255, ayah 3:20", repeating: true)],
+        examples: ["seek 3:20", "seek -10", "seek 45%", "seek 2:255"],
+        run: { invocation, context in
+            let player = try context.session.player(for: "seek")
+            try player.seek(try SeekTarget.parse(invocation.arguments.joined(separator: " ")))
+        })
+
+    static let status = CommandSpec(
+        path: ["status"],
+        overview: "Show where playback is: state, ayah, time, and the surah's scrubber bar.",
+        discussion: "With --json, one object: state, reciter, surah, ayah, item, items, position_ms, position_samples, duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, buffering, skipped.",
+        run: { _, context in
+            let player = try context.session.player(for: "status")
+            let status = player.status
+            if context.settings.json {
+                context.console.json(json(status, plan: player.plan))
+            } else {
+                for line in text(status, plan: player.plan, bar: context.console.outputIsTerminal) { context.console.line(line) }
+            }
+        })
+
+    static let wait = CommandSpec(
+        path: ["wait"],
+        overview: "Wait until playback ends (Ctrl-C stops waiting).",
+        run: { _, context in
+            let player = try context.session.player(for: "wait")
+            try waitForEnd(of: player, stopOnInterrupt: false)
+        })
+
+    static let events = CommandSpec(
+        path: ["events"],
+        overview: "Print playback events as JSON lines from now on (events off stops).",
+        arguments: [.init(name: "on|off", help: "on (the default) or off", optional: true)],
+        run: { invocation, context in
+            let word = invocation.arguments.first ?? "on"
+            guard word == "on" || word == "off" else { throw TartilError.usage("events takes on or off, not '\(word)'") }
+            context.session.setPrintEvents(word == "on", console: context.console)
+        })
+
+    private static func control(_ path: [String], _ overview: String, _ action: @escaping @Sendable (Player) -> Void) -> CommandSpec {
+        CommandSpec(path: path, overview: overview, run: { _, context in action(try context.session.player(for: path[0])) })
+    }
+
+    // MARK: - play and render
+
+    static func runPlay(_ invocation: Invocation, _ context: Context) throws {
+        let device = invocation.value("--device") ?? context.settings.environment["TARTIL_DEVICE"] ?? "default"
+        let outputText = invocation.value("--output") ?? context.settings.environment["TARTIL_OUTPUT"] ?? "alsa"
+        guard let output = OutputChoice.parse(outputText, device: device) else {
+            throw TartilError.usage("--output takes \(OutputChoice.forms), not '\(outputText)'")
+        }
+        let setup = try playerSetup(invocation, context, output: output)
+        let session = context.session
+        if invocation.flag("--events") { session.setPrintEvents(true, console: context.console) }
+        let generation = session.begin()
+        let plan = setup.plan
+        let player = try start(setup) { event in session.deliver(event, generation: generation, plan: plan) }
+        session.attach(player, generation: generation)
+        guard context.blocking else { return }
+        try waitForEnd(of: player, stopOnInterrupt: true, progress: context.console.errorIsTerminal && !invocation.flag("--events") ? context.console : nil)
+        try checkEnd(of: player)
+    }
+
+    static func runRender(_ invocation: Invocation, _ context: Context) throws {
+        let path = invocation.value("--output")!
+        var setup = try playerSetup(invocation, context, output: .wav(path: path))
+        setup.stopOnSkip = true
+        let player = try start(setup) { _ in }
+        try waitForEnd(of: player, stopOnInterrupt: true)
+        try checkEnd(of: player)
+        let status = player.status
+        context.console.note("wrote \(path): \(Formatting.duration(seconds: Double(status.totalSamples) / Double(max(1, status.sampleRate)))) of audio")
+    }
+
+    private static func start(_ setup: PlayerSetup, events: @escaping @Sendable (PlayerEvent) -> Void) throws -> Player {
+        do {
+            return try Player(setup: setup, events: events)
+        } catch let error as AudioError {
+            throw TartilError(.failure, error.message)
+        }
+    }
+
+    /// The plan and everything else `play` and `render` need, from their shared options.
+    static func playerSetup(_ invocation: Invocation, _ context: Context, output: OutputChoice) throws -> PlayerSetup {
+        let references = try ReferenceParser.parse(invocation.arguments)
+        var options = PlaybackOptions()
+        if let text = invocation.value("--basmala") {
+            guard let basmala = PlaybackOptions.Basmala(rawValue: text) else {
+                throw TartilError.usage("--basmala takes auto or off, not '\(text)'")
+            }
+            options.basmala = basmala
+        }
+        options.repeatCount = try PrefetchCommand.integer(invocation, "--repeat", in: 1...99) ?? 1
+        if let text = invocation.value("--pause") {
+            guard let seconds = Double(text), seconds.isFinite, (0...60).contains(seconds) else {
+                throw TartilError.usage("--pause takes seconds from 0 to 60, not '\(text)'")
+            }
+            options.pauseMilliseconds = Int((seconds * 1000).rounded())
+        }
+        let start = try invocation.value("--from").map(SeekTarget.parse)
+        let plan = PlaybackPlan(ayat: ReferenceParser.uniqueAyat(of: references), options: options)
+        if case .ayah(let ayah)? = start, plan.firstItem(of: ayah) == nil {
+            throw TartilError.usage("--from \(ayah): that ayah is not in \(plan.rangeDescription)")
+        }
+        if case .offset? = start { throw TartilError.usage("--from takes a time, a share or an ayah, not a relative move") }
+        let library = try context.library()
+        let reciter: Reciter
+        if let id = invocation.value("--reciter") ?? context.settings.defaultReciter {
+            reciter = try library.reciter(try ReciterID(id))
+        } else if let first = library.reciters.first {
+            reciter = first
+        } else {
+            throw TartilError.usage("\(library.mirrorsFile) lists no reciters")
+        }
+        return PlayerSetup(
+            reciter: reciter, table: try library.table(for: reciter), cacheDirectory: context.settings.cacheDirectory,
+            output: output, plan: plan, start: start)
+    }
+
+    /// Blocks until `player` ends. Ctrl-C stops it (`stopOnInterrupt`) or only stops the waiting, and throws
+    /// `.interrupted` either way. With `progress`, the scrubber line is redrawn on standard error.
+    static func waitForEnd(of player: Player, stopOnInterrupt: Bool, progress: Console? = nil) throws {
+        while !player.waitUntilEnded(timeout: 0.25) {
+            if Interrupt.isPending {
+                if stopOnInterrupt {
+                    player.stop()
+                    player.waitUntilEnded()
+                }
+                progress?.writeError("\n")
+                throw TartilError(.interrupted, stopOnInterrupt ? "playback stopped" : "stopped waiting; playback goes on")
+            }
+            if let progress { progress.writeError("\r\u{1B}[K" + progressLine(player.status, plan: player.plan)) }
+        }
+        progress?.writeError("\r\u{1B}[K")
+    }
+
+    /// Turns the way playback ended into the exit code: skipped ayat and device failures are failures.
+    static func checkEnd(of player: Player) throws {
+        let status = player.status
+        if status.state == .failed {
+            throw TartilError(.failure, status.endMessage ?? "playback failed")
+        }
+        if status.state == .stopped && Interrupt.isPending { throw TartilError(.interrupted, "playback stopped") }
+        if !status.skipped.isEmpty {
+            let list = status.skipped.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }
+            throw TartilError(.failure, "\(status.skipped.count) ayat could not be played: \(list.joined(separator: "; "))")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+/// Where a `seek` goes. Times are within the current surah's part of the plan (the scrubber's span).
+///
+/// | text | target |
+/// |---|---|
+/// | `3:20`, `1:02:03`, `95`, `95.5s` | that time into the surah |
+/// | `+30`, `-10`, `+1:30` | forwards or back from where playback is |
+/// | `45%` | that share of the surah |
+/// | `2:255`, `36:1`, `ayah 3:20`, `yasin:12` | the start of that ayah (its basmala for ayah 1) |
+///
+/// `M:SS` (two digits of seconds, below 60) reads as a time, so `3:20` is 3 min 20 s; for ayah 3:20 write
+/// `ayah 3:20`.
+public enum SeekTarget: Sendable, Hashable {
+    case time(seconds: Double)
+    case offset(seconds: Double)
+    case fraction(Double)
+    case ayah(AyahRef)
+
+    public static let forms = "a time (3:20, 1:02:03, 95, 95.5s), +SECONDS or -SECONDS (+30, -1:00), a share (45%), or an ayah (2:255, ayah 3:20)"
+
+    public static func parse(_ text: String) throws(TartilError) -> SeekTarget {
+        let trimmed = text.trimmedWhitespace
+        guard !trimmed.isEmpty else { throw .usage("seek needs a target: \(forms)") }
+        let lower = trimmed.lowercased()
+        if lower.hasPrefix("ayah ") || lower.hasPrefix("ayah:") {
+            return .ayah(try singleAyah(String(trimmed.dropFirst(5)), original: trimmed))
+        }
+        if let sign = trimmed.first, sign == "+" || sign == "-" {
+            guard let seconds = time(trimmed.dropFirst()) else {
+                throw .usage("'\(trimmed)' is not a time to move by: write +SECONDS, -SECONDS, +M:SS or -M:SS")
+            }
+            return .offset(seconds: sign == "-" ? -seconds : seconds)
+        }
+        if trimmed.hasSuffix("%") {
+            guard let percent = Double(trimmed.dropLast()), percent.isFinite, (0...100).contains(percent) else {
+                throw .usage("'\(trimmed)' is not a share of the surah: write 0% to 100%")
+            }
+            return .fraction(percent / 100)
+        }
+        if let seconds = time(trimmed[...]) { return .time(seconds: seconds) }
+        if trimmed.contains(":") || trimmed.contains(where: \.isLetter) {
+            return .ayah(try singleAyah(trimmed, original: trimmed))
+        }
+        throw .usage("'\(trimmed)' is not a seek target: use \(forms)")
+    }
+
+    /// `95`, `95.5`, `95s`, `M:SS` or `H:MM:SS` in seconds; nil for anything else.
+    static func time(_ text: Substring) -> Double? {
+        var body = text
+        if body.hasSuffix("s") { body = body.dropLast() }
+        guard !body.isEmpty else { return nil }
+        let parts = body.split(separator: ":", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 1:
+            guard body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let seconds = Double(body),
+                seconds.isFinite
+            else { return nil }
+            return seconds
+        case 2, 3:
+            guard !text.hasSuffix("s") else { return nil }
+            var numbers: [Int] = []
+            for (position, part) in parts.enumerated() {
+                let isFirst = position == 0
+                guard !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }), isFirst || part.count == 2,
+                    let value = Int(part), isFirst || value < 60
+                else { return nil }
+                numbers.append(value)
+            }
+            return Double(numbers.reduce(0) { $0 * 60 + $1 })
+        default:
+            return nil
+        }
+    }
+
+    private static func singleAyah(_ text: String, original: String) throws(TartilError) -> AyahRef {
+        let references = try ReferenceParser.parse([text])
+        guard references.count == 1, let reference = references.first, reference.range.first == reference.range.last else {
+            throw .usage("'\(original)' names more than one ayah: seek goes to one ayah (2:255, ayah 3:20)")
+        }
+        return reference.range.first
+    }
+}

@@ -1,0 +1,103 @@
+import Glibc
+import TartilAudio
+import TartilCache
+import TartilCore
+import TartilNet
+
+/// The player's loader thread: reads each wanted file from the cache with its hash re-checked, hands the bytes
+/// to the audio thread, and asks the downloader (at playback priority) for files that are not cached yet.
+/// Owns its `Cache` (and so its index connection) and the `Downloader`.
+final class FileLoader {
+    private let setup: PlayerSetup
+    private let mailbox: Monitor<Player.Mailbox>
+    private let downloader: Downloader
+    private var cache: Cache?
+    /// Files asked of the downloader (each once).
+    private var requested: Set<AyahRef> = []
+    private var seenVersion = -1
+
+    init(setup: PlayerSetup, mailbox: Monitor<Player.Mailbox>, downloader: Downloader) {
+        self.setup = setup
+        self.mailbox = mailbox
+        self.downloader = downloader
+    }
+
+    func run() {
+        do {
+            cache = try Cache(directory: setup.cacheDirectory)
+        } catch {
+            mailbox.update { $0.files = [:] }
+        }
+        while true {
+            let (wanted, events, ended) = mailbox.wait(
+                until: { [seenVersion] in $0.wantedVersion != seenVersion || !$0.downloadEvents.isEmpty || $0.audioEnded }
+            ) { box in
+                let taken = (box.wanted, box.downloadEvents, box.audioEnded)
+                box.downloadEvents.removeAll()
+                seenVersion = box.wantedVersion
+                return taken
+            }
+            if ended { break }
+            var failures: [AyahRef: String] = [:]
+            for event in events {
+                if case .failed(let ayah, let reason) = event { failures[ayah] = reason }
+            }
+            load(wanted, failures: failures)
+        }
+        downloader.cancel()
+        downloader.shutdown()
+        mailbox.update { $0.loaderEnded = true }
+    }
+
+    /// Makes each wanted file ready (or failed), and lets go of the bytes of files no longer wanted.
+    private func load(_ wanted: [AyahRef], failures: [AyahRef: String]) {
+        let known = mailbox.update { box in
+            box.files = box.files.filter { key, state in
+                if case .failed = state { return true }
+                return wanted.contains(key)
+            }
+            for (ayah, reason) in failures { box.files[ayah] = .failed(reason) }
+            return Set(box.files.keys)
+        }
+        for ayah in wanted where !known.contains(ayah) {
+            let state = loadOne(ayah)
+            if let state { mailbox.update { $0.files[ayah] = state } }
+        }
+    }
+
+    /// The file's state, or nil while it is being downloaded.
+    private func loadOne(_ ayah: AyahRef) -> Player.FileState? {
+        guard let cache else { return .failed("the cache at \(setup.cacheDirectory) cannot be opened") }
+        do {
+            let expectation = try cache.expectation(
+                reciter: setup.reciter.id, ayah: ayah, pinned: setup.table?.files[ayah], unpinnedLimit: setup.unpinnedLimit)
+            if access(cache.path(reciter: setup.reciter.id, ayah: ayah), F_OK) == 0 {
+                do {
+                    let bytes = [UInt8](try cache.readVerified(reciter: setup.reciter.id, ayah: ayah, expectation: expectation))
+                    guard setup.table?.files[ayah] == nil else { return .ready(bytes, measuredFrames: nil) }
+                    do {
+                        let (_, frames) = try Mpg123Decoder().countSamples(bytes: bytes, name: "\(ayah.fileStem).mp3")
+                        return .ready(bytes, measuredFrames: frames)
+                    } catch {
+                        return .failed("\(ayah.fileStem).mp3 does not decode: \(error)")
+                    }
+                } catch where error.code == .mismatch {
+                    requested.remove(ayah)  // removed as bad: fetch it again
+                }
+            }
+            if !requested.contains(ayah) {
+                requested.insert(ayah)
+                downloader.submit([
+                    DownloadRequest(
+                        reciter: setup.reciter.id, ayah: ayah, mirrors: setup.reciter.mirrors, expectation: expectation,
+                        priority: .playback)
+                ])
+            }
+            return nil
+        } catch {
+            return .failed(error.message)
+        }
+    }
+}
+
+@available(*, unavailable) extension FileLoader: Sendable {}

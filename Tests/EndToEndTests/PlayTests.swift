@@ -1,0 +1,261 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TartilCore
+
+/// Runs a shell pipeline and returns its standard output (tests use it for reference decodes by the mpg123 program).
+func shell(_ command: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", command]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return output
+}
+
+/// SHA-256 and size of the PCM in a WAV file tartil wrote (after its 44-byte header).
+func wavPCM(_ path: String) throws -> (sha256: String, bytes: Int, header: [UInt8]) {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    let sha = try shell("tail -c +45 '\(path)' | sha256sum")
+    return (String(sha.prefix(64)), data.count - 44, Array(data.prefix(44)))
+}
+
+/// The mpg123 program's decode of `files`, concatenated, then `skippingFrames` dropped (of `channels`
+/// 16-bit samples each): SHA-256 and size.
+func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int = 1) throws -> (sha256: String, bytes: Int) {
+    let list = files.map { "'\($0)'" }.joined(separator: " ")
+    let skip = skippingFrames * 2 * channels
+    let sha = try shell("for f in \(list); do mpg123 -q -s \"$f\"; done | tail -c +\(skip + 1) | sha256sum")
+    let size = try shell("for f in \(list); do mpg123 -q -s \"$f\"; done | tail -c +\(skip + 1) | wc -c")
+    return (String(sha.prefix(64)), Int(size.trimmedWhitespace) ?? -1)
+}
+
+@Suite struct PlayTests {
+    let environment = DownloadEnvironment.shared
+    static let fixture = TestPaths.fixtures + "/fixture"
+
+    static func file(_ surah: Int, _ ayah: Int) -> String { fixture + "/" + AyahRef(unchecked: surah, ayah).fileStem + ".mp3" }
+    /// The fixture mixes formats on purpose; these runs share one: 1:1-4 at 22050 Hz mono, 112 at 44100 Hz mono.
+    static let surahOneStart = (1...4).map { file(1, $0) }
+    static let ikhlas = (1...4).map { file(112, $0) }
+
+    @Test(arguments: [("1:1-4", surahOneStart), ("112 --basmala off", ikhlas)])
+    func renderIsTheConcatenationOfMpg123sOwnDecodes(reference text: String, files: [String]) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let words = text.split(separator: " ").map(String.init)
+        let result = try environment.tartil(
+            ["render"] + words + ["--reciter", "fixture", "-o", directory + "/out.wav"], urls: [environment.clean], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let rendered = try wavPCM(directory + "/out.wav")
+        let reference = try mpg123Reference(files)
+        #expect(rendered.bytes == reference.bytes)
+        #expect(rendered.sha256 == reference.sha256)
+        // RIFF header: 16-bit PCM, mono, the files' rate.
+        #expect(Array(rendered.header[0..<4]) == Array("RIFF".utf8) && Array(rendered.header[8..<16]) == Array("WAVEfmt ".utf8))
+        let rate = Int(rendered.header[24]) | Int(rendered.header[25]) << 8 | Int(rendered.header[26]) << 16
+        #expect(rate == (words[0] == "112" ? 44100 : 22050))
+        #expect(Int(rendered.header[22]) == 1 && Int(rendered.header[34]) == 16)
+    }
+
+    @Test func aRenderThatWouldMixFormatsFailsClearlyAndWritesNothing() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(
+            ["render", "1", "--reciter", "fixture", "-o", directory + "/out.wav"], urls: [environment.clean], in: directory)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("the audio changes format (22050 Hz, mono → 44100 Hz, 2 channels), which one WAV file cannot hold"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).allSatisfy { !$0.hasSuffix(".wav") && !$0.hasSuffix(".part") })
+    }
+
+    @Test(arguments: ["0:01", "2.5", "3.14159", "7", "33%"])
+    func aSeekStartsOnTheRoundedSampleOfTheConcatenation(from: String) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(
+            ["render", "1:1-4", "--reciter", "fixture", "--from", from, "-o", directory + "/out.wav"], urls: [environment.clean], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let rate = environment.manifest[AyahRef(unchecked: 1, 1)]!.sampleRate
+        let total = (1...4).map { environment.manifest[AyahRef(unchecked: 1, $0)]!.samples }.reduce(0, +)
+        let skip: Int
+        switch try SeekTarget.parse(from) {
+        case .time(let seconds): skip = Int((seconds * Double(rate)).rounded())
+        case .fraction(let share): skip = Int((share * Double(total)).rounded())
+        default: Issue.record("unexpected target"); return
+        }
+        let reference = try mpg123Reference(Self.surahOneStart, skippingFrames: skip)
+        let rendered = try wavPCM(directory + "/out.wav")
+        #expect(rendered.bytes == reference.bytes, "\(from)")
+        #expect(rendered.sha256 == reference.sha256, "\(from)")
+    }
+
+    @Test func aSlowMirrorStartsAfterTheFirstAyahBuffersVisiblyAndEndsComplete() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(
+            ["play", "112", "--basmala", "off", "--reciter", "fixture", "--output", "wav:" + directory + "/out.wav", "--events"],
+            urls: [environment.fault("slow")], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = result.stdout.split(separator: "\n").map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+        }
+        let names = events.map { ($0["event"] as? String ?? "?") + ":" + ($0["state"] as? String ?? "\($0["ayah"] ?? "")") }
+        // Playback of 112:1 began while a later ayah was still downloading: it waited for that one, visibly.
+        let firstHeard = try #require(names.firstIndex(of: "ayah:1"))
+        let laterBuffering = names.indices.filter { names[$0].hasPrefix("buffering:") && events[$0]["ayah"] as? Int ?? 0 > 1 }
+        #expect(laterBuffering.contains { $0 > firstHeard }, "\(names)")
+        #expect(names.last == "end:finished")
+        let rendered = try wavPCM(directory + "/out.wav")
+        let reference = try mpg123Reference(Self.ikhlas)
+        #expect(rendered.sha256 == reference.sha256)
+    }
+
+    @Test func alsasNullDeviceEndToEnd() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(
+            ["play", "112", "--reciter", "fixture", "--device", "null", "--events"], urls: [environment.clean], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#"{"event":"ayah","index":4,"surah":112,"ayah":4,"kind":"ayah","repetition":1}"#))
+        #expect(result.stdout.hasSuffix(#"{"event":"end","state":"finished"}"# + "\n"))
+    }
+
+    @Test func aMissingSoundCardGetsAClearMessage() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(
+            ["play", "112", "--reciter", "fixture", "--device", "no-such-card"], urls: [environment.clean], in: directory)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("cannot open the ALSA device 'no-such-card'"))
+        #expect(result.stderr.contains("--device null"))
+    }
+
+    @Test func anAyahThatFailsEverywhereIsSkippedAndReported() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // 112:2's file is missing from a copy of the fixture served by nginx.
+        let root = directory + "/served"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.fixture, toPath: root + "/fixture")
+        try FileManager.default.removeItem(atPath: root + "/fixture/112002.mp3")
+        let server = try TestServer.nginx(root: root)
+        defer { server.stop() }
+        let result = try environment.tartil(
+            ["play", "112", "--reciter", "fixture", "--output", "null", "--events"],
+            urls: [server.base + "/fixture/{surah3}{ayah3}.mp3"], in: directory)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains(#""event":"error""#) && result.stdout.contains("skipped 112:2"))
+        #expect(result.stdout.contains(#"{"event":"ayah","index":4,"surah":112,"ayah":4,"kind":"ayah","repetition":1}"#))
+        #expect(result.stderr.contains("1 ayat could not be played: 112:2 (mirror 1: HTTP 404)"))
+
+        let render = try environment.tartil(
+            ["render", "112", "--reciter", "fixture", "-o", directory + "/out.wav"],
+            urls: [server.base + "/fixture/{surah3}{ayah3}.mp3"], in: directory)
+        #expect(render.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/out.wav"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).allSatisfy { !$0.hasSuffix(".part") })
+    }
+
+    @Test func theREPLDrivenThroughAPipe() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let rate = environment.manifest[AyahRef(unchecked: 1, 1)]!.sampleRate
+        let script = """
+            play 1:1-4 --reciter fixture --output silent
+            seek 0:02
+            status --json
+            pause
+            status --json
+            seek 1:3
+            status --json
+            seek 112:1
+            resume
+            next
+            status --json
+            quit
+            """
+        let mirrors = try environment.mirrorsFile([environment.clean], in: directory)
+        let result = try runTartil(
+            ["--mirrors", mirrors, "--tables", environment.tables, "--cache-dir", directory + "/cache"], input: script, home: directory)
+        #expect(result.status == 64, "\(result.stderr)")  // the one bad line: seek 112:1
+        #expect(result.stderr.contains("112:1 is not in what is playing (1:1-4)"))
+        let statuses = result.stdout.split(separator: "\n").map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+        }
+        #expect(statuses.count == 4, "\(result.stdout)")
+        func samples(_ status: [String: Any]) -> Int { status["position_samples"] as? Int ?? -1 }
+        #expect(samples(statuses[0]) == 2 * rate)
+        #expect(statuses[1]["state"] as? String == "paused")
+        #expect((2 * rate...3 * rate).contains(samples(statuses[1])), "\(statuses[1])")
+        // An ayah seek while paused moves the paused position to the ayah's first sample.
+        let ayahStart = (1...2).map { environment.manifest[AyahRef(unchecked: 1, $0)]!.samples }.reduce(0, +)
+        #expect(samples(statuses[2]) == ayahStart && statuses[2]["ayah"] as? Int == 3)
+        #expect(statuses[3]["ayah"] as? Int == 4 && statuses[3]["state"] as? String != "paused", "\(statuses[3])")
+    }
+
+    @Test func badInputIsRefusedWithExitCode64() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (arguments, message) in [
+            (["play", "112", "--basmala", "maybe"], "--basmala takes auto or off, not 'maybe'"),
+            (["play", "112", "--repeat", "0"], "--repeat takes a whole number from 1 to 99, not '0'"),
+            (["play", "112", "--pause", "-1"], "--pause takes seconds from 0 to 60"),
+            (["play", "112", "--output", "speakers"], "--output takes alsa"),
+            (["play", "112", "--from", "2:255"], "--from 2:255: that ayah is not in 112:1-4"),
+            (["play", "112", "--from", "+30"], "--from takes a time, a share or an ayah"),
+            (["render", "112"], "render needs --output <file.wav>"),
+            (["seek", "3:20"], "seek: nothing is playing"),
+        ] {
+            let reciter = arguments[0] == "seek" ? [] : ["--reciter", "fixture"]
+            let result = try environment.tartil(arguments + reciter, urls: [environment.clean], in: directory)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    /// The three real reciters (when ../shared/real is present): every surah they have, rendered, equals the
+    /// mpg123 program's decodes of the same files, concatenated.
+    @Test(arguments: ["ibrahim-alakhdar", "ahmed-allhdan", "emad-al-mansary"])
+    func realRecitersRenderBitExact(reciter: String) throws {
+        guard let real = TestPaths.sharedReal else {
+            print("skipped: ../shared/real is absent")
+            return
+        }
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let source = real + "/audio/" + reciter
+        let common = ["--cache-dir", directory + "/cache", "--tables", TestPaths.repository + "/reciter-tables"]
+        let imported = try runTartil(["cache", "import", source, "--reciter", reciter] + common, home: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let surahs = [1, 36, 67, 78, 103, 108, 112, 113, 114]
+        var files: [String] = []
+        for surah in surahs {
+            if surah != 1 { files.append(source + "/001001.mp3") }
+            let count = try Catalog.surah(surah).ayahCount
+            files += (1...count).map { source + "/" + AyahRef(unchecked: surah, $0).fileStem + ".mp3" }
+        }
+        let result = try runTartil(
+            ["render"] + surahs.map(String.init) + ["--reciter", reciter, "-o", directory + "/all.wav"] + common, home: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let rendered = try wavPCM(directory + "/all.wav")
+        let reference = try mpg123Reference(files)
+        #expect(rendered.bytes == reference.bytes)
+        #expect(rendered.sha256 == reference.sha256, "\(reciter)")
+
+        // And a seek into surah 67 starts on round(t × rate) of its part of the plan.
+        let tablePath = TestPaths.repository + "/reciter-tables/\(reciter).tsv"
+        let table = try ReciterTable.parse(try String(contentsOfFile: tablePath, encoding: .utf8), file: tablePath)
+        let rate = try #require(table.files[AyahRef(unchecked: 67, 1)]).sampleRate
+        let channels = Int(rendered.header[22])
+        let seek = try runTartil(
+            ["render", "67", "--from", "83.5", "--reciter", reciter, "-o", directory + "/seek.wav"] + common, home: directory)
+        #expect(seek.status == 0, "\(seek.stderr)")
+        let mulk = [source + "/001001.mp3"] + (1...30).map { source + "/067\(String(format: "%03d", $0)).mp3" }
+        let seekReference = try mpg123Reference(mulk, skippingFrames: Int((83.5 * Double(rate)).rounded()), channels: channels)
+        #expect(try wavPCM(directory + "/seek.wav").sha256 == seekReference.sha256)
+    }
+}

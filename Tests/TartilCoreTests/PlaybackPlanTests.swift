@@ -1,0 +1,138 @@
+import Testing
+
+@testable import TartilCore
+
+@Suite struct PlaybackPlanTests {
+    func ayat(_ surah: Int, _ range: ClosedRange<Int>) -> [AyahRef] { range.map { AyahRef(unchecked: surah, $0) } }
+
+    @Test func basmalaComesBeforeAyahOneExceptInSurahsOneAndNine() {
+        let plan = PlaybackPlan(ayat: ayat(1, 1...2) + ayat(9, 1...1) + ayat(112, 1...2) + ayat(113, 2...3), options: .init())
+        #expect(plan.items.map(\.description) == ["1:1", "1:2", "9:1", "basmala before 112:1", "112:1", "112:2", "113:2", "113:3"])
+        #expect(plan.items[3].file == AyahRef(unchecked: 1, 1))
+        let off = PlaybackPlan(ayat: ayat(112, 1...2), options: .init(basmala: .off))
+        #expect(off.items.map(\.description) == ["112:1", "112:2"])
+    }
+
+    @Test func repeatsAndPausesForMemorisation() {
+        let plan = PlaybackPlan(ayat: ayat(2, 255...256), options: .init(repeatCount: 2, pauseMilliseconds: 1500))
+        #expect(plan.items.map(\.description) == [
+            "2:255", "pause 1500 ms after 2:255", "2:255 (×2)", "pause 1500 ms after 2:255",
+            "2:256", "pause 1500 ms after 2:256", "2:256 (×2)", "pause 1500 ms after 2:256",
+        ])
+        #expect(plan.group(containing: 2) == 0..<4)
+        #expect(plan.nextTarget() == 4)
+    }
+
+    @Test func filesAheadAreTheCurrentItemsAndTheNextThreeWithoutRepeats() {
+        var plan = PlaybackPlan(ayat: ayat(112, 1...4), options: .init())
+        #expect(plan.filesAhead() == [AyahRef(unchecked: 1, 1)] + ayat(112, 1...3))
+        plan.advance()
+        #expect(plan.filesAhead() == ayat(112, 1...4))
+        plan.advance()
+        plan.advance()
+        plan.advance()
+        #expect(plan.filesAhead() == ayat(112, 4...4))
+        plan.advance()
+        #expect(plan.isFinished && plan.filesAhead().isEmpty && plan.currentItem == nil)
+
+        let repeated = PlaybackPlan(ayat: ayat(2, 1...3), options: .init(basmala: .off, repeatCount: 3, pauseMilliseconds: 500))
+        #expect(repeated.filesAhead() == ayat(2, 1...2))  // 2:1 three times, then 2:2: four file items
+        #expect(repeated.nextFileItem(after: 0) == 2)
+    }
+
+    @Test func prevRestartsTheAyahWhenFurtherInThanTheThresholdElseGoesBack() {
+        var plan = PlaybackPlan(ayat: ayat(112, 1...3), options: .init())  // basmala, 1, 2, 3
+        #expect(plan.previousTarget(secondsIntoGroup: 0.2) == 0)  // the first group: its start
+        plan.jump(to: 2)  // 112:2
+        #expect(plan.previousTarget(secondsIntoGroup: 1.6) == 2)
+        #expect(plan.previousTarget(secondsIntoGroup: 1.4) == 0)  // 112:1's group starts at its basmala
+        plan.jump(to: 4)
+        #expect(plan.isFinished)
+        #expect(plan.previousTarget(secondsIntoGroup: 0) == 3)
+        #expect(plan.nextTarget() == 4)
+    }
+
+    @Test func theScrubberSpansTheCurrentSurahsItems() {
+        let plan = PlaybackPlan(ayat: ayat(112, 3...4) + ayat(113, 1...5), options: .init())
+        #expect(plan.surahSpan(containing: 1) == 0..<2)
+        #expect(plan.surahSpan(containing: 2) == 2..<8)  // the basmala belongs to 113
+        #expect(plan.firstItem(of: AyahRef(unchecked: 113, 1)) == 2)
+        #expect(plan.firstItem(of: AyahRef(unchecked: 114, 1)) == nil)
+        #expect(plan.rangeDescription == "112:3-113:5")
+    }
+}
+
+@Suite struct TimelineTests {
+    let timeline = Timeline(
+        sampleRate: 22050,
+        lengths: [.init(samples: 44100), .init(samples: 0), .init(samples: 22050), .init(samples: 1000, isEstimated: true)])
+
+    @Test func locatesSamplesByPrefixSums() {
+        #expect(timeline.totalSamples == 67150)
+        #expect(timeline.locate(0) == (0, 0))
+        #expect(timeline.locate(44099) == (0, 44099))
+        #expect(timeline.locate(44100) == (2, 0))  // the empty item is passed over
+        #expect(timeline.locate(66149) == (2, 22049))
+        #expect(timeline.locate(66150) == (3, 0))
+        #expect(timeline.locate(67150) == (4, 0))  // the end
+        #expect(timeline.locate(-5) == (0, 0))
+    }
+
+    @Test func timeIsRoundedToTheNearestSample() {
+        #expect(timeline.sample(atSeconds: 2.5) == 55125)
+        #expect(timeline.sample(atSeconds: 1.0 / 44100) == 1)  // 0.5 rounds away from zero
+        #expect(timeline.seconds(atSample: 22050) == 1)
+    }
+
+    @Test func estimatesAreReplacedWhenMeasured() {
+        var copy = timeline
+        #expect(copy.isEstimated(in: 0..<4))
+        #expect(!copy.isEstimated(in: 0..<3))
+        copy.setLength(.init(samples: 2000), of: 3)
+        #expect(!copy.isEstimated(in: 0..<4))
+        #expect(copy.totalSamples == 68150)
+        #expect(copy.samples(in: 2..<4) == 24050)
+    }
+}
+
+@Suite struct SeekTargetTests {
+    @Test(arguments: [
+        ("3:20", SeekTarget.time(seconds: 200)),
+        ("1:02:03", .time(seconds: 3723)),
+        ("95", .time(seconds: 95)),
+        ("95.5s", .time(seconds: 95.5)),
+        ("0:00", .time(seconds: 0)),
+        ("+30", .offset(seconds: 30)),
+        ("-10", .offset(seconds: -10)),
+        ("-1:00", .offset(seconds: -60)),
+        ("45%", .fraction(0.45)),
+        ("100%", .fraction(1)),
+        ("2:255", .ayah(AyahRef(unchecked: 2, 255))),
+        ("36:1", .ayah(AyahRef(unchecked: 36, 1))),
+        ("ayah 3:20", .ayah(AyahRef(unchecked: 3, 20))),
+        ("yasin:12", .ayah(AyahRef(unchecked: 36, 12))),
+    ])
+    func parses(text: String, target: SeekTarget) throws {
+        #expect(try SeekTarget.parse(text) == target)
+    }
+
+    @Test(arguments: [
+        ("", "seek needs a target"),
+        ("+", "is not a time to move by"),
+        ("+abc", "is not a time to move by"),
+        ("150%", "is not a share of the surah"),
+        ("-5%", "is not a time to move by"),
+        ("1:75", "surah 1 (Al-Faatiha) has 7 ayat, so there is no ayah 1:75"),
+        ("1:2:3", "is not an ayah number"),
+        ("2:255-257", "names more than one ayah"),
+        ("soon", "soon"),
+    ])
+    func refuses(text: String, message: String) {
+        #expect {
+            try SeekTarget.parse(text)
+        } throws: { error in
+            guard let error = error as? TartilError else { return false }
+            return error.code == .usage && error.message.contains(message)
+        }
+    }
+}
