@@ -149,14 +149,16 @@ public final class NullOutput: AudioOutput {
     public func abandon() {}
 }
 
-/// Writes the exact PCM to a WAV file (RIFF, 16-bit PCM), unpaced. The header's sizes are filled in by `finish`;
-/// the file is written under a temporary name and renamed into place then, so a stopped render leaves no
-/// half-written file under the name asked for.
+/// Writes the exact PCM to a WAV file (RIFF, 16-bit PCM), unpaced. A regular file is written under a temporary
+/// name, its header's sizes filled in by `finish`, and renamed into place then, so a stopped render leaves no
+/// half-written file under the name asked for. A path that is not a regular file (`/dev/stdout`, a pipe,
+/// `/dev/null`) is written straight through, with the streaming header's "unknown" sizes.
 public final class WAVOutput: AudioOutput {
     public let name: String
     public let isPaced = false
     private let path: String
-    private let temporaryPath: String
+    /// Where the bytes go until `finish`: a temporary file beside `path`, or nil when writing `path` directly.
+    private let temporaryPath: String?
     private var descriptor: Int32
     private var format: PCMFormat?
     private var dataBytes = 0
@@ -164,29 +166,35 @@ public final class WAVOutput: AudioOutput {
     public init(path: String) throws(AudioError) {
         self.path = path
         name = "wav:\(path)"
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[..<$0]) } ?? "."
-        let file = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        temporaryPath = (directory.isEmpty ? "" : directory + "/") + ".\(file).\(getpid()).part"
-        descriptor = Glibc.open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        var existing = stat()
+        if stat(path, &existing) == 0 && (existing.st_mode & S_IFMT) != S_IFREG {
+            temporaryPath = nil
+            descriptor = Glibc.open(path, O_WRONLY | O_CLOEXEC)
+        } else {
+            let slash = path.lastIndex(of: "/")
+            let directory = slash.map { String(path[..<$0]) } ?? "."
+            let file = slash.map { String(path[path.index(after: $0)...]) } ?? path
+            let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(file).\(getpid()).part"
+            temporaryPath = temporary
+            descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        }
         guard descriptor >= 0 else {
             throw AudioError(.output, "cannot write \(path): \(String(cString: strerror(errno)))")
         }
-        try writeAll(Self.header(format: PCMFormat(sampleRate: 0, channels: 1), dataBytes: 0))
     }
 
-    deinit {
-        if descriptor >= 0 {
-            close(descriptor)
-            unlink(temporaryPath)  // never finished: leave nothing behind
-        }
-    }
+    deinit { abandon() }
 
     public func configure(_ format: PCMFormat) throws(AudioError) {
-        if let current = self.format, current != format {
-            throw AudioError(.output, "\(path): the audio changes format (\(current) → \(format)), which one WAV file cannot hold")
+        if let current = self.format {
+            guard current == format else {
+                throw AudioError(.output, "\(path): the audio changes format (\(current) → \(format)), which one WAV file cannot hold")
+            }
+            return
         }
         self.format = format
+        // The sizes are filled in by `finish`; a stream keeps the "unknown length" sizes.
+        try writeAll(Self.header(format: format, dataBytes: temporaryPath == nil ? Self.unknownLength : 0))
     }
 
     public func write(_ pcm: UnsafeRawBufferPointer) throws(AudioError) {
@@ -201,14 +209,19 @@ public final class WAVOutput: AudioOutput {
         guard descriptor >= 0 else { return }
         close(descriptor)
         descriptor = -1
-        unlink(temporaryPath)
+        if let temporaryPath { unlink(temporaryPath) }
     }
 
     public func finish() throws(AudioError) {
         guard descriptor >= 0 else { return }
-        let header = Self.header(format: format ?? PCMFormat(sampleRate: 22050, channels: 1), dataBytes: dataBytes)
+        if format == nil { try configure(PCMFormat(sampleRate: 22050, channels: 1)) }  // nothing played: an empty WAV
+        guard let temporaryPath else {
+            close(descriptor)
+            descriptor = -1
+            return
+        }
         guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw failure("lseek") }
-        try writeAll(header)
+        try writeAll(Self.header(format: format!, dataBytes: dataBytes))
         guard fsync(descriptor) == 0 else { throw failure("fsync") }
         close(descriptor)
         descriptor = -1
@@ -218,6 +231,9 @@ public final class WAVOutput: AudioOutput {
             throw error
         }
     }
+
+    /// The data size a streaming WAV header gives when the length is not known.
+    static let unknownLength = 0xFFFF_FFFF - 36
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(AudioError) {
         var written = 0

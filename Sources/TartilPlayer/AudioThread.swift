@@ -63,9 +63,12 @@ final class AudioThread {
         if let start { seek(start) }
         publishWanted()
         while !ended {
-            let commands = player.mailbox.update { box in
-                defer { box.commands.removeAll() }
-                return box.commands
+            var commands: [Player.Command] = []
+            if !player.mailbox.read({ $0.commands.isEmpty }) {
+                commands = player.mailbox.update { box in
+                    defer { box.commands.removeAll() }
+                    return box.commands
+                }
             }
             for command in commands where !ended { handle(command) }
             if !commands.isEmpty { player.mailbox.update { $0.commandsDone += commands.count } }
@@ -98,7 +101,7 @@ final class AudioThread {
             return true
         }
         guard let file = item.file else { return false }
-        let fileState = player.mailbox.update { $0.files[file] }
+        let fileState = player.mailbox.read { $0.files[file] }
         switch fileState {
         case nil:
             setState(.buffering, ayah: file)
@@ -224,7 +227,7 @@ final class AudioThread {
     /// Opens the next file item in the spare decoder once its bytes are here, so the hand-over is gapless.
     private func prepareNext() {
         guard preparedIndex == nil, let next = plan.nextFileItem(after: plan.current), let file = plan.items[next].file else { return }
-        guard case .ready(let bytes, _) = player.mailbox.update({ $0.files[file] }) else { return }
+        guard case .ready(let bytes, _) = player.mailbox.read({ $0.files[file] }) else { return }
         do {
             try spare.open(bytes: bytes, name: "\(file.fileStem).mp3")
             preparedIndex = next
@@ -333,11 +336,10 @@ final class AudioThread {
 
     private func publishWanted() {
         let files = plan.filesAhead()
+        guard player.mailbox.read({ $0.wanted != files }) else { return }
         player.mailbox.update { box in
-            if box.wanted != files {
-                box.wanted = files
-                box.wantedVersion += 1
-            }
+            box.wanted = files
+            box.wantedVersion += 1
         }
     }
 

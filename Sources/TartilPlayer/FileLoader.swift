@@ -6,20 +6,20 @@ import TartilNet
 
 /// The player's loader thread: reads each wanted file from the cache with its hash re-checked, hands the bytes
 /// to the audio thread, and asks the downloader (at playback priority) for files that are not cached yet.
-/// Owns its `Cache` (and so its index connection) and the `Downloader`.
+/// Owns its `Cache` (and so its index connection) and the `Downloader`, which it starts only when a file is
+/// missing (playing from a full cache starts no download threads).
 final class FileLoader {
     private let setup: PlayerSetup
     private let mailbox: Monitor<Player.Mailbox>
-    private let downloader: Downloader
+    private var downloader: Downloader?
     private var cache: Cache?
     /// Files asked of the downloader (each once).
     private var requested: Set<AyahRef> = []
     private var seenVersion = -1
 
-    init(setup: PlayerSetup, mailbox: Monitor<Player.Mailbox>, downloader: Downloader) {
+    init(setup: PlayerSetup, mailbox: Monitor<Player.Mailbox>) {
         self.setup = setup
         self.mailbox = mailbox
-        self.downloader = downloader
     }
 
     func run() {
@@ -44,8 +44,8 @@ final class FileLoader {
             }
             load(wanted, failures: failures)
         }
-        downloader.cancel()
-        downloader.shutdown()
+        downloader?.cancel()
+        downloader?.shutdown()
         mailbox.update { $0.loaderEnded = true }
     }
 
@@ -63,6 +63,16 @@ final class FileLoader {
             let state = loadOne(ayah)
             if let state { mailbox.update { $0.files[ayah] = state } }
         }
+    }
+
+    private func startedDownloader() throws(CacheError) -> Downloader {
+        if let downloader { return downloader }
+        let mailbox = self.mailbox
+        let started = try Downloader(
+            cacheDirectory: setup.cacheDirectory, limits: setup.limits, policy: setup.policy,
+            validate: AudioValidation.validate, events: { event in mailbox.update { $0.downloadEvents.append(event) } })
+        downloader = started
+        return started
     }
 
     /// The file's state, or nil while it is being downloaded.
@@ -87,7 +97,7 @@ final class FileLoader {
             }
             if !requested.contains(ayah) {
                 requested.insert(ayah)
-                downloader.submit([
+                try startedDownloader().submit([
                     DownloadRequest(
                         reciter: setup.reciter.id, ayah: ayah, mirrors: setup.reciter.mirrors, expectation: expectation,
                         priority: .playback)

@@ -75,11 +75,7 @@ public final class Player: Sendable {
         mailbox = Monitor(Mailbox())
         let output = try setup.output.open()
         let decoders = (try Mpg123Decoder(), try Mpg123Decoder())
-        let mailbox = self.mailbox
-        let downloader = try Downloader(
-            cacheDirectory: setup.cacheDirectory, limits: setup.limits, policy: setup.policy,
-            validate: AudioValidation.validate, events: { event in mailbox.update { $0.downloadEvents.append(event) } })
-        let loader = FileLoader(setup: setup, mailbox: mailbox, downloader: downloader)
+        let loader = FileLoader(setup: setup, mailbox: mailbox)
         let audio = AudioThread(
             player: self, plan: setup.plan, timeline: timeline, start: setup.start, output: output, decoders: decoders,
             stopOnSkip: setup.stopOnSkip)

@@ -1,25 +1,143 @@
 import Foundation
 
+/// A SHA-256 digest held as 32 bytes (a table of 6236 rows keeps no strings for its hashes).
+public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
+    private let words: (UInt64, UInt64, UInt64, UInt64)
+
+    /// Reads 64 lowercase hex digits; nil for anything else.
+    public init?(hex: some StringProtocol) {
+        var utf8 = Array(hex.utf8)
+        guard let digest = utf8.withUnsafeMutableBufferPointer({ Self(hexBytes: UnsafeBufferPointer($0)) }) else { return nil }
+        self = digest
+    }
+
+    /// Reads 64 lowercase hex digits from UTF-8 bytes; nil for anything else.
+    public init?(hexBytes bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count == 64 else { return nil }
+        var words: [UInt64] = [0, 0, 0, 0]
+        for (index, byte) in bytes.enumerated() {
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            words[index / 16] = words[index / 16] << 4 | UInt64(value)
+        }
+        self.words = (words[0], words[1], words[2], words[3])
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2 && lhs.words.3 == rhs.words.3
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
+    }
+
+    /// 64 lowercase hex digits.
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(64)
+        for word in [words.0, words.1, words.2, words.3] {
+            for shift in stride(from: 60, through: 0, by: -4) { text.append(digits[Int(word >> UInt64(shift) & 0xf)]) }
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    public var description: String { hex }
+}
+
 /// What a reciter table pins about one ayah's file.
 public struct PinnedFile: Sendable, Hashable {
     /// Exact size of the file in bytes.
     public let bytes: Int
-    /// SHA-256 of the file, 64 lowercase hex digits.
-    public let sha256: String
+    /// SHA-256 of the file.
+    public let digest: SHA256Digest
     /// PCM frames mpg123 decodes from the file with gapless trimming on.
     public let samples: Int
     /// Sample rate in Hz.
     public let sampleRate: Int
 
-    public init(bytes: Int, sha256: String, samples: Int, sampleRate: Int) {
+    public init(bytes: Int, digest: SHA256Digest, samples: Int, sampleRate: Int) {
         self.bytes = bytes
-        self.sha256 = sha256
+        self.digest = digest
         self.samples = samples
         self.sampleRate = sampleRate
     }
 
+    /// `sha256` must be 64 lowercase hex digits.
+    public init(bytes: Int, sha256: String, samples: Int, sampleRate: Int) {
+        guard let digest = SHA256Digest(hex: sha256) else { preconditionFailure("'\(sha256)' is not 64 lowercase hex digits") }
+        self.init(bytes: bytes, digest: digest, samples: samples, sampleRate: sampleRate)
+    }
+
+    /// SHA-256 of the file, 64 lowercase hex digits.
+    public var sha256: String { digest.hex }
+
     /// Duration in seconds (exact ratio of samples to rate).
     public var seconds: Double { Double(samples) / Double(sampleRate) }
+}
+
+/// A table's rows, in mushaf order, found by binary search: compact and quick to build for a whole Qur'an.
+public struct PinnedFiles: Sendable, Hashable, Sequence {
+    private var ayat: [AyahRef] = []
+    private var rows: [PinnedFile] = []
+
+    public init() {}
+
+    public init(_ files: [AyahRef: PinnedFile]) {
+        for (ayah, file) in files.sorted(by: { $0.key < $1.key }) {
+            ayat.append(ayah)
+            rows.append(file)
+        }
+    }
+
+    /// Adds a row; rows added in mushaf order (as tables are written) cost no sorting.
+    mutating func append(_ ayah: AyahRef, _ file: PinnedFile) {
+        if let last = ayat.last, !(last < ayah) {
+            let position = insertionPoint(ayah)
+            ayat.insert(ayah, at: position)
+            rows.insert(file, at: position)
+        } else {
+            ayat.append(ayah)
+            rows.append(file)
+        }
+    }
+
+    mutating func reserveCapacity(_ count: Int) {
+        ayat.reserveCapacity(count)
+        rows.reserveCapacity(count)
+    }
+
+    private func insertionPoint(_ ayah: AyahRef) -> Int {
+        var low = 0
+        var high = ayat.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ayat[middle] < ayah { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The row for `ayah`, or nil when the table does not pin it.
+    public subscript(_ ayah: AyahRef) -> PinnedFile? {
+        let position = insertionPoint(ayah)
+        return position < ayat.count && ayat[position] == ayah ? rows[position] : nil
+    }
+
+    public var count: Int { rows.count }
+    public var isEmpty: Bool { rows.isEmpty }
+    /// The rows' files, in mushaf order.
+    public var values: [PinnedFile] { rows }
+    /// The pinned ayat, in mushaf order.
+    public var keys: [AyahRef] { ayat }
+
+    public func makeIterator() -> Zip2Sequence<[AyahRef], [PinnedFile]>.Iterator { zip(ayat, rows).makeIterator() }
 }
 
 /// A reciter table (`reciter-tables/<id>.tsv`, format 1): the pinned size, hash and sample count of each ayah
@@ -41,12 +159,16 @@ public struct ReciterTable: Sendable {
     public let reciter: ReciterID
     /// Free text saying where the files came from.
     public let source: String
-    public let files: [AyahRef: PinnedFile]
+    public let files: PinnedFiles
 
-    public init(reciter: ReciterID, source: String, files: [AyahRef: PinnedFile]) {
+    public init(reciter: ReciterID, source: String, files: PinnedFiles) {
         self.reciter = reciter
         self.source = source
         self.files = files
+    }
+
+    public init(reciter: ReciterID, source: String, files: [AyahRef: PinnedFile]) {
+        self.init(reciter: reciter, source: source, files: PinnedFiles(files))
     }
 
     /// How many of the 6236 ayat are pinned.
@@ -56,24 +178,47 @@ public struct ReciterTable: Sendable {
 
     /// Parses a table. `file` names the source in errors, which give the line: `x.tsv:7: sha256: …`.
     /// When `expected` is given the header's reciter must match it.
+    ///
+    /// Rows are read straight from the UTF-8 bytes: a whole-Qur'an table has 6236 of them and every command that
+    /// plays or downloads reads one, so this is on the path of starting playback (about 2 ms for 6236 rows).
     public static func parse(_ text: String, file: String, expected: ReciterID? = nil) throws(TartilError) -> ReciterTable {
+        var text = text
+        text.makeContiguousUTF8()
+        var result: Result<ReciterTable, TartilError>!
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            do throws(TartilError) {
+                result = .success(try parse(bytes, file: file, expected: expected))
+            } catch {
+                result = .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, expected: ReciterID?) throws(TartilError) -> ReciterTable {
         var version: Int?
         var reciter: ReciterID?
         var source: String?
-        var files: [AyahRef: PinnedFile] = [:]
-        var lineNumbers: [AyahRef: Int] = [:]
+        var files = PinnedFiles()
+        files.reserveCapacity(bytes.lazy.filter { $0 == UInt8(ascii: "\n") }.count)
+        /// The line each ayah was found on, by global number (0: not yet).
+        var lineOfAyah = [Int32](repeating: 0, count: Catalog.totalAyat + 1)
         var lineNumber = 0
-        // Rows are read as UTF-8 bytes (a whole-Qur'an table has 6236 of them, read by every command that
-        // downloads or plays); header comments and error messages go through String.
-        for rawLine in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        var lineStart = 0
+        while lineStart < bytes.count {
             lineNumber += 1
-            let line = rawLine.last == UInt8(ascii: "\r") ? rawLine.dropLast() : rawLine
+            var lineEnd = lineStart
+            while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            defer { lineStart = lineEnd + 1 }
+            var end = lineEnd
+            if end > lineStart && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<end])
             func fail(_ problem: String) -> TartilError {
                 TartilError(.invalidData, "\(file):\(lineNumber): \(problem)")
             }
             guard let firstByte = line.first(where: { !isBlank($0) }) else { continue }
             if firstByte == UInt8(ascii: "#") {
-                let comment = Substring(line).trimmedWhitespace.dropFirst().trimmedWhitespace
+                let comment = String(decoding: line, as: UTF8.self).trimmedWhitespace.dropFirst().trimmedWhitespace
                 if lineNumber == 1 {
                     guard comment.hasPrefix("tartil-table:") else {
                         throw fail("the first line must be '# tartil-table: \(formatVersion)'")
@@ -96,19 +241,28 @@ public struct ReciterTable: Sendable {
             }
             guard version != nil else { throw fail("the first line must be '# tartil-table: \(formatVersion)'") }
             guard reciter != nil else { throw fail("the '# reciter: ID' header must come before the first row") }
-            let fields = line.split(whereSeparator: { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: " ") })
+            // Up to 6 fields separated by tabs or spaces (a seventh is only counted, for the message).
+            var fields: [Range<Int>] = []
+            fields.reserveCapacity(6)
+            var position = 0
+            while position < line.count {
+                while position < line.count && isBlank(line[position]) { position += 1 }
+                guard position < line.count else { break }
+                let fieldStart = position
+                while position < line.count && !isBlank(line[position]) { position += 1 }
+                fields.append(fieldStart..<position)
+            }
             guard fields.count == 6 else {
                 throw fail("expected 6 fields (surah ayah bytes sha256 samples rate), found \(fields.count)")
             }
+            func text(_ index: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: line[fields[index]]), as: UTF8.self) }
             func number(_ index: Int, _ name: String) throws(TartilError) -> Int {
-                let field = fields[index]
-                guard field.count <= 12, !field.isEmpty else {
-                    throw fail("\(name): '\(Substring(field))' is not a whole number")
-                }
+                let field = line[fields[index]]
+                guard field.count <= 12 else { throw fail("\(name): '\(text(index))' is not a whole number") }
                 var value = 0
                 for byte in field {
                     guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
-                        throw fail("\(name): '\(Substring(field))' is not a whole number")
+                        throw fail("\(name): '\(text(index))' is not a whole number")
                     }
                     value = value * 10 + Int(byte - UInt8(ascii: "0"))
                 }
@@ -122,24 +276,21 @@ public struct ReciterTable: Sendable {
             } catch {
                 throw fail(error.message)
             }
-            let bytes = try number(2, "bytes")
-            guard bytes > 0 else { throw fail("bytes: must be more than 0") }
-            let shaField = fields[3]
-            guard shaField.count == 64, shaField.allSatisfy(isLowercaseHex) else {
-                throw fail("sha256: '\(Substring(shaField))' is not 64 lowercase hex digits")
+            let size = try number(2, "bytes")
+            guard size > 0 else { throw fail("bytes: must be more than 0") }
+            guard let digest = SHA256Digest(hexBytes: UnsafeBufferPointer(rebasing: line[fields[3]])) else {
+                throw fail("sha256: '\(text(3))' is not 64 lowercase hex digits")
             }
-            let sha = String(Substring(shaField))
             let samples = try number(4, "samples")
             guard samples > 0 else { throw fail("samples: must be more than 0") }
             let rate = try number(5, "rate")
             guard sampleRates.contains(rate) else {
                 throw fail("rate: \(rate) Hz is not an MPEG audio rate (\(sampleRates.sorted().map(String.init).joined(separator: ", ")))")
             }
-            if let earlier = lineNumbers[ayah] {
-                throw fail("ayah \(ayah) is listed twice (first on line \(earlier))")
-            }
-            lineNumbers[ayah] = lineNumber
-            files[ayah] = PinnedFile(bytes: bytes, sha256: sha, samples: samples, sampleRate: rate)
+            let earlier = lineOfAyah[ayah.global]
+            if earlier > 0 { throw fail("ayah \(ayah) is listed twice (first on line \(earlier))") }
+            lineOfAyah[ayah.global] = Int32(clamping: lineNumber)
+            files.append(ayah, PinnedFile(bytes: size, digest: digest, samples: samples, sampleRate: rate))
         }
         guard version != nil else {
             throw TartilError(.invalidData, "\(file):1: the first line must be '# tartil-table: \(formatVersion)'")
@@ -157,10 +308,6 @@ public struct ReciterTable: Sendable {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
     }
 
-    private static func isLowercaseHex(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-    }
-
     // MARK: - Writing
 
     /// The table as text, rows in mushaf order; `parse(rendered())` gives the table back.
@@ -168,7 +315,7 @@ public struct ReciterTable: Sendable {
         var text = "# tartil-table: \(Self.formatVersion)\n# reciter: \(reciter)\n"
         if !source.isEmpty { text += "# source: \(source)\n" }
         text += "# columns: surah ayah bytes sha256 samples rate (samples: PCM frames mpg123 decodes, gapless)\n"
-        for (ayah, file) in files.sorted(by: { $0.key < $1.key }) {
+        for (ayah, file) in files {
             text += "\(ayah.surah)\t\(ayah.ayah)\t\(file.bytes)\t\(file.sha256)\t\(file.samples)\t\(file.sampleRate)\n"
         }
         return text

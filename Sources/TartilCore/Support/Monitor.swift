@@ -31,6 +31,13 @@ public final class Monitor<State>: @unchecked Sendable {
         condition.deallocate()
     }
 
+    /// Reads the state under the lock, waking no one.
+    public func read<Result>(_ body: (State) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(state)
+    }
+
     /// Reads or changes the state under the lock and wakes every waiter.
     @discardableResult
     public func update<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
