@@ -1,69 +1,91 @@
+import Glibc
 import TartilSQLite
 
 /// The journal's database file, opened with the guarantees the journal rests on: WAL mode (checked, not
 /// assumed), `synchronous=FULL` (a commit is on disk when it returns), a busy timeout so concurrent readers and
 /// writers wait instead of failing, and an `events` table whose triggers refuse every UPDATE and DELETE.
 ///
+/// A file that is not a tartil journal (another program's database, a text file, a corrupt file) is refused
+/// before anything is written to it.
+///
 /// The connection is confined to the thread that opened it.
 public final class JournalDatabase {
-    /// The schema version this build creates and reads (`PRAGMA user_version`).
-    public static let schemaVersion = 1
-
     public let connection: Connection
 
-    /// Opens (creating when needed) the journal at `path`. Throws when the file is not a tartil journal or WAL
-    /// cannot be enabled; nothing is written to a file that is not a journal.
-    public init(path: String, busyTimeoutMilliseconds: Int = 5000) throws(SQLiteError) {
-        connection = try Connection(path: path)
+    /// The schema, as named migrations (see `Migrator`).
+    static let migrator: Migrator = {
+        var migrator = Migrator()
+        migrator.register("v1-events") { db throws(SQLiteError) in
+            try db.execute("""
+                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE events(
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    event_id TEXT NOT NULL UNIQUE,
+                    device_id TEXT NOT NULL,
+                    device_seq INTEGER NOT NULL,
+                    ts_ms INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('position', 'session-start', 'session-end', 'bookmark')),
+                    reciter TEXT,
+                    surah INTEGER CHECK (surah BETWEEN 1 AND 114),
+                    ayah INTEGER CHECK (ayah >= 1),
+                    offset_samples INTEGER CHECK (offset_samples >= 0),
+                    offset_ms INTEGER CHECK (offset_ms >= 0),
+                    reason TEXT CHECK (reason IN ('ayah-start', 'pause', 'seek', 'stop', 'quit', 'end')),
+                    note TEXT
+                );
+                CREATE INDEX events_by_time ON events(ts_ms, device_id, event_id);
+                CREATE INDEX events_by_device ON events(device_id, device_seq);
+                CREATE INDEX events_positions ON events(kind, surah, ts_ms);
+                CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+                    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be updated'); END;
+                CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+                    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be deleted'); END;
+                CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta
+                    BEGIN SELECT RAISE(ABORT, 'journal metadata is written once'); END;
+                CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta
+                    BEGIN SELECT RAISE(ABORT, 'journal metadata is written once'); END;
+                """)
+        }
+        return migrator
+    }()
+
+    /// The triggers that make the journal append-only (`journal check` looks for them).
+    public static let appendOnlyTriggers = ["events_no_update", "events_no_delete", "meta_no_update", "meta_no_delete"]
+
+    /// Opens (creating when needed) the journal at `path`. With `readOnly`, nothing is created or migrated.
+    public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int = 10_000) throws(SQLiteError) {
+        try Self.checkHeader(path)
+        connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
         do {
-            try configure(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+            try Self.migrator.check(connection, what: "a tartil journal")
+            if !readOnly {
+                try connection.enableWAL()
+                try connection.execute("PRAGMA synchronous = FULL")
+                try Self.migrator.migrate(connection)
+            }
         } catch {
             try? connection.close()
             throw error
         }
     }
 
-    private func configure(busyTimeoutMilliseconds: Int) throws(SQLiteError) {
-        try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
-        let tables = try connection.scalarText(
-            "SELECT group_concat(name) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-        let version = Int(try connection.scalarText("PRAGMA user_version") ?? "0") ?? 0
-        if let tables, !tables.isEmpty, version != Self.schemaVersion {
-            throw SQLiteError(
-                code: .notADatabase,
-                message: "\(connection.path) is not a tartil journal (schema version \(version), tables \(tables))")
-        }
-        try connection.enableWAL()
-        try connection.execute("PRAGMA synchronous = FULL")
-        if tables == nil || tables?.isEmpty == true {
-            try connection.execute(Self.schema)
+    /// A file that exists and is not empty must start with SQLite's header: anything else is refused before
+    /// SQLite opens it (which could write to it).
+    static func checkHeader(_ path: String) throws(SQLiteError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }  // not there yet: it will be created
+        defer { Glibc.close(descriptor) }
+        var header = [UInt8](repeating: 0, count: 16)
+        let count = read(descriptor, &header, 16)
+        guard count != 0 else { return }  // an empty file becomes a journal
+        guard count == 16, header == Array("SQLite format 3\0".utf8) else {
+            throw SQLiteError(code: .notADatabase, message: "\(path) is not a tartil journal (not an SQLite database)")
         }
     }
 
     /// Closes the database.
     public func close() throws(SQLiteError) { try connection.close() }
-
-    static let schema = """
-        BEGIN IMMEDIATE;
-        CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS events(
-            seq INTEGER PRIMARY KEY AUTOINCREMENT,
-            event_id TEXT NOT NULL UNIQUE,
-            device_id TEXT NOT NULL,
-            ts_ms INTEGER NOT NULL,
-            kind TEXT NOT NULL,
-            reciter TEXT, surah INTEGER, ayah INTEGER, offset_samples INTEGER, offset_ms INTEGER, reason TEXT,
-            note TEXT
-        );
-        CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
-            BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be updated'); END;
-        CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
-            BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be deleted'); END;
-        CREATE TRIGGER IF NOT EXISTS meta_no_update BEFORE UPDATE ON meta
-            BEGIN SELECT RAISE(ABORT, 'journal metadata is written once'); END;
-        PRAGMA user_version = 1;
-        COMMIT;
-        """
 }
 
 @available(*, unavailable) extension JournalDatabase: Sendable {}

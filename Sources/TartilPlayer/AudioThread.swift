@@ -1,5 +1,6 @@
 import TartilAudio
 import TartilCore
+import TartilJournal
 
 /// The player's audio thread: owns the decoders and the output, runs the plan, and carries out commands between
 /// chunks. Files arrive as verified bytes through the mailbox, so nothing here waits on the disk or the network;
@@ -9,6 +10,7 @@ final class AudioThread {
     private var plan: PlaybackPlan
     private var timeline: Timeline
     private let start: SeekTarget?
+    private let resumeAt: (ayah: AyahRef, offsetSamples: Int)?
     private let output: any AudioOutput
     /// The decoder playing, and one holding the next file open for a gapless hand-over.
     private var decoder: Mpg123Decoder
@@ -41,9 +43,11 @@ final class AudioThread {
     private let stopOnSkip: Bool
 
     init(
-        player: Player, plan: PlaybackPlan, timeline: Timeline, start: SeekTarget?, output: any AudioOutput,
-        decoders: (Mpg123Decoder, Mpg123Decoder), stopOnSkip: Bool
+        player: Player, plan: PlaybackPlan, timeline: Timeline, start: SeekTarget?,
+        resumeAt: (ayah: AyahRef, offsetSamples: Int)?, output: any AudioOutput, decoders: (Mpg123Decoder, Mpg123Decoder),
+        stopOnSkip: Bool
     ) {
+        self.resumeAt = resumeAt
         self.stopOnSkip = stopOnSkip
         self.player = player
         self.plan = plan
@@ -60,7 +64,15 @@ final class AudioThread {
     deinit { buffer.deallocate() }
 
     func run() {
-        if let start { seek(start) }
+        if let resumeAt, let index = plan.items.firstIndex(where: { $0.kind == .ayah && $0.ayah == resumeAt.ayah }) {
+            // At the very start of an ayah, start with its group (its basmala); inside it, on the very sample.
+            let target = resumeAt.offsetSamples == 0
+                ? timeline.start(of: plan.group(containing: index).lowerBound)
+                : timeline.start(of: index) + min(resumeAt.offsetSamples, timeline.lengths[index].samples)
+            jump(toSample: target)
+        } else if let start {
+            seek(start)
+        }
         publishWanted()
         while !ended {
             var commands: [Player.Command] = []
@@ -246,13 +258,15 @@ final class AudioThread {
             resume()
         case .toggle:
             if pausedAt == nil { pause() } else { resume() }
-        case .stop:
+        case .stop(let reason):
+            emitPosition(at: pausedAt ?? heardPosition().sample, reason: reason)
             finish(.stopped, message: nil)
         case .next:
             let heard = heardPosition()
             var probe = plan
             probe.jump(to: heard.index)
             jump(toSample: timeline.start(of: probe.nextTarget()))
+            emitPosition(at: written, reason: .seek)
         case .previous:
             let heard = heardPosition()
             var probe = plan
@@ -260,8 +274,10 @@ final class AudioThread {
             let groupStart = probe.isFinished ? heard.sample : timeline.start(of: probe.group(containing: heard.index).lowerBound)
             let seconds = timeline.seconds(atSample: heard.sample - groupStart)
             jump(toSample: timeline.start(of: probe.previousTarget(secondsIntoGroup: seconds)))
+            emitPosition(at: written, reason: .seek)
         case .seek(let target):
             seek(target)
+            emitPosition(at: pausedAt ?? written, reason: .seek)
         }
     }
 
@@ -274,6 +290,7 @@ final class AudioThread {
         preparedIndex = nil
         setState(.paused)
         publishPosition(heard: heard.sample)
+        emitPosition(at: heard.sample, reason: .pause)
     }
 
     private func resume() {
@@ -348,7 +365,10 @@ final class AudioThread {
         let index = min(timeline.locate(sample).index, plan.items.count)
         if index != heardIndex {
             heardIndex = index
-            if index < plan.items.count { player.emit(.item(index: index, plan.items[index])) }
+            if index < plan.items.count {
+                player.emit(.item(index: index, plan.items[index]))
+                if plan.group(containing: index).lowerBound == index { emitPosition(at: timeline.start(of: index), reason: .ayahStart) }
+            }
         }
         guard !plan.items.isEmpty else { return }
         let span = plan.surahSpan(containing: min(index, plan.items.count - 1))
@@ -373,6 +393,22 @@ final class AudioThread {
             status.isEstimated = estimated
             status.ayahStarts = ticks
         }
+    }
+
+    /// Reports where `sample` of the plan is as a position in an ayah's recitation (the ayah's start while its
+    /// basmala or a pause plays; the end of the last ayah at the end).
+    private func emitPosition(at sample: Int, reason: JournalEvent.Reason) {
+        guard !plan.items.isEmpty else { return }
+        var (index, offset) = timeline.locate(sample)
+        if index >= plan.items.count {
+            index = plan.items.count - 1
+            offset = timeline.lengths[index].samples
+        }
+        let item = plan.items[index]
+        let position = PlaybackPosition(
+            reciter: player.reciter, ayah: item.ayah, offsetSamples: item.kind == .ayah ? offset : 0,
+            sampleRate: format?.sampleRate ?? timeline.sampleRate, reason: reason)
+        player.emit(.position(position))
     }
 
     private func setState(_ newState: PlayerState, ayah: AyahRef? = nil) {
@@ -400,6 +436,7 @@ final class AudioThread {
             }
             written = timeline.totalSamples
             publishPosition(heard: written)
+            emitPosition(at: written, reason: .end)
         } else {
             output.abandon()
         }

@@ -2,6 +2,7 @@ import Synchronization
 import TartilAudio
 import TartilCache
 import TartilCore
+import TartilJournal
 import TartilNet
 
 /// Plays a `PlaybackPlan`: gapless from one ayah to the next, with three ayat fetched ahead at top priority,
@@ -30,7 +31,8 @@ public final class Player: Sendable {
 
     /// Commands from the caller, carried out by the audio thread in order.
     enum Command: Sendable {
-        case pause, resume, toggle, stop, next, previous
+        case pause, resume, toggle, next, previous
+        case stop(JournalEvent.Reason)
         case seek(SeekTarget)
     }
 
@@ -77,8 +79,8 @@ public final class Player: Sendable {
         let decoders = (try Mpg123Decoder(), try Mpg123Decoder())
         let loader = FileLoader(setup: setup, mailbox: mailbox)
         let audio = AudioThread(
-            player: self, plan: setup.plan, timeline: timeline, start: setup.start, output: output, decoders: decoders,
-            stopOnSkip: setup.stopOnSkip)
+            player: self, plan: setup.plan, timeline: timeline, start: setup.start, resumeAt: setup.resumeAt, output: output,
+            decoders: decoders, stopOnSkip: setup.stopOnSkip)
         let handOver = UnsafeHandOver((audio, loader))
         NativeThread.start(stackSize: 512 << 10) { handOver.value.1.run() }
         NativeThread.start(stackSize: 512 << 10) { handOver.value.0.run() }
@@ -89,7 +91,8 @@ public final class Player: Sendable {
     public func pause() { send(.pause) }
     public func resume() { send(.resume) }
     public func toggle() { send(.toggle) }
-    public func stop() { send(.stop) }
+    /// Stops playback. `reason` is what the last position records: `stop`, or `quit` when tartil is leaving.
+    public func stop(reason: JournalEvent.Reason = .stop) { send(.stop(reason)) }
     public func next() { send(.next) }
     public func previous() { send(.previous) }
 

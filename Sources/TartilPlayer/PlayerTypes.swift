@@ -1,6 +1,7 @@
 import TartilAudio
 import TartilCache
 import TartilCore
+import TartilJournal
 import TartilNet
 
 /// Everything a player needs to start.
@@ -13,6 +14,8 @@ public struct PlayerSetup: Sendable {
     public var plan: PlaybackPlan
     /// Where to begin (`--from`): a time or share of the first surah, or an ayah; nil for the beginning.
     public var start: SeekTarget?
+    /// Where to begin when resuming: this far into the recitation of an ayah of the plan (wins over `start`).
+    public var resumeAt: (ayah: AyahRef, offsetSamples: Int)?
     public var limits: DownloadLimits
     public var policy: DownloadPolicy
     /// The largest file accepted for an ayah the table does not pin.
@@ -67,8 +70,34 @@ public enum PlayerEvent: Sendable, Hashable {
     case buffering(AyahRef)
     /// An ayah was skipped because its file failed on every mirror (or in the cache), or another problem.
     case error(message: String, ayah: AyahRef?)
+    /// A position worth keeping (for the journal): an ayah began, or playback paused, moved, stopped or ended.
+    case position(PlaybackPosition)
     /// Playback ended: `finished`, `stopped` or `failed`.
     case end(PlayerState, message: String?)
+}
+
+/// Where a listener was: `offsetSamples` into the recitation of `ayah` (0 while its basmala or a pause plays).
+public struct PlaybackPosition: Sendable, Hashable {
+    public let reciter: ReciterID
+    public let ayah: AyahRef
+    public let offsetSamples: Int
+    public let sampleRate: Int
+    public let reason: JournalEvent.Reason
+
+    public init(reciter: ReciterID, ayah: AyahRef, offsetSamples: Int, sampleRate: Int, reason: JournalEvent.Reason) {
+        self.reciter = reciter
+        self.ayah = ayah
+        self.offsetSamples = offsetSamples
+        self.sampleRate = sampleRate
+        self.reason = reason
+    }
+
+    /// The journal's form of it.
+    public var draft: EventDraft {
+        .position(
+            reciter: reciter.rawValue, surah: ayah.surah, ayah: ayah.ayah, offsetSamples: offsetSamples, sampleRate: sampleRate,
+            reason: reason)
+    }
 }
 
 /// A snapshot of the player, for `status`.

@@ -24,7 +24,7 @@ public final class Connection {
 
     /// Opens `path` (`:memory:` for an in-memory database).
     public init(path: String, mode: Mode = .readWriteCreate) throws(SQLiteError) {
-        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
@@ -114,8 +114,27 @@ public final class Connection {
         }
     }
 
+    /// A `file:` URI that opens (or attaches) `path` read-only: `ATTACH DATABASE ? AS x` with it never writes
+    /// to the file. (Connections accept URIs; a plain path is still a plain path.)
+    public static func readOnlyURI(_ path: String) -> String {
+        var encoded = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x20, 0x7f...:
+                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(2)
+            default:
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return "file:\(encoded)?mode=ro"
+    }
+
     /// The SQLite library version, e.g. `3.40.1`.
     public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 }
 
 @available(*, unavailable) extension Connection: Sendable {}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}

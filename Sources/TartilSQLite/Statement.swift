@@ -69,6 +69,28 @@ public final class Statement {
 
     /// Column `index` of the current row as an integer (0 for NULL).
     public func integer(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+    /// Column `index` of the current row as an integer, or nil for NULL.
+    public func optionalInteger(at index: Int32) -> Int64? {
+        sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, index)
+    }
+
+    /// True when column `index` of the current row is NULL.
+    public func isNull(at index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+
+    /// Column `index`'s text as UTF-8 bytes, valid until the next `step` (nil for NULL): for writers that copy
+    /// rows out without making Strings.
+    public func withTextBytes<Result>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>?) throws -> Result) rethrows -> Result {
+        guard let pointer = sqlite3_column_text(handle, index) else { return try body(nil) }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return try body(UnsafeBufferPointer(start: pointer, count: count))
+    }
+
+    /// The number of columns in the result.
+    public var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// The name of result column `index`.
+    public func columnName(at index: Int32) -> String { String(cString: sqlite3_column_name(handle, index)) }
 }
 
 @available(*, unavailable) extension Statement: Sendable {}

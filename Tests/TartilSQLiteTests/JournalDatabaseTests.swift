@@ -56,26 +56,73 @@ import Testing
     @Test func newJournalIsWALWithFullSyncAndAppendOnlyEvents() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let journal = try JournalDatabase(path: directory + "/journal.sqlite")
-        defer { try? journal.close() }
-        let connection = journal.connection
+        let journal = try Journal(path: directory + "/journal.sqlite")
+        defer { journal.close() }
+        let connection = journal.database.connection
         #expect(try connection.scalarText("PRAGMA journal_mode") == "wal")
         #expect(try connection.scalarText("PRAGMA synchronous") == "2")  // FULL
-        try connection.execute(
-            "INSERT INTO events(event_id, device_id, ts_ms, kind) VALUES ('e1', 'd1', 1, 'session')")
-        do {
-            try connection.execute("UPDATE events SET kind = 'x'")
-            Issue.record("UPDATE should be refused")
-        } catch {
-            #expect(error.message.contains("append-only"))
-        }
-        do {
-            try connection.execute("DELETE FROM events")
-            Issue.record("DELETE should be refused")
-        } catch {
-            #expect(error.message.contains("append-only"))
+        #expect(try Migrator.applied(connection) == ["v1-events"])
+        try journal.append(.position(reciter: "r", surah: 36, ayah: 1, offsetSamples: 0, sampleRate: 22050, reason: .ayahStart))
+        for sql in ["UPDATE events SET kind = 'bookmark'", "DELETE FROM events", "UPDATE meta SET value = 'x'", "DELETE FROM meta"] {
+            do {
+                try connection.execute(sql)
+                Issue.record("\(sql) should be refused")
+            } catch {
+                #expect(error.message.contains("append-only") || error.message.contains("written once"), "\(sql)")
+            }
         }
         #expect(try connection.scalarText("SELECT count(*) FROM events") == "1")
+        #expect(try journal.problems().isEmpty)
+    }
+
+    @Test func theDeviceIdIsMadeOnceAndSequenceNumbersCount() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try Journal(path: directory + "/journal.sqlite")
+        let device = first.deviceID
+        let one = try first.append(EventDraft(kind: .bookmark, surah: 2, ayah: 255, note: "kursi"))
+        let two = try first.append(EventDraft(kind: .bookmark, surah: 2, ayah: 256))
+        first.close()
+        let again = try Journal(path: directory + "/journal.sqlite")
+        defer { again.close() }
+        #expect(again.deviceID == device && UUID(uuidString: device) != nil)
+        #expect(one.deviceSeq == 1 && two.deviceSeq == 2)
+        #expect(try again.append(EventDraft(kind: .bookmark, surah: 1, ayah: 1)).deviceSeq == 3)
+        let stored = try again.events()
+        #expect(stored.map(\.note) == ["kursi", nil, nil])
+        #expect(stored[0] == one)
+    }
+
+    @Test func latestPositionWinsByTimeThenDeviceThenEventID() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let here = try Journal(path: directory + "/here.sqlite")
+        let there = try Journal(path: directory + "/there.sqlite")
+        defer { here.close() }
+        try here.append(.position(reciter: "a", surah: 36, ayah: 5, offsetSamples: 0, sampleRate: 22050, reason: .pause), timeMs: 2000)
+        try here.append(.position(reciter: "a", surah: 67, ayah: 2, offsetSamples: 0, sampleRate: 22050, reason: .ayahStart), timeMs: 2500)
+        try there.append(.position(reciter: "b", surah: 36, ayah: 9, offsetSamples: 22050, sampleRate: 22050, reason: .stop), timeMs: 3000)
+        // The same millisecond on two devices: the larger device id wins.
+        let tie = try there.append(.position(reciter: "b", surah: 112, ayah: 1, offsetSamples: 0, sampleRate: 22050, reason: .stop), timeMs: 4000)
+        let mine = try here.append(.position(reciter: "a", surah: 112, ayah: 2, offsetSamples: 0, sampleRate: 22050, reason: .stop), timeMs: 4000)
+        there.close()
+        #expect(try here.merge(from: directory + "/there.sqlite") == 2)
+        let latest = try here.latestPositions(reciter: nil, surah: nil)
+        #expect(latest.map { "\($0.surah!):\($0.ayah!)" } == [mine.deviceID > tie.deviceID ? "112:2" : "112:1", "36:9", "67:2"])
+        #expect(latest[1].offsetMs == 1000)
+        #expect(try here.lastPosition(reciter: "a", surah: 36).map { "\($0.surah!):\($0.ayah!)" } == "36:5")
+        #expect(try here.latestPositions(reciter: nil, surah: 67).count == 1)
+    }
+
+    @Test func timesOnOneDeviceOnlyGoForward() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try Journal(path: directory + "/journal.sqlite")
+        defer { journal.close() }
+        let first = try journal.append(EventDraft(kind: .bookmark, surah: 1, ayah: 1), timeMs: 5000)
+        let second = try journal.append(EventDraft(kind: .bookmark, surah: 1, ayah: 2), timeMs: 5000)
+        let third = try journal.append(EventDraft(kind: .bookmark, surah: 1, ayah: 3), timeMs: 1000)  // the clock went back
+        #expect([first.timeMs, second.timeMs, third.timeMs] == [5000, 5001, 5002])
     }
 
     @Test func foreignDatabaseIsRefusedAndLeftAlone() throws {
@@ -86,16 +133,102 @@ import Testing
         try other.execute("CREATE TABLE notes(x)")
         try other.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(throws: SQLiteError.self) { try JournalDatabase(path: path) }
+        #expect { try Journal(path: path) } throws: { ($0 as? JournalError)?.code == .notAJournal }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        // Nor is it merged from.
+        let journal = try Journal(path: directory + "/journal.sqlite")
+        defer { journal.close() }
+        #expect { try journal.merge(from: path) } throws: { ($0 as? JournalError)?.code == .notAJournal }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
-    @Test func textFileIsNotADatabase() throws {
+    @Test(arguments: ["text", "damaged"])
+    func aFileThatIsNotADatabaseIsRefusedAndLeftAlone(kind: String) throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/notes.txt"
-        try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
-        #expect(throws: SQLiteError.self) { try JournalDatabase(path: path) }
+        let path = directory + "/journal.sqlite"
+        var bytes = Data(String(repeating: "not a database\n", count: 300).utf8)
+        if kind == "damaged" { bytes.replaceSubrange(0..<16, with: Data("SQLite format 3\0".utf8)) }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect { try Journal(path: path) } throws: { ($0 as? JournalError)?.code == .notAJournal }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+}
+
+/// Merge is a set union by event id, and positions derive from the events alone: so merging is commutative,
+/// idempotent and associative. Checked on random journals with clashing times across devices.
+@Suite struct JournalMergeTests {
+    /// A small deterministic generator (xorshift64*), so a failure can be replayed from its seed.
+    struct Random: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state ^= state >> 12
+            state ^= state << 25
+            state ^= state >> 27
+            return state &* 2_685_821_657_736_338_717
+        }
+    }
+
+    func randomJournal(_ path: String, events: Int, random: inout Random) throws -> Journal {
+        let journal = try Journal(path: path)
+        for _ in 0..<events {
+            let surah = Int.random(in: 110...114, using: &random)
+            let draft: EventDraft = Int.random(in: 0..<5, using: &random) == 0
+                ? EventDraft(kind: .bookmark, surah: surah, ayah: 1, note: "n\(Int.random(in: 0..<100, using: &random))")
+                : .position(
+                    reciter: ["a", "b"].randomElement(using: &random)!, surah: surah, ayah: Int.random(in: 1...3, using: &random),
+                    offsetSamples: Int.random(in: 0..<50_000, using: &random), sampleRate: 22050,
+                    reason: JournalEvent.Reason.allCases.randomElement(using: &random)!)
+            // Few distinct times, so ties between devices are common and the tie-breaks are exercised.
+            try journal.append(draft, timeMs: Int64(Int.random(in: 0..<8, using: &random)))
+        }
+        return journal
+    }
+
+    /// Everything derived state depends on: the set of events, and the positions.
+    func derived(_ journal: Journal) throws -> (Set<String>, [String]) {
+        let events = Set(try journal.events().map(\.eventID))
+        let positions = try journal.latestPositions(reciter: nil, surah: nil).map { "\($0.surah!):\($0.ayah!)@\($0.eventID)" }
+        return (events, positions)
+    }
+
+    func copy(_ source: String, _ destination: String) throws {
+        let journal = try Journal(path: destination)
+        try journal.merge(from: source)
+        journal.close()
+    }
+
+    @Test(arguments: [1 as UInt64, 7, 42, 1234, 99_991])
+    func mergeIsCommutativeIdempotentAndAssociative(seed: UInt64) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var random = Random(state: seed &* 0x9E37_79B9_7F4A_7C15 | 1)
+        for (name, count) in [("a", 40), ("b", 30), ("c", 25)] {
+            try randomJournal("\(directory)/\(name).sqlite", events: count, random: &random).close()
+        }
+        func merged(_ order: [String], into name: String) throws -> Journal {
+            let journal = try Journal(path: "\(directory)/\(name).sqlite")
+            for source in order { try journal.merge(from: "\(directory)/\(source).sqlite") }
+            return journal
+        }
+        let ab = try merged(["a", "b"], into: "ab")
+        let ba = try merged(["b", "a"], into: "ba")
+        defer { ab.close(); ba.close() }
+        #expect(try derived(ab) == derived(ba), "commutative (seed \(seed))")
+        // Idempotent: merging again adds nothing and changes nothing.
+        let before = try derived(ab)
+        #expect(try ab.merge(from: "\(directory)/a.sqlite") == 0 && ab.merge(from: "\(directory)/b.sqlite") == 0)
+        #expect(try derived(ab) == before)
+        // Associative: (a ∪ b) ∪ c == a ∪ (b ∪ c).
+        let abThenC = try merged(["ab", "c"], into: "ab-c")
+        let bc = try merged(["b", "c"], into: "bc")
+        bc.close()
+        let aThenBC = try merged(["a", "bc"], into: "a-bc")
+        defer { abThenC.close(); aThenBC.close() }
+        #expect(try derived(abThenC) == derived(aThenBC), "associative (seed \(seed))")
+        #expect(try derived(abThenC).0.count == 95 + 0)  // every event once (the empty merge targets add none)
+        #expect(try abThenC.problems().isEmpty)
     }
 }

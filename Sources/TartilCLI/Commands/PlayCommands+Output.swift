@@ -16,6 +16,13 @@ extension PlayCommands {
             return .object(
                 [("event", .string("error")), ("message", .string(message))]
                     + (ayah.map { [("surah", JSONValue.int($0.surah)), ("ayah", .int($0.ayah))] } ?? []))
+        case .position(let position):
+            let draft = position.draft
+            return .object([
+                ("event", .string("position")), ("reason", .string(position.reason.rawValue)),
+                ("surah", .int(position.ayah.surah)), ("ayah", .int(position.ayah.ayah)),
+                ("offset_samples", .int(position.offsetSamples)), ("offset_ms", .int(Int(draft.offsetMs ?? 0))),
+            ])
         case .end(let state, let message):
             return .object(
                 [("event", .string("end")), ("state", .string(state.rawValue))]

@@ -2,6 +2,7 @@ import Foundation
 import TartilAudio
 import TartilCache
 import TartilCore
+import TartilJournal
 import TartilNet
 import TartilPlayer
 
@@ -27,8 +28,11 @@ enum PlayCommands {
             once, and pause, seek, status and the rest control it; a script that ends waits for playback to end.
             With --events, one JSON object per line for each change: state, ayah, buffering, error, end.
             """,
-        arguments: [.init(name: "ref", help: "What to play: 36, yasin, 2:255, 2:255-257, juz 30, 112-114, …", repeating: true)],
+        arguments: [
+            .init(name: "ref", help: "What to play: 36, yasin, 2:255, 2:255-257, juz 30, 112-114, … (optional with --resume)", repeating: true, optional: true)
+        ],
         options: planOptions + [
+            .init(names: ["--resume"], valueName: nil, help: "Continue from the last position in the journal (within <ref> when given)."),
             .init(names: ["--output"], valueName: "alsa|wav:path|null|silent", help: "Where the sound goes: alsa (the default), a WAV file, null (discard as fast as decoded) or silent (discard in real time, for machines without sound) [env: TARTIL_OUTPUT]."),
             .init(names: ["--device"], valueName: "name", help: "The ALSA device (default 'default'; 'null' needs no sound card) [env: TARTIL_DEVICE]."),
             .init(names: ["--events"], valueName: nil, help: "Print playback events as JSON lines."),
@@ -37,8 +41,32 @@ enum PlayCommands {
             "tartil play 36 --reciter ibrahim-alakhdar",
             "tartil play 2:255-257 --repeat 3 --pause 2",
             "tartil play 67 --from 45% --device null --events",
+            "tartil play 36 --resume",
         ],
         run: runPlay)
+
+    static let resume = CommandSpec(
+        path: ["resume"],
+        overview: "Resume paused playback, or continue from the last position in the journal.",
+        discussion: """
+            At the prompt, with playback paused, resume continues it. Otherwise the journal's latest position wins \
+            (of --reciter, of --surah when given) and playback goes on from that very sample to the end of its \
+            surah; after a surah that was played to its end, the next surah follows. Takes the same options as play.
+            """,
+        options: [.init(names: ["--surah"], valueName: "n", help: "The last position in this surah (1-114).")]
+            + planOptions.filter { $0.names != ["--from"] } + [
+                .init(names: ["--output"], valueName: "alsa|wav:path|null|silent", help: "As for play [env: TARTIL_OUTPUT]."),
+                .init(names: ["--device"], valueName: "name", help: "As for play [env: TARTIL_DEVICE]."),
+                .init(names: ["--events"], valueName: nil, help: "Print playback events as JSON lines."),
+            ],
+        examples: ["tartil resume", "tartil resume --surah 36", "tartil resume --reciter ibrahim-alakhdar"],
+        run: { invocation, context in
+            if let player = context.session.current, !player.status.state.isEnded, invocation.values.isEmpty {
+                player.resume()
+                return
+            }
+            try runPlay(invocation, context)
+        })
 
     static let render = CommandSpec(
         path: ["render"],
@@ -54,7 +82,6 @@ enum PlayCommands {
         run: runRender)
 
     static let pause = control(["pause"], "Pause playback (resume continues from the same sample).") { $0.pause() }
-    static let resume = control(["resume"], "Resume paused playback.") { $0.resume() }
     static let toggle = control(["toggle"], "Pause when playing, resume when paused.") { $0.toggle() }
     static let stop = control(["stop"], "Stop playback.") { $0.stop() }
     static let next = control(["next"], "Skip to the next ayah.") { $0.next() }
@@ -120,11 +147,23 @@ enum PlayCommands {
         guard let output = OutputChoice.parse(outputText, device: device) else {
             throw TartilError.usage("--output takes \(OutputChoice.forms), not '\(outputText)'")
         }
-        let setup = try playerSetup(invocation, context, output: output)
+        var setup: PlayerSetup
+        if invocation.command.name == "resume" || invocation.flag("--resume") {
+            if invocation.value("--from") != nil { throw TartilError.usage("--from and --resume cannot be used together") }
+            let point = try resumePoint(invocation, context)
+            setup = try playerSetup(invocation, context, output: output, ayat: point.ayat, reciterID: point.reciter)
+            setup.resumeAt = (point.ayat[0], point.offsetSamples)
+            context.console.note("resuming \(point.reciter) at \(point.ayat[0])\(point.offsetSamples > 0 ? " +\(Formatting.duration(seconds: Double(point.offsetMs) / 1000))" : "") (\(point.why))")
+        } else {
+            guard !invocation.arguments.isEmpty else { throw TartilError.usage("play needs <ref> (or --resume)") }
+            setup = try playerSetup(invocation, context, output: output)
+        }
         let session = context.session
+        let journal = try session.journal(context.settings)
         if invocation.flag("--events") { session.setPrintEvents(true, console: context.console) }
         let generation = session.begin()
         let plan = setup.plan
+        journal.append(EventDraft(kind: .sessionStart, reciter: setup.reciter.id.rawValue, note: "play \(plan.rangeDescription)"))
         let player = try start(setup) { event in session.deliver(event, generation: generation, plan: plan) }
         session.attach(player, generation: generation)
         guard context.blocking else { return }
@@ -152,8 +191,11 @@ enum PlayCommands {
     }
 
     /// The plan and everything else `play` and `render` need, from their shared options.
-    static func playerSetup(_ invocation: Invocation, _ context: Context, output: OutputChoice) throws -> PlayerSetup {
-        let references = try ReferenceParser.parse(invocation.arguments)
+    static func playerSetup(
+        _ invocation: Invocation, _ context: Context, output: OutputChoice, ayat resumed: [AyahRef]? = nil,
+        reciterID: String? = nil
+    ) throws -> PlayerSetup {
+        let ayat = try resumed ?? ReferenceParser.uniqueAyat(of: try ReferenceParser.parse(invocation.arguments))
         var options = PlaybackOptions()
         if let text = invocation.value("--basmala") {
             guard let basmala = PlaybackOptions.Basmala(rawValue: text) else {
@@ -169,14 +211,14 @@ enum PlayCommands {
             options.pauseMilliseconds = Int((seconds * 1000).rounded())
         }
         let start = try invocation.value("--from").map(SeekTarget.parse)
-        let plan = PlaybackPlan(ayat: ReferenceParser.uniqueAyat(of: references), options: options)
+        let plan = PlaybackPlan(ayat: ayat, options: options)
         if case .ayah(let ayah)? = start, plan.firstItem(of: ayah) == nil {
             throw TartilError.usage("--from \(ayah): that ayah is not in \(plan.rangeDescription)")
         }
         if case .offset? = start { throw TartilError.usage("--from takes a time, a share or an ayah, not a relative move") }
         let library = try context.library()
         let reciter: Reciter
-        if let id = invocation.value("--reciter") ?? context.settings.defaultReciter {
+        if let id = reciterID ?? invocation.value("--reciter") ?? context.settings.defaultReciter {
             reciter = try library.reciter(try ReciterID(id))
         } else if let first = library.reciters.first {
             reciter = first
@@ -188,13 +230,81 @@ enum PlayCommands {
             output: output, plan: plan, start: start)
     }
 
+    /// Where `resume` and `play --resume` continue: the ayat from the last position's to the end of its surah
+    /// (or of `<ref>`), the offset into the first, and the reciter.
+    struct ResumePoint {
+        var ayat: [AyahRef]
+        var offsetSamples: Int
+        var offsetMs: Int64
+        var reciter: String
+        var why: String
+    }
+
+    static func resumePoint(_ invocation: Invocation, _ context: Context) throws -> ResumePoint {
+        let scope = invocation.arguments.isEmpty ? nil : ReferenceParser.uniqueAyat(of: try ReferenceParser.parse(invocation.arguments))
+        var surah = try PrefetchCommand.integer(invocation, "--surah", in: 1...114)
+        if surah == nil, let scope, Set(scope.map(\.surah)).count == 1 { surah = scope[0].surah }
+        let reciter = invocation.value("--reciter")
+        let path = context.settings.journalFile
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw TartilError(.notFound, "nothing to resume: there is no journal at \(path) yet (play something first)")
+        }
+        let journal: Journal
+        do {
+            journal = try Journal(path: path, readOnly: true)
+        } catch {
+            throw TartilError(context.settings.journalIsExplicit ? .usage : .failure, error.message)
+        }
+        defer { journal.close() }
+        let inScope = Set(scope ?? [])
+        let positions = try Self.journalCall { () throws(JournalError) in try journal.latestPositions(reciter: reciter, surah: surah) }
+            .filter { event in scope == nil || (try? AyahRef(event.surah ?? 0, event.ayah ?? 0)).map(inScope.contains) == true }
+        guard let last = positions.first, let surahNumber = last.surah, let ayahNumber = last.ayah, let who = last.reciter else {
+            let filters = [reciter.map { "of \($0)" }, surah.map { "in surah \($0)" }].compactMap { $0 }.joined(separator: " ")
+            throw TartilError(.notFound, "nothing to resume: the journal has no position\(filters.isEmpty ? "" : " " + filters)")
+        }
+        var start = try AyahRef(surahNumber, ayahNumber)
+        var offset = Int(last.offsetSamples ?? 0)
+        var offsetMs = last.offsetMs ?? 0
+        let when = Formatting.timestamp(milliseconds: last.timeMs)
+        var why = "\(last.reason?.rawValue ?? "position") \(when)"
+        if last.reason == .end {
+            // That ayah was heard to its end: go on with the next one (the next surah after a whole one).
+            guard let next = start.next else { throw TartilError(.notFound, "nothing to resume: the last position is the end of 114:6") }
+            if scope != nil && !inScope.contains(next) {
+                throw TartilError(.notFound, "nothing to resume: \(start) was played to the end of what you named")
+            }
+            start = next
+            offset = 0
+            offsetMs = 0
+            why = "after \(last.surah!):\(last.ayah!), played to its end \(when)"
+        }
+        let ayat: [AyahRef]
+        if let scope {
+            ayat = Array(scope.drop { $0 < start })
+        } else {
+            let surahInfo = try Catalog.surah(start.surah)
+            ayat = try (start.ayah...surahInfo.ayahCount).map { ayah throws(TartilError) in try AyahRef(start.surah, ayah) }
+        }
+        return ResumePoint(ayat: ayat, offsetSamples: offset, offsetMs: offsetMs, reciter: who, why: why)
+    }
+
+    /// Runs a journal call, turning its error into tartil's.
+    static func journalCall<T>(_ body: () throws(JournalError) -> T) throws(TartilError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw TartilError(.failure, error.message)
+        }
+    }
+
     /// Blocks until `player` ends. Ctrl-C stops it (`stopOnInterrupt`) or only stops the waiting, and throws
     /// `.interrupted` either way. With `progress`, the scrubber line is redrawn on standard error.
     static func waitForEnd(of player: Player, stopOnInterrupt: Bool, progress: Console? = nil) throws {
         while !player.waitUntilEnded(timeout: 0.25) {
             if Interrupt.isPending {
                 if stopOnInterrupt {
-                    player.stop()
+                    player.stop(reason: .quit)
                     player.waitUntilEnded()
                 }
                 progress?.writeError("\n")

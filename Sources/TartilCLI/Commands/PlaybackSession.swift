@@ -1,5 +1,7 @@
+import Foundation
 import Synchronization
 import TartilCore
+import TartilJournal
 import TartilPlayer
 
 /// The player a prompt or script controls, shared by its commands: `play` starts one (stopping any before it),
@@ -7,6 +9,8 @@ import TartilPlayer
 final class PlaybackSession: Sendable {
     private struct State {
         var player: Player?
+        /// The journal positions go to, opened by the first `play`.
+        var journal: JournalWriter?
         /// Counts `begin` calls: events of an earlier player are not printed.
         var generation = 0
         var printEvents = false
@@ -55,18 +59,55 @@ final class PlaybackSession: Sendable {
         }
     }
 
-    /// Called by the player's threads: prints the event when events are on and it is the current player's.
+    /// Called by the player's threads: positions go to the journal (on its own thread), and the event is printed
+    /// when events are on and it is the current player's.
     func deliver(_ event: PlayerEvent, generation: Int, plan: PlaybackPlan) {
-        let target = state.withLock { state -> Console? in
-            state.printEvents && state.generation == generation ? state.console : nil
+        let (target, journal) = state.withLock { state -> (Console?, JournalWriter?) in
+            (state.printEvents && state.generation == generation ? state.console : nil, state.journal)
+        }
+        switch event {
+        case .position(let position): journal?.append(position.draft)
+        case .end(let final, let message):
+            journal?.append(EventDraft(kind: .sessionEnd, note: message.map { "\(final.rawValue): \($0)" } ?? final.rawValue))
+        default: break
         }
         target?.json(PlayCommands.json(event, plan: plan))
     }
 
-    /// Stops the player (quit, Ctrl-C) and waits until it has.
-    func stopAndWait() {
-        guard let player = current else { return }
-        player.stop()
-        player.waitUntilEnded()
+    /// The journal at `settings.journalFile`, opened once per session. A file that is not a journal is refused
+    /// (a usage error when the user named it).
+    func journal(_ settings: Settings) throws(TartilError) -> JournalWriter {
+        if let open = state.withLock({ $0.journal }), open.path == settings.journalFile { return open }
+        let directory = Path.parent(settings.journalFile)
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let writer: JournalWriter
+        do {
+            writer = try JournalWriter(path: settings.journalFile)
+        } catch {
+            throw TartilError(
+                settings.journalIsExplicit ? .usage : .failure,
+                "\(error.message)\(settings.journalIsExplicit ? " (--journal or TARTIL_JOURNAL)" : "")")
+        }
+        let previous = state.withLock { state in
+            defer { state.journal = writer }
+            return state.journal
+        }
+        previous?.close()
+        return writer
+    }
+
+    /// Stops the player (`quit`, Ctrl-C, the end of a prompt) recording `reason` as the last position, waits
+    /// until it has stopped, and until the journal has every position on disk.
+    func stopAndWait(reason: JournalEvent.Reason = .quit) {
+        if let player = current {
+            player.stop(reason: reason)
+            player.waitUntilEnded()
+        }
+        flushJournal()
+    }
+
+    /// Waits until every position handed to the journal is durable.
+    func flushJournal() {
+        _ = state.withLock { $0.journal }?.flush()
     }
 }

@@ -9,11 +9,14 @@ public struct Console: Sendable {
     public let errorIsTerminal: Bool
     /// Whether standard output is a terminal (`status` draws its bar there).
     public let outputIsTerminal: Bool
+    /// The file descriptor of standard output, for commands that stream bytes (`journal export`).
+    public let outputDescriptor: Int32
 
     public init(
         writeOut: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
-        errorIsTerminal: Bool = false, outputIsTerminal: Bool = false
+        errorIsTerminal: Bool = false, outputIsTerminal: Bool = false, outputDescriptor: Int32 = 1
     ) {
+        self.outputDescriptor = outputDescriptor
         self.writeOut = writeOut
         self.writeError = writeError
         self.errorIsTerminal = errorIsTerminal

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Text formatting shared by the commands' human output.
 enum Formatting {
     /// `1:02:03.456`, `2:03.456` or `3.456 s`.
@@ -10,6 +12,15 @@ enum Formatting {
         if hours > 0 { return "\(hours):\(pad(minutes, 2)):\(pad(secs, 2)).\(fraction)" }
         if minutes > 0 { return "\(minutes):\(pad(secs, 2)).\(fraction)" }
         return "\(secs).\(fraction) s"
+    }
+
+    /// `2026-11-29 22:30:05` in local time, for people (exports keep milliseconds since 1970).
+    static func timestamp(milliseconds: Int64) -> String {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return "\(parts.tm_year + 1900)-\(pad(Int(parts.tm_mon) + 1, 2))-\(pad(Int(parts.tm_mday), 2)) "
+            + "\(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2))"
     }
 
     /// `1,234,567`.

@@ -93,6 +93,9 @@ public struct Settings: Sendable {
             ?? Path.join(xdg("XDG_CACHE_HOME", ".cache"), "tartil")
     }
 
+    /// True when the journal was named (`--journal` or `TARTIL_JOURNAL`): a bad file there is bad input.
+    public var journalIsExplicit: Bool { explicit(journalOption, "TARTIL_JOURNAL") != nil }
+
     public var journalFile: String {
         explicit(journalOption, "TARTIL_JOURNAL")?.value
             ?? Path.join(dataHome, "journal.sqlite")

@@ -96,6 +96,7 @@ struct Shell {
 
     /// Runs one command given as words; returns its exit code (`quit` counts as success).
     func execute(_ words: [String], settings: Settings) -> Int32 {
+        defer { session.flushJournal() }
         switch run(words, settings: settings, blocking: true) {
         case .finished(let code): return code
         case .quit: return ExitStatus.success
@@ -128,6 +129,7 @@ struct Shell {
     /// of that playback (skipped ayat, Ctrl-C), if any.
     private func waitForPlayback() -> Int32? {
         guard let player = session.current else { return nil }
+        defer { session.flushJournal() }
         do {
             try PlayCommands.waitForEnd(of: player, stopOnInterrupt: true)
             try PlayCommands.checkEnd(of: player)

@@ -1,0 +1,341 @@
+import Foundation
+import TartilCore
+import TartilJournal
+import TartilPlayer
+
+/// `positions`, `history`, `bookmark` and `journal export|merge|stats|check`: the journal for people and scripts.
+enum JournalCommands {
+    static let positions = CommandSpec(
+        path: ["positions"],
+        overview: "The latest position in each surah, latest first.",
+        discussion: """
+            Of several positions the latest by (time, device id, event id) wins, so journals merged from other \
+            devices give the same answer in any order. With --json one array; --ndjson one object per line; --csv a \
+            header and one row per surah. Fields: surah, ayah, offset_ms, offset_samples, reciter, reason, ts_ms, \
+            time, device_id, event_id.
+            """,
+        options: [
+            .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's positions."),
+            .init(names: ["--surah"], valueName: "n", help: "Only this surah (1-114)."),
+            .init(names: ["--csv"], valueName: nil, help: "CSV with a header line."),
+            .init(names: ["--ndjson"], valueName: nil, help: "One JSON object per line."),
+        ],
+        examples: ["tartil positions", "tartil positions --surah 36 --json", "tartil positions --csv > positions.csv"],
+        run: { invocation, context in
+            let surah = try PrefetchCommand.integer(invocation, "--surah", in: 1...114)
+            let reciter = invocation.value("--reciter")
+            let format = try listFormat(invocation, context)
+            guard let journal = try openForReading(context) else {
+                try printPositions([], format: format, console: context.console)
+                return
+            }
+            defer { journal.close() }
+            let events = try PlayCommands.journalCall { () throws(JournalError) in try journal.latestPositions(reciter: reciter, surah: surah) }
+            try printPositions(events, format: format, console: context.console)
+        })
+
+    static let history = CommandSpec(
+        path: ["history"],
+        overview: "What was listened to: sessions, positions and bookmarks, oldest first.",
+        options: [
+            .init(names: ["--since"], valueName: "date", help: "From this time: 2026-11-29, 2026-11-29T08:00, or 7d, 12h, 30m ago."),
+            .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's events."),
+        ],
+        examples: ["tartil history --since 7d", "tartil history --since 2026-11-01 --json"],
+        run: { invocation, context in
+            let since = try invocation.value("--since").map(parseSince)
+            let reciter = invocation.value("--reciter")
+            guard let journal = try openForReading(context) else {
+                if context.settings.json { context.console.json(.array([])) }
+                return
+            }
+            defer { journal.close() }
+            let events = try PlayCommands.journalCall { () throws(JournalError) in try journal.events(sinceMs: since) }
+                .filter { reciter == nil || $0.reciter == reciter || ($0.reciter == nil && $0.kind == .sessionEnd) }
+            if context.settings.json {
+                context.console.json(.array(events.map(json)))
+                return
+            }
+            for event in events { context.console.line(line(for: event)) }
+        })
+
+    static let bookmark = CommandSpec(
+        path: ["bookmark"],
+        overview: "Record a bookmark at an ayah (or, while playing, where playback is).",
+        arguments: [.init(name: "ref", help: "One ayah: 36:12, yasin:12 (default: the position playing now)", optional: true)],
+        options: [
+            .init(names: ["--note"], valueName: "text", help: "Words to keep with it."),
+            .init(names: ["--reciter"], valueName: "id", help: "The reciter it is for (default: the one playing, or none)."),
+        ],
+        examples: ["tartil bookmark 2:255 --note 'Ayat al-Kursi'"],
+        run: { invocation, context in
+            var draft = EventDraft(kind: .bookmark, reciter: invocation.value("--reciter"), note: invocation.value("--note"))
+            if let text = invocation.arguments.first {
+                let references = try ReferenceParser.parse([text])
+                guard references.count == 1, references[0].range.first == references[0].range.last else {
+                    throw TartilError.usage("bookmark takes one ayah (36:12), not '\(text)'")
+                }
+                draft.surah = references[0].range.first.surah
+                draft.ayah = references[0].range.first.ayah
+            } else if let player = context.session.current, let item = player.status.item {
+                draft.surah = item.ayah.surah
+                draft.ayah = item.ayah.ayah
+                draft.reciter = draft.reciter ?? player.reciter.rawValue
+            } else {
+                throw TartilError.usage("bookmark needs an ayah (36:12) when nothing is playing")
+            }
+            let writer = try context.session.journal(context.settings)
+            writer.append(draft)
+            if let failure = writer.flush() { throw TartilError(.failure, failure.message) }
+            let place = "\(draft.surah!):\(draft.ayah!)"
+            if context.settings.json {
+                context.console.json(.object([("bookmark", .string(place)), ("note", draft.note.map { .string($0) } ?? .null)]))
+            } else {
+                context.console.line("bookmarked \(place)" + (draft.note.map { " — \($0)" } ?? ""))
+            }
+        })
+
+    static let group = CommandSpec(path: ["journal"], overview: "Export, merge, check and count the positions journal.", run: nil)
+
+    static let export = CommandSpec(
+        path: ["journal", "export"],
+        overview: "Write the journal's raw events, oldest first, as NDJSON (default) or CSV.",
+        discussion: """
+            Columns, in this order: event_id, device_id, device_seq, ts_ms (milliseconds since 1970, UTC), kind \
+            (position, session-start, session-end, bookmark), reciter, surah, ayah, offset_samples, offset_ms, \
+            reason (ayah-start, pause, seek, stop, quit, end), note. Missing values are null in NDJSON and empty \
+            in CSV.
+            """,
+        options: [
+            .init(names: ["--since"], valueName: "date", help: "From this time: 2026-11-29, 2026-11-29T08:00, or 7d, 12h, 30m ago."),
+            .init(names: ["--format"], valueName: "ndjson|csv", help: "The output format (default ndjson)."),
+        ],
+        examples: ["tartil journal export > journal.ndjson", "tartil journal export --since 30d --format csv"],
+        run: { invocation, context in
+            let since = try invocation.value("--since").map(parseSince)
+            let text = invocation.value("--format") ?? "ndjson"
+            guard let format = Journal.ExportFormat(rawValue: text) else {
+                throw TartilError.usage("--format takes ndjson or csv, not '\(text)'")
+            }
+            guard let journal = try openForReading(context) else {
+                if format == .csv { context.console.writeOut(Journal.exportHeader + "\n") }
+                return
+            }
+            defer { journal.close() }
+            _ = try PlayCommands.journalCall { () throws(JournalError) in
+                try journal.export(sinceMs: since, format: format, to: context.console.outputDescriptor)
+            }
+        })
+
+    static let merge = CommandSpec(
+        path: ["journal", "merge"],
+        overview: "Add the events of another journal (another device's) that this one lacks.",
+        discussion: """
+            Events are matched by their event id, so merging the same journal twice adds nothing, and the \
+            positions come out the same whatever order journals are merged in. The other file is only read; one \
+            that is not a tartil journal is refused and left as it is.
+            """,
+        arguments: [.init(name: "other", help: "The other journal.sqlite.")],
+        examples: ["tartil journal merge ~/phone-journal.sqlite"],
+        run: { invocation, context in
+            let other = invocation.arguments[0]
+            guard FileManager.default.fileExists(atPath: other) else { throw TartilError.usage("\(other) does not exist") }
+            let writer = try context.session.journal(context.settings)
+            writer.close()
+            let journal: Journal
+            do throws(JournalError) {
+                journal = try Journal(path: context.settings.journalFile)
+            } catch {
+                throw TartilError(.failure, error.message)
+            }
+            defer { journal.close() }
+            let added: Int
+            do throws(JournalError) {
+                added = try journal.merge(from: other)
+            } catch where error.code == .notAJournal {
+                throw TartilError(.usage, error.message)
+            } catch {
+                throw TartilError(.failure, error.message)
+            }
+            if context.settings.json {
+                context.console.json(.object([("merged", .string(other)), ("new_events", .int(added))]))
+            } else {
+                context.console.line("\(added) new event\(added == 1 ? "" : "s") from \(other)")
+            }
+        })
+
+    static let stats = CommandSpec(
+        path: ["journal", "stats"],
+        overview: "Count the journal's events by kind, devices and surahs, with its first and last times.",
+        run: { _, context in
+            guard let journal = try openForReading(context) else {
+                throw TartilError(.notFound, "there is no journal at \(context.settings.journalFile) yet")
+            }
+            defer { journal.close() }
+            let stats = try PlayCommands.journalCall { () throws(JournalError) in try journal.stats() }
+            let size = (try? FileManager.default.attributesOfItem(atPath: journal.path)[.size] as? Int) ?? 0
+            if context.settings.json {
+                context.console.json(.object([
+                    ("journal", .string(journal.path)), ("device_id", .string(journal.deviceID)), ("events", .int(stats.events)),
+                    ("by_kind", .object(JournalEvent.Kind.allCases.map { ($0.rawValue, .int(stats.byKind[$0] ?? 0)) })),
+                    ("devices", .int(stats.devices)), ("surahs_with_positions", .int(stats.surahsWithPositions)),
+                    ("first_ts_ms", stats.firstMs.map { .int(Int($0)) } ?? .null),
+                    ("last_ts_ms", stats.lastMs.map { .int(Int($0)) } ?? .null), ("bytes", .int(size)),
+                ]))
+                return
+            }
+            let console = context.console
+            console.line("journal   \(journal.path) (\(Formatting.bytes(size)))")
+            console.line("device    \(journal.deviceID)")
+            console.line("events    \(Formatting.grouped(stats.events)): "
+                + JournalEvent.Kind.allCases.map { "\(Formatting.grouped(stats.byKind[$0] ?? 0)) \($0.rawValue)" }.joined(separator: ", "))
+            console.line("devices   \(stats.devices); positions in \(stats.surahsWithPositions) surahs")
+            if let first = stats.firstMs, let last = stats.lastMs {
+                console.line("from      \(Formatting.timestamp(milliseconds: first)) to \(Formatting.timestamp(milliseconds: last))")
+            }
+        })
+
+    static let check = CommandSpec(
+        path: ["journal", "check"],
+        overview: "Check the journal: SQLite's integrity check, the append-only triggers, WAL mode.",
+        discussion: "Exit 0 when all is well, 1 with each problem named otherwise.",
+        run: { _, context in
+            guard let journal = try openForReading(context) else {
+                throw TartilError(.notFound, "there is no journal at \(context.settings.journalFile) yet")
+            }
+            defer { journal.close() }
+            let problems = try PlayCommands.journalCall { () throws(JournalError) in try journal.problems() }
+            if context.settings.json {
+                context.console.json(.object([("journal", .string(journal.path)), ("ok", .bool(problems.isEmpty)), ("problems", .array(problems.map { .string($0) }))]))
+            } else if problems.isEmpty {
+                context.console.line("\(journal.path): ok (integrity check passed, append-only triggers present, WAL on)")
+            }
+            if !problems.isEmpty {
+                throw TartilError(.failure, "\(journal.path): " + problems.joined(separator: "; "))
+            }
+        })
+
+    // MARK: - Helpers
+
+    /// The journal opened read-only, or nil when there is none yet. A file that is not a journal is refused.
+    static func openForReading(_ context: Context) throws(TartilError) -> Journal? {
+        let path = context.settings.journalFile
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            return try Journal(path: path, readOnly: true)
+        } catch {
+            throw TartilError(error.code == .notAJournal && context.settings.journalIsExplicit ? .usage : .failure, error.message)
+        }
+    }
+
+    enum ListFormat { case text, json, ndjson, csv }
+
+    static func listFormat(_ invocation: Invocation, _ context: Context) throws(TartilError) -> ListFormat {
+        let chosen = [(context.settings.json, ListFormat.json), (invocation.flag("--ndjson"), .ndjson), (invocation.flag("--csv"), .csv)]
+            .filter(\.0)
+        guard chosen.count <= 1 else { throw .usage("choose one of --json, --ndjson and --csv") }
+        return chosen.first?.1 ?? .text
+    }
+
+    static let positionFields = ["surah", "ayah", "offset_ms", "offset_samples", "reciter", "reason", "ts_ms", "time", "device_id", "event_id"]
+
+    static func positionObject(_ event: JournalEvent) -> [(String, JSONValue)] {
+        [
+            ("surah", .int(event.surah ?? 0)), ("ayah", .int(event.ayah ?? 0)), ("offset_ms", .int(Int(event.offsetMs ?? 0))),
+            ("offset_samples", .int(Int(event.offsetSamples ?? 0))), ("reciter", .string(event.reciter ?? "")),
+            ("reason", .string(event.reason?.rawValue ?? "")), ("ts_ms", .int(Int(event.timeMs))),
+            ("time", .string(Formatting.timestamp(milliseconds: event.timeMs))), ("device_id", .string(event.deviceID)),
+            ("event_id", .string(event.eventID)),
+        ]
+    }
+
+    static func printPositions(_ events: [JournalEvent], format: ListFormat, console: Console) throws {
+        switch format {
+        case .json:
+            console.json(.array(events.map { .object(positionObject($0)) }))
+        case .ndjson:
+            for event in events { console.json(.object(positionObject(event))) }
+        case .csv:
+            console.line(positionFields.joined(separator: ","))
+            for event in events {
+                console.line(positionObject(event).map { _, value in csv(value) }.joined(separator: ","))
+            }
+        case .text:
+            if events.isEmpty {
+                console.note("no positions yet")
+                return
+            }
+            for event in events {
+                let name = (try? Catalog.surah(event.surah ?? 0))?.nameTransliterated ?? ""
+                let place = "\(event.surah ?? 0):\(event.ayah ?? 0)"
+                let offset = (event.offsetMs ?? 0) > 0 ? " +" + Formatting.duration(seconds: Double(event.offsetMs ?? 0) / 1000) : ""
+                console.line(
+                    "\(place.padding(toLength: 8, withPad: " ", startingAt: 0))\(offset.padding(toLength: 12, withPad: " ", startingAt: 0))"
+                        + "\(name.padding(toLength: 16, withPad: " ", startingAt: 0))\((event.reciter ?? "").padding(toLength: 22, withPad: " ", startingAt: 0))"
+                        + "\(Formatting.timestamp(milliseconds: event.timeMs))  \(event.reason?.rawValue ?? "")")
+            }
+        }
+    }
+
+    static func csv(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text):
+            return text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
+                ? "\"" + text.replacingEvery("\"", with: "\"\"") + "\"" : text
+        case .null: return ""
+        default: return value.rendered()
+        }
+    }
+
+    static func json(_ event: JournalEvent) -> JSONValue {
+        .object([
+            ("kind", .string(event.kind.rawValue)), ("ts_ms", .int(Int(event.timeMs))),
+            ("time", .string(Formatting.timestamp(milliseconds: event.timeMs))), ("reciter", event.reciter.map { .string($0) } ?? .null),
+            ("surah", event.surah.map { .int($0) } ?? .null), ("ayah", event.ayah.map { .int($0) } ?? .null),
+            ("offset_ms", event.offsetMs.map { .int(Int($0)) } ?? .null), ("reason", event.reason.map { .string($0.rawValue) } ?? .null),
+            ("note", event.note.map { .string($0) } ?? .null), ("device_id", .string(event.deviceID)), ("event_id", .string(event.eventID)),
+        ])
+    }
+
+    static func line(for event: JournalEvent) -> String {
+        let when = Formatting.timestamp(milliseconds: event.timeMs)
+        let place = event.surah.map { surah in "\(surah):\(event.ayah ?? 1)" } ?? ""
+        switch event.kind {
+        case .sessionStart: return "\(when)  started \(event.note ?? "") (\(event.reciter ?? ""))"
+        case .sessionEnd: return "\(when)  ended (\(event.note ?? ""))"
+        case .bookmark: return "\(when)  bookmark \(place)\(event.note.map { " — \($0)" } ?? "")"
+        case .position:
+            let offset = (event.offsetMs ?? 0) > 0 ? " +" + Formatting.duration(seconds: Double(event.offsetMs ?? 0) / 1000) : ""
+            return "\(when)  \(event.reason?.rawValue ?? "position") \(place)\(offset)"
+        }
+    }
+
+    /// `2026-11-29`, `2026-11-29T08:00[:SS]` (local time, or with `Z` for UTC), or `7d`, `12h`, `30m` ago: in
+    /// milliseconds since 1970.
+    static func parseSince(_ text: String) throws(TartilError) -> Int64 {
+        let forms = "a date (2026-11-29), a date and time (2026-11-29T08:00), or a span ago (7d, 12h, 30m)"
+        if let unit = text.last, "dhm".contains(unit), let amount = Int(text.dropLast()), amount >= 0 {
+            let seconds = amount * (unit == "d" ? 86400 : unit == "h" ? 3600 : 60)
+            return Int64(Date().timeIntervalSince1970 * 1000) - Int64(seconds) * 1000
+        }
+        var body = Substring(text)
+        let utc = body.hasSuffix("Z")
+        if utc { body = body.dropLast() }
+        let parts = body.split(whereSeparator: { $0 == "T" || $0 == " " })
+        let date = parts.first?.split(separator: "-").compactMap { Int($0) } ?? []
+        let clock = parts.count > 1 ? parts[1].split(separator: ":").compactMap { Int($0) } : []
+        guard parts.count <= 2, date.count == 3, (1...12).contains(date[1]), (1...31).contains(date[2]),
+            parts.count == 1 || (2...3).contains(clock.count), clock.allSatisfy({ $0 >= 0 && $0 < 60 }), (clock.first ?? 0) < 24
+        else { throw .usage("--since takes \(forms), not '\(text)'") }
+        var fields = tm()
+        fields.tm_year = Int32(date[0] - 1900)
+        fields.tm_mon = Int32(date[1] - 1)
+        fields.tm_mday = Int32(date[2])
+        fields.tm_hour = Int32(clock.count > 0 ? clock[0] : 0)
+        fields.tm_min = Int32(clock.count > 1 ? clock[1] : 0)
+        fields.tm_sec = Int32(clock.count > 2 ? clock[2] : 0)
+        fields.tm_isdst = -1
+        let seconds = utc ? timegm(&fields) : mktime(&fields)
+        return Int64(seconds) * 1000
+    }
+}

@@ -1,0 +1,356 @@
+import Foundation
+import TartilSQLite
+
+/// One event of the journal, as stored.
+public struct JournalEvent: Sendable, Hashable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case position
+        case sessionStart = "session-start"
+        case sessionEnd = "session-end"
+        case bookmark
+    }
+
+    /// Why a position was recorded.
+    public enum Reason: String, Sendable, CaseIterable {
+        case ayahStart = "ayah-start"
+        case pause, seek, stop, quit
+        /// Playback reached the end of what was asked (the position is the end of the last ayah).
+        case end
+    }
+
+    public let eventID: String
+    public let deviceID: String
+    /// The device's own count of its events (1, 2, …).
+    public let deviceSeq: Int64
+    /// Wall-clock time, milliseconds since 1970 (UTC).
+    public let timeMs: Int64
+    public let kind: Kind
+    public let reciter: String?
+    public let surah: Int?
+    public let ayah: Int?
+    /// Where in the ayah's recitation, in PCM frames and in milliseconds.
+    public let offsetSamples: Int64?
+    public let offsetMs: Int64?
+    public let reason: Reason?
+    public let note: String?
+}
+
+/// What to append; the journal adds the event id, device, sequence number and time.
+public struct EventDraft: Sendable, Hashable {
+    public var kind: JournalEvent.Kind
+    public var reciter: String?
+    public var surah: Int?
+    public var ayah: Int?
+    public var offsetSamples: Int64?
+    public var offsetMs: Int64?
+    public var reason: JournalEvent.Reason?
+    public var note: String?
+
+    public init(
+        kind: JournalEvent.Kind, reciter: String? = nil, surah: Int? = nil, ayah: Int? = nil, offsetSamples: Int64? = nil,
+        offsetMs: Int64? = nil, reason: JournalEvent.Reason? = nil, note: String? = nil
+    ) {
+        self.kind = kind
+        self.reciter = reciter
+        self.surah = surah
+        self.ayah = ayah
+        self.offsetSamples = offsetSamples
+        self.offsetMs = offsetMs
+        self.reason = reason
+        self.note = note
+    }
+
+    /// A listening position: `offsetSamples` into the ayah's recitation at `sampleRate`.
+    public static func position(
+        reciter: String, surah: Int, ayah: Int, offsetSamples: Int, sampleRate: Int, reason: JournalEvent.Reason
+    ) -> EventDraft {
+        EventDraft(
+            kind: .position, reciter: reciter, surah: surah, ayah: ayah, offsetSamples: Int64(offsetSamples),
+            offsetMs: Int64((Double(offsetSamples) * 1000 / Double(max(1, sampleRate))).rounded()), reason: reason)
+    }
+}
+
+/// The error TartilJournal throws: what went wrong with which file, with SQLite's own words.
+public struct JournalError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable, Hashable {
+        /// The file is not a tartil journal (or is damaged): nothing was written to it.
+        case notAJournal
+        /// Another kind of failure (disk full, permissions, …).
+        case failed
+    }
+
+    public let code: Code
+    public let message: String
+
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    init(_ error: SQLiteError, _ context: String) {
+        let refused = error.code.primary == .notADatabase || error.code.primary == .corrupt
+        self.init(refused ? .notAJournal : .failed, refused ? error.message : "\(context): \(error.message)")
+    }
+
+    public var description: String { message }
+}
+
+/// The journal: an append-only record of where a listener was, on this device and on others merged in.
+///
+/// ```swift
+/// let journal = try Journal(path: "journal.sqlite")
+/// try journal.append(.position(reciter: "r", surah: 36, ayah: 12, offsetSamples: 4410, sampleRate: 22050, reason: .pause))
+/// let latest = try journal.latestPositions(reciter: nil, surah: 36)
+/// ```
+/// Derived state is deterministic: of several positions the latest by (time, device id, event id) wins, so
+/// merging journals in any order, any number of times, gives the same positions. An append returns once it is
+/// durable (`synchronous=FULL`).
+///
+/// Confined to one thread (the player appends through `JournalWriter`'s thread, never the audio thread).
+public final class Journal {
+    public let path: String
+    /// This journal's device: made once, when the journal is created, and never changed.
+    public let deviceID: String
+    let database: JournalDatabase
+    private var insert: Statement?
+
+    /// Opens (creating when needed) the journal at `path`. A file that is not a journal is refused unchanged.
+    public init(path: String, readOnly: Bool = false) throws(JournalError) {
+        self.path = path
+        do {
+            database = try JournalDatabase(path: path, readOnly: readOnly)
+        } catch {
+            throw JournalError(error, "cannot open the journal \(path)")
+        }
+        do {
+            let connection = database.connection
+            if let existing = try connection.scalarText("SELECT value FROM meta WHERE key = 'device_id'") {
+                deviceID = existing
+            } else if readOnly {
+                deviceID = ""
+            } else {
+                let made = UUID().uuidString.lowercased()
+                try connection.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('device_id', '\(made)')")
+                deviceID = try connection.scalarText("SELECT value FROM meta WHERE key = 'device_id'") ?? made
+            }
+        } catch {
+            try? database.close()
+            throw JournalError(error, "cannot read the journal \(path)")
+        }
+    }
+
+    /// Closes the journal.
+    public func close() {
+        insert = nil
+        try? database.close()
+    }
+
+    // MARK: - Appending
+
+    /// Appends an event and returns it once it is durable. Its time is the wall clock's, but always after the
+    /// device's previous event (a millisecond later when the clock has not moved, or went back), so that "the
+    /// latest by time" is also the last appended on one device.
+    @discardableResult
+    public func append(_ draft: EventDraft, timeMs: Int64? = nil) throws(JournalError) -> JournalEvent {
+        let eventID = UUID().uuidString.lowercased()
+        let time = timeMs ?? Self.now()
+        do throws(SQLiteError) {
+            if insert == nil {
+                insert = try database.connection.prepare("""
+                    INSERT INTO events(event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples,
+                                       offset_ms, reason, note)
+                    VALUES (?1, ?2, (SELECT coalesce(max(device_seq), 0) + 1 FROM events WHERE device_id = ?2),
+                            max(?3, (SELECT coalesce(max(ts_ms) + 1, 0) FROM events WHERE device_id = ?2)), ?4, ?5,
+                            ?6, ?7, ?8, ?9, ?10, ?11)
+                    RETURNING device_seq, ts_ms
+                    """)
+            }
+            let statement = insert!
+            try statement.bind([
+                .text(eventID), .text(deviceID), .integer(time), .text(draft.kind.rawValue), Self.value(draft.reciter),
+                Self.value(draft.surah.map(Int64.init)), Self.value(draft.ayah.map(Int64.init)), Self.value(draft.offsetSamples),
+                Self.value(draft.offsetMs), Self.value(draft.reason?.rawValue), Self.value(draft.note),
+            ])
+            guard try statement.step() else { throw SQLiteError(code: .error, message: "the insert returned no sequence number") }
+            let sequence = statement.integer(at: 0)
+            let stored = statement.integer(at: 1)
+            while try statement.step() {}
+            return JournalEvent(
+                eventID: eventID, deviceID: deviceID, deviceSeq: sequence, timeMs: stored, kind: draft.kind,
+                reciter: draft.reciter, surah: draft.surah, ayah: draft.ayah, offsetSamples: draft.offsetSamples,
+                offsetMs: draft.offsetMs, reason: draft.reason, note: draft.note)
+        } catch {
+            throw JournalError(error, "cannot append to the journal \(path)")
+        }
+    }
+
+    // MARK: - Reading
+
+    static let columns =
+        "event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples, offset_ms, reason, note"
+
+    /// The latest position of each surah (of `reciter` when given; only `surah` when given), latest first.
+    public func latestPositions(reciter: String?, surah: Int?) throws(JournalError) -> [JournalEvent] {
+        var conditions = ["kind = 'position'"]
+        var values: [Statement.Value] = []
+        if let reciter {
+            conditions.append("reciter = ?")
+            values.append(.text(reciter))
+        }
+        if let surah {
+            conditions.append("surah = ?")
+            values.append(.integer(Int64(surah)))
+        }
+        return try query("""
+            SELECT \(Self.columns) FROM (
+                SELECT *, row_number() OVER (PARTITION BY surah ORDER BY ts_ms DESC, device_id DESC, event_id DESC) AS rank
+                FROM events WHERE \(conditions.joined(separator: " AND ")))
+            WHERE rank = 1 ORDER BY ts_ms DESC, device_id DESC, event_id DESC
+            """, values)
+    }
+
+    /// The latest position of all (of `reciter`, of `surah` when given): where `resume` continues.
+    public func lastPosition(reciter: String?, surah: Int?) throws(JournalError) -> JournalEvent? {
+        try latestPositions(reciter: reciter, surah: surah).first
+    }
+
+    /// Events from `sinceMs` on (all when nil), in order of (time, device id, event id), of `kinds` when given.
+    public func events(sinceMs: Int64? = nil, kinds: Set<JournalEvent.Kind>? = nil) throws(JournalError) -> [JournalEvent] {
+        var conditions: [String] = []
+        var values: [Statement.Value] = []
+        if let sinceMs {
+            conditions.append("ts_ms >= ?")
+            values.append(.integer(sinceMs))
+        }
+        if let kinds {
+            conditions.append("kind IN (\(kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")))")
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        return try query("SELECT \(Self.columns) FROM events \(filter) ORDER BY ts_ms, device_id, event_id", values)
+    }
+
+    private func query(_ sql: String, _ values: [Statement.Value]) throws(JournalError) -> [JournalEvent] {
+        do {
+            let statement = try database.connection.prepare(sql)
+            try statement.bind(values)
+            var events: [JournalEvent] = []
+            while try statement.step() { events.append(Self.event(statement)) }
+            return events
+        } catch {
+            throw JournalError(error, "cannot read the journal \(path)")
+        }
+    }
+
+    static func event(_ row: Statement) -> JournalEvent {
+        JournalEvent(
+            eventID: row.text(at: 0) ?? "", deviceID: row.text(at: 1) ?? "", deviceSeq: row.integer(at: 2),
+            timeMs: row.integer(at: 3), kind: JournalEvent.Kind(rawValue: row.text(at: 4) ?? "") ?? .bookmark,
+            reciter: row.text(at: 5), surah: row.optionalInteger(at: 6).map(Int.init), ayah: row.optionalInteger(at: 7).map(Int.init),
+            offsetSamples: row.optionalInteger(at: 8), offsetMs: row.optionalInteger(at: 9),
+            reason: row.text(at: 10).flatMap(JournalEvent.Reason.init(rawValue:)), note: row.text(at: 11))
+    }
+
+    // MARK: - Merging
+
+    /// Adds every event of the journal at `otherPath` that this one lacks (by event id) and returns how many
+    /// were new. The other file is only read; one that is not a journal is refused.
+    @discardableResult
+    public func merge(from otherPath: String) throws(JournalError) -> Int {
+        // Validate the other file with a read-only connection of its own before attaching it.
+        let other = try Journal(path: otherPath, readOnly: true)
+        other.close()
+        let connection = database.connection
+        do {
+            let before = Int(try connection.scalarText("SELECT count(*) FROM events") ?? "0") ?? 0
+            // Read-only, so that nothing (not even a checkpoint of its log) is written to the other file.
+            let attach = try connection.prepare("ATTACH DATABASE ? AS other")
+            try attach.bind([.text(Connection.readOnlyURI(otherPath))])
+            try attach.step()
+            defer { try? connection.execute("DETACH DATABASE other") }
+            try connection.execute("""
+                BEGIN IMMEDIATE;
+                INSERT OR IGNORE INTO main.events(event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah,
+                                                  offset_samples, offset_ms, reason, note)
+                    SELECT \(Self.columns) FROM other.events ORDER BY ts_ms, device_id, event_id;
+                COMMIT;
+                """)
+            let after = Int(try connection.scalarText("SELECT count(*) FROM events") ?? "0") ?? 0
+            return after - before
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw JournalError(error, "cannot merge \(otherPath) into \(path)")
+        }
+    }
+
+    // MARK: - Checks and statistics
+
+    /// What `journal check` finds wrong: an empty list when the integrity check passes, the append-only
+    /// triggers are there and WAL is on.
+    public func problems() throws(JournalError) -> [String] {
+        let connection = database.connection
+        do {
+            var problems: [String] = []
+            let statement = try connection.prepare("PRAGMA integrity_check")
+            var lines: [String] = []
+            while try statement.step() { lines.append(statement.text(at: 0) ?? "") }
+            if lines != ["ok"] { problems.append("integrity check: " + lines.prefix(5).joined(separator: "; ")) }
+            let triggers = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+            var present: Set<String> = []
+            while try triggers.step() { present.insert(triggers.text(at: 0) ?? "") }
+            for name in JournalDatabase.appendOnlyTriggers where !present.contains(name) {
+                problems.append("the append-only trigger \(name) is missing")
+            }
+            let mode = try connection.scalarText("PRAGMA journal_mode")
+            if mode?.lowercased() != "wal" { problems.append("journal_mode is \(mode ?? "unknown"), not wal") }
+            return problems
+        } catch {
+            throw JournalError(error, "cannot check the journal \(path)")
+        }
+    }
+
+    /// Counts for `journal stats`.
+    public struct Stats: Sendable, Hashable {
+        public var events = 0
+        public var byKind: [JournalEvent.Kind: Int] = [:]
+        public var devices = 0
+        public var surahsWithPositions = 0
+        public var firstMs: Int64?
+        public var lastMs: Int64?
+    }
+
+    public func stats() throws(JournalError) -> Stats {
+        let connection = database.connection
+        do {
+            var stats = Stats()
+            let kinds = try connection.prepare("SELECT kind, count(*) FROM events GROUP BY kind")
+            while try kinds.step() {
+                if let kind = JournalEvent.Kind(rawValue: kinds.text(at: 0) ?? "") { stats.byKind[kind] = Int(kinds.integer(at: 1)) }
+            }
+            stats.events = stats.byKind.values.reduce(0, +)
+            let summary = try connection.prepare("""
+                SELECT count(DISTINCT device_id), min(ts_ms), max(ts_ms),
+                       (SELECT count(DISTINCT surah) FROM events WHERE kind = 'position') FROM events
+                """)
+            if try summary.step() {
+                stats.devices = Int(summary.integer(at: 0))
+                stats.firstMs = summary.optionalInteger(at: 1)
+                stats.lastMs = summary.optionalInteger(at: 2)
+                stats.surahsWithPositions = Int(summary.integer(at: 3))
+            }
+            return stats
+        } catch {
+            throw JournalError(error, "cannot read the journal \(path)")
+        }
+    }
+
+    static func value(_ text: String?) -> Statement.Value { text.map { .text($0) } ?? .null }
+    static func value(_ number: Int64?) -> Statement.Value { number.map { .integer($0) } ?? .null }
+
+    static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+}
+
+@available(*, unavailable) extension Journal: Sendable {}
