@@ -184,6 +184,29 @@ public final class Journal {
         }
     }
 
+    /// Appends several events in one transaction (one fsync for them all) and returns them once durable.
+    @discardableResult
+    public func append(contentsOf drafts: [EventDraft]) throws(JournalError) -> [JournalEvent] {
+        guard drafts.count > 1 else { return try drafts.map { draft throws(JournalError) in try append(draft) } }
+        let connection = database.connection
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            throw JournalError(error, "cannot append to the journal \(path)")
+        }
+        do {
+            let events = try drafts.map { draft throws(JournalError) in try append(draft) }
+            try connection.execute("COMMIT")
+            return events
+        } catch let error as JournalError {
+            try? connection.execute("ROLLBACK")
+            throw error
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw JournalError(.failed, "cannot append to the journal \(path): \(error)")
+        }
+    }
+
     // MARK: - Reading
 
     static let columns =

@@ -2,7 +2,8 @@ import TartilCore
 
 /// Appends to the journal on a thread of its own, so that the player's threads never wait for an fsync: the
 /// player hands positions over with `append` and goes on; `flush` waits until everything handed over is durable
-/// (before tartil exits, after Ctrl-C or `quit`).
+/// (before tartil exits, after Ctrl-C or `quit`). Events handed over while an earlier batch is being written go
+/// into the journal together, in one transaction (group commit).
 public final class JournalWriter: Sendable {
     private struct State: Sendable {
         var queue: [EventDraft] = []
@@ -13,15 +14,19 @@ public final class JournalWriter: Sendable {
         var closed = false
         /// The first append that failed (the journal's disk full, say): reported once by `flush`.
         var failure: JournalError?
+
+        var isFailedOpen: Bool {
+            if case .failure? = opened { return true }
+            return false
+        }
     }
 
     private let state = Monitor(State())
     public let path: String
-    /// The journal's device id.
-    public let deviceID: String
 
-    /// Opens the journal on the writer's thread; throws what opening it threw.
-    public init(path: String) throws(JournalError) {
+    /// Starts opening the journal on the writer's thread and returns at once: `opened()` waits for the outcome
+    /// (so a command can read its tables meanwhile).
+    public init(path: String) {
         self.path = path
         let state = self.state
         NativeThread.start(stackSize: 256 << 10) {
@@ -38,12 +43,11 @@ public final class JournalWriter: Sendable {
                     defer { box.queue.removeAll() }
                     return (box.queue, box.closing)
                 }
-                for draft in drafts {
-                    do throws(JournalError) {
-                        try journal.append(draft)
-                    } catch {
-                        state.update { if $0.failure == nil { $0.failure = error } }
-                    }
+                // What arrived while the last batch was being made durable goes in one transaction: one fsync.
+                do throws(JournalError) {
+                    try journal.append(contentsOf: drafts)
+                } catch {
+                    state.update { if $0.failure == nil { $0.failure = error } }
                 }
                 state.update { $0.written += drafts.count }
                 if closing && drafts.isEmpty { break }
@@ -51,11 +55,16 @@ public final class JournalWriter: Sendable {
             journal.close()
             state.update { $0.closed = true }
         }
-        let opened = state.wait(until: { $0.opened != nil }) { $0.opened! }
-        switch opened {
-        case .success(let device): deviceID = device
-        case .failure(let error): throw error
-        }
+    }
+
+    /// Waits until the journal is open; throws what opening it threw (a file that is not a journal, say).
+    public func opened() throws(JournalError) {
+        if case .failure(let error) = state.wait(until: { $0.opened != nil }, then: { $0.opened! }) { throw error }
+    }
+
+    /// The journal's device id (empty when it could not be opened).
+    public var deviceID: String {
+        (try? state.wait(until: { $0.opened != nil }) { $0.opened! }.get()) ?? ""
     }
 
     /// Hands an event over; it is appended (and made durable) on the writer's thread.
@@ -71,7 +80,7 @@ public final class JournalWriter: Sendable {
     @discardableResult
     public func flush() -> JournalError? {
         let target = state.read { $0.handedOver }
-        return state.wait(until: { $0.written >= target || $0.closed }) { box in
+        return state.wait(until: { $0.written >= target || $0.closed || $0.isFailedOpen }) { box in
             defer { box.failure = nil }
             return box.failure
         }
@@ -81,6 +90,6 @@ public final class JournalWriter: Sendable {
     public func close() {
         _ = flush()
         state.update { $0.closing = true }
-        state.wait(until: { $0.closed }) { _ in }
+        state.wait(until: { $0.closed || $0.isFailedOpen }) { _ in }
     }
 }

@@ -67,6 +67,55 @@ import Testing
         }
     }
 
+    /// An APEv2 tag (header, items, footer) as taggers append it at the end of a file.
+    static func apeTag(_ items: [(String, String)]) -> Data {
+        func uint32(_ value: Int) -> Data { withUnsafeBytes(of: UInt32(value).littleEndian) { Data($0) } }
+        var body = Data()
+        for (key, value) in items {
+            body += uint32(value.utf8.count) + uint32(0) + Data(key.utf8) + Data([0]) + Data(value.utf8)
+        }
+        func frame(isHeader: Bool) -> Data {
+            let flags = 1 << 31 | (isHeader ? 1 << 29 : 0)  // "has a header", "this is the header"
+            return Data("APETAGEX".utf8) + uint32(2000) + uint32(body.count + 32) + uint32(items.count) + uint32(flags) + Data(count: 8)
+        }
+        return frame(isHeader: true) + body + frame(isHeader: false)
+    }
+
+    /// Taggers append APEv2 tags (and ID3v1 after them): the audio must decode to the same PCM, from a file and
+    /// from memory (as the player decodes).
+    @Test(arguments: ["112001.mp3", "001005.mp3", "001006.mp3"])
+    func anAPETagAtTheEndChangesNothing(file: String) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let original = try Data(contentsOf: URL(fileURLWithPath: "\(Self.fixtureDirectory)/\(file)"))
+        // 001006 ends with an ID3v1 tag: the APE tag goes before it, where taggers put it.
+        let hasID3v1 = original.count > 128 && original[original.count - 128..<original.count - 125] == Data("TAG".utf8)
+        let audio = hasID3v1 ? original.prefix(original.count - 128) : original
+        let tag = Self.apeTag([("Title", "Al-Ikhlas"), ("Artist", "Fixture"), ("Comment", String(repeating: "x", count: 600))])
+        let tagged = audio + tag + (hasID3v1 ? original.suffix(128) : Data())
+        let path = directory + "/tagged.mp3"
+        try tagged.write(to: URL(fileURLWithPath: path))
+
+        func pcm(_ decoder: Mpg123Decoder) throws -> Data {
+            var out = Data()
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 8192, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let count = try decoder.read(into: buffer)
+                if count == 0 { break }
+                out.append(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
+            }
+            return out
+        }
+        let decoder = try Mpg123Decoder()
+        try decoder.open("\(Self.fixtureDirectory)/\(file)")
+        let reference = try pcm(decoder)
+        try decoder.open(path)
+        #expect(try pcm(decoder) == reference, "\(file) from the file")
+        try decoder.open(bytes: [UInt8](tagged), name: "tagged.mp3")
+        #expect(try pcm(decoder) == reference, "\(file) from memory")
+    }
+
     @Test func somethingThatIsNotAudioIsRefused() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -142,6 +142,7 @@ enum PlayCommands {
     // MARK: - play and render
 
     static func runPlay(_ invocation: Invocation, _ context: Context) throws {
+        context.session.startJournal(context.settings)  // opens while the plan and the table are read
         let device = invocation.value("--device") ?? context.settings.environment["TARTIL_DEVICE"] ?? "default"
         let outputText = invocation.value("--output") ?? context.settings.environment["TARTIL_OUTPUT"] ?? "alsa"
         guard let output = OutputChoice.parse(outputText, device: device) else {

@@ -77,17 +77,25 @@ final class PlaybackSession: Sendable {
     /// The journal at `settings.journalFile`, opened once per session. A file that is not a journal is refused
     /// (a usage error when the user named it).
     func journal(_ settings: Settings) throws(TartilError) -> JournalWriter {
-        if let open = state.withLock({ $0.journal }), open.path == settings.journalFile { return open }
-        let directory = Path.parent(settings.journalFile)
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let writer: JournalWriter
+        let writer = startJournal(settings)
         do {
-            writer = try JournalWriter(path: settings.journalFile)
+            try writer.opened()
         } catch {
+            state.withLock { if $0.journal === writer { $0.journal = nil } }
             throw TartilError(
                 settings.journalIsExplicit ? .usage : .failure,
                 "\(error.message)\(settings.journalIsExplicit ? " (--journal or TARTIL_JOURNAL)" : "")")
         }
+        return writer
+    }
+
+    /// Starts opening the journal (on its own thread) without waiting; `journal(_:)` later waits for it.
+    @discardableResult
+    func startJournal(_ settings: Settings) -> JournalWriter {
+        if let open = state.withLock({ $0.journal }), open.path == settings.journalFile { return open }
+        let directory = Path.parent(settings.journalFile)
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let writer = JournalWriter(path: settings.journalFile)
         let previous = state.withLock { state in
             defer { state.journal = writer }
             return state.journal

@@ -14,17 +14,24 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// Reads 64 lowercase hex digits from UTF-8 bytes; nil for anything else.
     public init?(hexBytes bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 64 else { return nil }
-        var words: [UInt64] = [0, 0, 0, 0]
-        for (index, byte) in bytes.enumerated() {
-            let value: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
-            default: return nil
+        func word(_ start: Int) -> UInt64? {
+            var value: UInt64 = 0
+            for index in start..<start + 16 {
+                let byte = bytes[index]
+                let digit: UInt8
+                if byte &- UInt8(ascii: "0") < 10 {
+                    digit = byte &- UInt8(ascii: "0")
+                } else if byte &- UInt8(ascii: "a") < 6 {
+                    digit = byte &- UInt8(ascii: "a") &+ 10
+                } else {
+                    return nil
+                }
+                value = value << 4 | UInt64(digit)
             }
-            words[index / 16] = words[index / 16] << 4 | UInt64(value)
+            return value
         }
-        self.words = (words[0], words[1], words[2], words[3])
+        guard let first = word(0), let second = word(16), let third = word(32), let fourth = word(48) else { return nil }
+        words = (first, second, third, fourth)
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
