@@ -49,15 +49,36 @@ public final class Monitor<State>: @unchecked Sendable {
         return try body(&state)
     }
 
-    /// Blocks until `predicate` holds, then runs `body` under the same lock and wakes every waiter.
+    /// Changes the state under the lock and wakes the waiters only when `wakeIf` holds afterwards: for hand-offs
+    /// busy enough that a wake-up per change would cost more than the work.
     @discardableResult
-    public func wait<Result>(until predicate: (State) -> Bool, then body: (inout State) throws -> Result) rethrows -> Result {
+    public func update<Result>(wakeIf: (State) -> Bool, _ body: (inout State) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer {
-            pthread_cond_broadcast(condition)
+            if wakeIf(state) { pthread_cond_broadcast(condition) }
             pthread_mutex_unlock(mutex)
         }
-        while !predicate(state) { pthread_cond_wait(condition, mutex) }
+        return try body(&state)
+    }
+
+    /// Blocks until `predicate` holds, then runs `body` under the same lock and wakes every waiter (unless
+    /// `wake` is false). While it waits, the count at `waiters` (if given) includes it, so that others can tell
+    /// whether a wake-up is needed.
+    @discardableResult
+    public func wait<Result>(
+        until predicate: (State) -> Bool, countingIn waiters: WritableKeyPath<State, Int>? = nil, wake: Bool = true,
+        then body: (inout State) throws -> Result
+    ) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer {
+            if wake { pthread_cond_broadcast(condition) }
+            pthread_mutex_unlock(mutex)
+        }
+        if !predicate(state) {
+            if let waiters { state[keyPath: waiters] += 1 }
+            while !predicate(state) { pthread_cond_wait(condition, mutex) }
+            if let waiters { state[keyPath: waiters] -= 1 }
+        }
         return try body(&state)
     }
 
