@@ -85,12 +85,6 @@ public final class Statement {
         let count = Int(sqlite3_column_bytes(handle, index))
         return try body(UnsafeBufferPointer(start: pointer, count: count))
     }
-
-    /// The number of columns in the result.
-    public var columnCount: Int32 { sqlite3_column_count(handle) }
-
-    /// The name of result column `index`.
-    public func columnName(at index: Int32) -> String { String(cString: sqlite3_column_name(handle, index)) }
 }
 
 @available(*, unavailable) extension Statement: Sendable {}

@@ -141,8 +141,6 @@ public struct PinnedFiles: Sendable, Hashable, Sequence {
     public var isEmpty: Bool { rows.isEmpty }
     /// The rows' files, in mushaf order.
     public var values: [PinnedFile] { rows }
-    /// The pinned ayat, in mushaf order.
-    public var keys: [AyahRef] { ayat }
 
     public func makeIterator() -> Zip2Sequence<[AyahRef], [PinnedFile]>.Iterator { zip(ayat, rows).makeIterator() }
 }
