@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import TartilCLI
+@testable import TartilPlayer
 
 /// Help text is compared with the files in Tests/TartilCLITests/Golden. After an intended change, run the tests
 /// with TARTIL_UPDATE_GOLDEN=1 to rewrite them, and review the diff.
@@ -134,5 +135,28 @@ import Testing
     @Test func missingBundledDataIsAClearError() {
         let settings = Settings(environment: ["HOME": "/nonexistent-home"], bundledDataDirectory: nil)
         #expect(throws: TartilCore.TartilError.self) { try settings.mirrorsFile() }
+    }
+}
+
+/// The scrubber `status` draws on a terminal.
+@Suite struct ScrubberTests {
+    func status(position: Int, ayat: Int, state: PlayerState = .playing) -> PlayerStatus {
+        PlayerStatus(
+            state: state, reciter: try! ReciterID("r"), index: 0, item: nil, itemCount: ayat, surah: 36, position: position,
+            duration: ayat * 100, sampleRate: 100, isEstimated: false, ayahStarts: (0..<ayat).map { $0 * 100 },
+            bufferingAyah: nil, skipped: [:], totalSamples: ayat * 100, endMessage: nil)
+    }
+
+    @Test func aFewAyatGetATickEach() {
+        #expect(PlayCommands.scrubber(status(position: 150, ayat: 4), width: 16) == "[====|=>-|---|---]")
+    }
+
+    @Test func manyAyatGetTicksThatStayApart() {
+        // 83 ayat in 30 columns: room for 10 ticks, so every 10th ayah.
+        let bar = PlayCommands.scrubber(status(position: 4150, ayat: 83, state: .paused), width: 30)
+        #expect(bar.count == 32)
+        #expect(bar.filter { $0 == "|" }.count == 8)
+        #expect(bar.contains("‖") && !bar.contains(">"))
+        #expect(bar.hasPrefix("[===") && bar.hasSuffix("-]"))
     }
 }

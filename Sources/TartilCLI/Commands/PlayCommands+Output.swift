@@ -86,18 +86,22 @@ extension PlayCommands {
             case .pause: where_ = "pause after \(item.ayah)"
             }
         }
-        let state = status.state == .buffering ? "buffering \(status.bufferingAyah.map { "\($0)" } ?? "")" : status.state.rawValue
+        let state = status.state.rawValue
         return "\(state)  \(where_)  \(clock(status.positionSeconds)) / \(status.isEstimated ? "~" : "")\(clock(status.durationSeconds))  \(surahName)"
     }
 
-    /// `[=====|====|===>·····|·····]`: the part of the surah played, a tick where each ayah starts.
+    /// `[=====|====|===>-----|-----]`: the part of the surah played, and a tick where each ayah starts. With more
+    /// ayat than room for ticks three columns apart, every 2nd, 5th, 10th… ayah gets one.
     static func scrubber(_ status: PlayerStatus, width: Int) -> String {
-        guard status.duration > 0 else { return "[" + String(repeating: "·", count: width) + "]" }
+        guard status.duration > 0 else { return "[" + String(repeating: "-", count: width) + "]" }
         func column(_ sample: Int) -> Int { min(width - 1, max(0, sample * width / status.duration)) }
-        var cells = Array(repeating: Character("·"), count: width)
         let head = column(status.position)
-        for index in 0..<head { cells[index] = "=" }
-        for tick in status.ayahStarts.dropFirst() { cells[column(tick)] = "|" }
+        var cells = (0..<width).map { $0 < head ? Character("=") : Character("-") }
+        let room = max(1, width / 3)
+        let stride = [1, 2, 5, 10, 20, 50, 100].first { (status.ayahStarts.count + $0 - 1) / $0 <= room } ?? 100
+        for (index, tick) in status.ayahStarts.enumerated() where index > 0 && index % stride == 0 {
+            cells[column(tick)] = "|"
+        }
         cells[head] = status.state == .paused ? "‖" : ">"
         return "[" + String(cells) + "]"
     }
