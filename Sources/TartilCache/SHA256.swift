@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import TartilCore
 
 /// A streaming SHA-256 over OpenSSL's EVP interface (libcrypto uses the CPU's SHA extensions where present).
 ///
@@ -60,7 +61,7 @@ public final class SHA256 {
         guard EVP_DigestFinal_ex(context, &digest, &length) == 1, length == 32 else {
             throw CacheError(.crypto, "EVP_DigestFinal_ex failed")
         }
-        return Self.hex(digest)
+        return SHA256Digest(bytes: digest)!.hex
     }
 
     /// SHA-256 of `data`.
@@ -91,17 +92,6 @@ public final class SHA256 {
             total += count
         }
         return (try hasher.finalize(), total)
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// The libcrypto version string, e.g. `OpenSSL 3.0.19 …`.

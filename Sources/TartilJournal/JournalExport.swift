@@ -14,7 +14,10 @@ extension Journal {
     }
 
     /// The CSV header line (without its line end).
-    public static var exportHeader: String { columns.split(separator: ",").map { $0.trimmedWhitespace }.joined(separator: ",") }
+    public static var exportHeader: String { columnNames.joined(separator: ",") }
+
+    /// The exported columns' names, in order.
+    static let columnNames = columns.split(separator: ",").map { $0.trimmedWhitespace }
 
     /// The export query (also what the benchmark gives `sqlite3 -json`).
     public static func exportSQL(sinceMs: Int64?) -> String {
@@ -24,15 +27,12 @@ extension Journal {
     /// Writes every event from `sinceMs` on to `descriptor`; returns how many.
     @discardableResult
     public func export(sinceMs: Int64?, format: ExportFormat, to descriptor: Int32) throws(JournalError) -> Int {
-        let names = Self.columns.split(separator: ",").map { $0.trimmedWhitespaceBytes }
+        let names = Self.columnNames.map { Array($0.utf8) }
         var output = OutputBuffer(descriptor: descriptor)
         var count = 0
         do {
             let statement = try database.connection.prepare(Self.exportSQL(sinceMs: sinceMs))
-            if format == .csv {
-                output.append(names.joined(separator: ","))
-                output.append("\n")
-            }
+            if format == .csv { output.append(Self.exportHeader + "\n") }
             while try statement.step() {
                 count += 1
                 switch format {
@@ -182,20 +182,5 @@ struct OutputBuffer {
             }
         }
         bytes.removeAll(keepingCapacity: true)
-    }
-}
-
-extension Substring {
-    fileprivate var trimmedWhitespaceBytes: [UInt8] { Array(self.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }) }
-}
-
-extension Array where Element == [UInt8] {
-    fileprivate func joined(separator: StaticString) -> [UInt8] {
-        var result: [UInt8] = []
-        for (index, part) in enumerated() {
-            if index > 0 { result.append(contentsOf: UnsafeBufferPointer(start: separator.utf8Start, count: separator.utf8CodeUnitCount)) }
-            result.append(contentsOf: part)
-        }
-        return result
     }
 }

@@ -361,7 +361,7 @@ final class AudioThread {
     }
 
     private func publishPosition(heard: Int? = nil) {
-        let sample = heard ?? max(0, written - output.unplayedFrames)
+        let sample = heard ?? heardPosition().sample
         let index = min(timeline.locate(sample).index, plan.items.count)
         if index != heardIndex {
             heardIndex = index

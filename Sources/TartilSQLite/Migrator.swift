@@ -1,5 +1,3 @@
-import Glibc
-
 /// Named schema migrations, applied in order, each once, each in its own transaction, and recorded in a
 /// `migrations` table of the database (name and time applied), as GRDB's `DatabaseMigrator` does.
 ///
@@ -64,8 +62,9 @@ public struct Migrator: Sendable {
                 try connection.execute("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, applied_ms INTEGER NOT NULL)")
                 if !(try Self.applied(connection)).contains(migration.name) {
                     try migration.body(connection)
-                    let record = try connection.prepare("INSERT INTO migrations(name, applied_ms) VALUES (?, ?)")
-                    try record.bind([.text(migration.name), .integer(Self.now())])
+                    let record = try connection.prepare(
+                        "INSERT INTO migrations(name, applied_ms) VALUES (?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))")
+                    try record.bind([.text(migration.name)])
                     try record.step()
                     done.append(migration.name)
                 }
@@ -76,11 +75,5 @@ public struct Migrator: Sendable {
             }
         }
         return done
-    }
-
-    static func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 }

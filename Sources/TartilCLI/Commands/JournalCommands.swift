@@ -22,7 +22,7 @@ enum JournalCommands {
         ],
         examples: ["tartil positions", "tartil positions --surah 36 --json", "tartil positions --csv > positions.csv"],
         run: { invocation, context in
-            let surah = try PrefetchCommand.integer(invocation, "--surah", in: 1...114)
+            let surah = try invocation.integer("--surah", in: 1...114)
             let reciter = invocation.value("--reciter")
             let format = try listFormat(invocation, context)
             guard let journal = try openForReading(context) else {

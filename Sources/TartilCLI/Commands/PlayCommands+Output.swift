@@ -4,7 +4,7 @@ import TartilPlayer
 /// How playback events and status look: JSON objects for scripts, lines and a scrubber bar for people.
 extension PlayCommands {
     /// One event as a JSON object: `{"event":"ayah","index":3,"surah":36,"ayah":2,"kind":"ayah",…}`.
-    static func json(_ event: PlayerEvent, plan: PlaybackPlan) -> JSONValue {
+    static func json(_ event: PlayerEvent) -> JSONValue {
         switch event {
         case .state(let state):
             return .object([("event", .string("state")), ("state", .string(state.rawValue))])
@@ -44,7 +44,7 @@ extension PlayCommands {
     }
 
     /// `status --json`.
-    static func json(_ status: PlayerStatus, plan: PlaybackPlan) -> JSONValue {
+    static func json(_ status: PlayerStatus) -> JSONValue {
         let rate = Double(max(1, status.sampleRate))
         func milliseconds(_ samples: Int) -> JSONValue { .int(Int((Double(samples) / rate * 1000).rounded())) }
         return .object([
@@ -68,15 +68,15 @@ extension PlayCommands {
     }
 
     /// `status` for people: a line of facts, and on a terminal the surah's bar with a tick at each ayah.
-    static func text(_ status: PlayerStatus, plan: PlaybackPlan, bar: Bool) -> [String] {
-        var lines = [progressLine(status, plan: plan)]
+    static func text(_ status: PlayerStatus, bar: Bool) -> [String] {
+        var lines = [progressLine(status)]
         if bar { lines.append(scrubber(status, width: 64)) }
         for (ayah, reason) in status.skipped.sorted(by: { $0.key < $1.key }) { lines.append("skipped \(ayah): \(reason)") }
         return lines
     }
 
     /// `playing 36:12  3:20 / 21:45  Ya-Sin` (with `~` before a duration that is still partly estimated).
-    static func progressLine(_ status: PlayerStatus, plan: PlaybackPlan) -> String {
+    static func progressLine(_ status: PlayerStatus) -> String {
         let surahName = (try? Catalog.surah(status.surah))?.nameTransliterated ?? ""
         var where_ = "—"
         if let item = status.item {

@@ -111,9 +111,9 @@ enum PlayCommands {
             let player = try context.session.player(for: "status")
             let status = player.status
             if context.settings.json {
-                context.console.json(json(status, plan: player.plan))
+                context.console.json(json(status))
             } else {
-                for line in text(status, plan: player.plan, bar: context.console.outputIsTerminal) { context.console.line(line) }
+                for line in text(status, bar: context.console.outputIsTerminal) { context.console.line(line) }
             }
         })
 
@@ -165,7 +165,7 @@ enum PlayCommands {
         let generation = session.begin()
         let plan = setup.plan
         journal.append(EventDraft(kind: .sessionStart, reciter: setup.reciter.id.rawValue, note: "play \(plan.rangeDescription)"))
-        let player = try start(setup) { event in session.deliver(event, generation: generation, plan: plan) }
+        let player = try start(setup) { event in session.deliver(event, generation: generation) }
         session.attach(player, generation: generation)
         guard context.blocking else { return }
         try waitForEnd(of: player, stopOnInterrupt: true, progress: context.console.errorIsTerminal && !invocation.flag("--events") ? context.console : nil)
@@ -204,7 +204,7 @@ enum PlayCommands {
             }
             options.basmala = basmala
         }
-        options.repeatCount = try PrefetchCommand.integer(invocation, "--repeat", in: 1...99) ?? 1
+        options.repeatCount = try invocation.integer("--repeat", in: 1...99) ?? 1
         if let text = invocation.value("--pause") {
             guard let seconds = Double(text), seconds.isFinite, (0...60).contains(seconds) else {
                 throw TartilError.usage("--pause takes seconds from 0 to 60, not '\(text)'")
@@ -243,7 +243,7 @@ enum PlayCommands {
 
     static func resumePoint(_ invocation: Invocation, _ context: Context) throws -> ResumePoint {
         let scope = invocation.arguments.isEmpty ? nil : ReferenceParser.uniqueAyat(of: try ReferenceParser.parse(invocation.arguments))
-        var surah = try PrefetchCommand.integer(invocation, "--surah", in: 1...114)
+        var surah = try invocation.integer("--surah", in: 1...114)
         if surah == nil, let scope, Set(scope.map(\.surah)).count == 1 { surah = scope[0].surah }
         let reciter = invocation.value("--reciter")
         let path = context.settings.journalFile
@@ -311,7 +311,7 @@ enum PlayCommands {
                 progress?.writeError("\n")
                 throw TartilError(.interrupted, stopOnInterrupt ? "playback stopped" : "stopped waiting; playback goes on")
             }
-            if let progress { progress.writeError("\r\u{1B}[K" + progressLine(player.status, plan: player.plan)) }
+            if let progress { progress.writeError("\r\u{1B}[K" + progressLine(player.status)) }
         }
         progress?.writeError("\r\u{1B}[K")
     }

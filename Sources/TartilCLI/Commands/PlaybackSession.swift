@@ -61,7 +61,7 @@ final class PlaybackSession: Sendable {
 
     /// Called by the player's threads: positions go to the journal (on its own thread), and the event is printed
     /// when events are on and it is the current player's.
-    func deliver(_ event: PlayerEvent, generation: Int, plan: PlaybackPlan) {
+    func deliver(_ event: PlayerEvent, generation: Int) {
         let (target, journal) = state.withLock { state -> (Console?, JournalWriter?) in
             (state.printEvents && state.generation == generation ? state.console : nil, state.journal)
         }
@@ -71,7 +71,7 @@ final class PlaybackSession: Sendable {
             journal?.append(EventDraft(kind: .sessionEnd, note: message.map { "\(final.rawValue): \($0)" } ?? final.rawValue))
         default: break
         }
-        target?.json(PlayCommands.json(event, plan: plan))
+        target?.json(PlayCommands.json(event))
     }
 
     /// The journal at `settings.journalFile`, opened once per session. A file that is not a journal is refused

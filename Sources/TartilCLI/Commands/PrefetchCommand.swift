@@ -38,7 +38,7 @@ enum PrefetchCommand {
         let references = try ReferenceParser.parse(invocation.arguments)
         let reciterID = try context.reciterID(invocation)
         let limits = try downloadLimits(invocation)
-        let policy = DownloadPolicy(maxAttempts: 1 + (try integer(invocation, "--retries", in: 0...20) ?? 5))
+        let policy = DownloadPolicy(maxAttempts: 1 + (try invocation.integer("--retries", in: 0...20) ?? 5))
         let budget = try (invocation.value("--max-size") ?? context.settings.environment["TARTIL_CACHE_MAX_SIZE"]).map(parseSize)
         let library = try context.library()
         let reciter = try library.reciter(reciterID)
@@ -160,18 +160,10 @@ enum PrefetchCommand {
 
     static func downloadLimits(_ invocation: Invocation) throws(TartilError) -> DownloadLimits {
         var limits = DownloadLimits()
-        if let jobs = try integer(invocation, "--jobs", in: 1...64) { limits.parallel = jobs }
-        if let seconds = try integer(invocation, "--connect-timeout", in: 1...300) { limits.connectTimeout = Double(seconds) }
-        if let seconds = try integer(invocation, "--stall-timeout", in: 1...600) { limits.stallSeconds = seconds }
+        if let jobs = try invocation.integer("--jobs", in: 1...64) { limits.parallel = jobs }
+        if let seconds = try invocation.integer("--connect-timeout", in: 1...300) { limits.connectTimeout = Double(seconds) }
+        if let seconds = try invocation.integer("--stall-timeout", in: 1...600) { limits.stallSeconds = seconds }
         return limits
-    }
-
-    static func integer(_ invocation: Invocation, _ name: String, in range: ClosedRange<Int>) throws(TartilError) -> Int? {
-        guard let text = invocation.value(name) else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw .usage("\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-        }
-        return value
     }
 
     /// `500M`, `2G`, `1.5G`, `800K` or plain bytes.

@@ -61,6 +61,15 @@ struct Invocation: Sendable {
 
     func value(_ name: String) -> String? { values[name] }
     func flag(_ name: String) -> Bool { values[name] != nil }
+
+    /// The whole number given to option `name`, checked against `range` (nil when the option is absent).
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(TartilError) -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw .usage("\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
 }
 
 /// A malformed command line: the message, and the command whose usage line to show.

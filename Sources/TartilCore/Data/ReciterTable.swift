@@ -11,6 +11,13 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
         self = digest
     }
 
+    /// The digest of 32 bytes (as libcrypto returns it); nil for any other count.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 32 else { return nil }
+        func word(_ start: Int) -> UInt64 { bytes[start..<start + 8].reduce(0) { $0 << 8 | UInt64($1) } }
+        words = (word(0), word(8), word(16), word(24))
+    }
+
     /// Reads 64 lowercase hex digits from UTF-8 bytes; nil for anything else.
     public init?(hexBytes bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 64 else { return nil }
