@@ -1,5 +1,6 @@
 import CMpg123
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Decodes one MP3 file to interleaved signed 16-bit PCM at the file's own rate and channel count, with mpg123's
 /// gapless trimming on (encoder delay and padding from a LAME/Info tag are removed, as `mpg123` itself does).

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TartilCore
 
 /// Writes whole files so that a reader sees either the old contents or the new, never a mix: the bytes go to a
@@ -9,9 +10,9 @@ public enum AtomicFile {
         let directory = Path.parent(path).isEmpty
             ? "." : Path.parent(path)
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try FileSystem.createDirectories(directory)
         } catch {
-            throw CacheError(.io, "cannot create \(directory): \(error.localizedDescription)")
+            throw CacheError(.io, "cannot create \(directory): \(error.cause ?? error.message)")
         }
         let name = Path.name(path)
         let temporary = Path.join(directory, ".\(name).\(getpid()).tmp")

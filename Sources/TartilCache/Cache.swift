@@ -1,5 +1,6 @@
 import CSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 import TartilCore
 
 /// The verified disk cache: `<directory>/<reciter>/<SSSAAA>.mp3`, temporary `.part` files beside them, and the
@@ -16,9 +17,9 @@ public final class Cache {
     public init(directory: String) throws(CacheError) {
         self.directory = directory
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try FileSystem.createDirectories(directory)
         } catch {
-            throw CacheError(.io, "cannot create the cache directory \(directory): \(error.localizedDescription)")
+            throw CacheError(.io, "cannot create the cache directory \(directory): \(error.cause ?? error.message)")
         }
         index = try CacheIndex(path: Path.join(directory, "index.sqlite"))
     }
@@ -168,7 +169,7 @@ public final class Cache {
     /// The reciters with a folder in the cache.
     public func reciterFolders() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter { (try? ReciterID($0)) != nil && isDirectory("\(directory)/\($0)") }.sorted()
+        return names.filter { (try? ReciterID($0)) != nil && FileSystem.isDirectory("\(directory)/\($0)") }.sorted()
     }
 
     /// Every `SSSAAA.mp3` under the cache (or one reciter's folder), in order.
@@ -223,11 +224,6 @@ public final class Cache {
             removed.append(file)
         }
         return removed
-    }
-
-    private func isDirectory(_ path: String) -> Bool {
-        var flag: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &flag) && flag.boolValue
     }
 }
 

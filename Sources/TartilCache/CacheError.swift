@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The error TartilCache throws: a kind, a message naming the file and the failing call, and the system's reason.
 public struct CacheError: Error, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import CCrypto
-import Foundation
+import FoundationEssentials
+import Glibc
 import TartilCore
 
 /// A streaming SHA-256 over OpenSSL's EVP interface (libcrypto uses the CPU's SHA extensions where present).

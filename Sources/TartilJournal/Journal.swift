@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TartilSQLite
 
 /// One event of the journal, as stored.

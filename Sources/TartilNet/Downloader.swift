@@ -1,5 +1,7 @@
 import CCurl
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 import TartilCache
 import TartilCore

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TartilCore
 
 /// The reciters tartil knows (from `mirrors.json`) with their tables, and what a reference means for one of
@@ -14,17 +15,13 @@ public struct ReciterLibrary: Sendable {
     public init(mirrorsFile: String, tableDirectories: [String]) throws(TartilError) {
         self.mirrorsFile = mirrorsFile
         self.tableDirectories = tableDirectories
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: mirrorsFile))
-        } catch {
-            let exists = FileManager.default.fileExists(atPath: mirrorsFile)
-            throw TartilError(
-                exists ? .io : .notFound,
-                exists ? "cannot read \(mirrorsFile)" : "\(mirrorsFile) does not exist (pass --mirrors FILE or set TARTIL_MIRRORS)",
-                cause: exists ? error.localizedDescription : nil)
+            bytes = try FileSystem.read(mirrorsFile)
+        } catch where error.code == .notFound {
+            throw TartilError(.notFound, "\(mirrorsFile) does not exist (pass --mirrors FILE or set TARTIL_MIRRORS)")
         }
-        mirrorList = try MirrorList.parse(data, file: mirrorsFile)
+        mirrorList = try MirrorList.parse(bytes: bytes, file: mirrorsFile)
     }
 
     public var reciters: [Reciter] { mirrorList.reciters }
@@ -35,19 +32,13 @@ public struct ReciterLibrary: Sendable {
     public func tablePath(for reciter: Reciter) -> String? {
         tableDirectories.lazy
             .map { Path.join($0, reciter.tableFile) }
-            .first { FileManager.default.fileExists(atPath: $0) }
+            .first { FileSystem.exists($0) }
     }
 
     /// `reciter`'s table, or nil when it has none (every ayah is then unpinned).
     public func table(for reciter: Reciter) throws(TartilError) -> ReciterTable? {
         guard let path = tablePath(for: reciter) else { return nil }
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw TartilError(.io, "cannot read \(path)", cause: error.localizedDescription)
-        }
-        return try ReciterTable.parse(text, file: path, expected: reciter.id)
+        return try ReciterTable.parse(bytes: try FileSystem.read(path), file: path, expected: reciter.id)
     }
 
     /// Each ayah of `references` (in order, each once) with its URLs and pinned facts.

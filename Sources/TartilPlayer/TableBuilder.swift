@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 import TartilAudio
 import TartilCache
@@ -32,17 +34,11 @@ public enum TableBuilder {
         isCancelled: @escaping @Sendable () -> Bool = { false },
         progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws(TartilError) -> Result {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+        guard FileSystem.exists(directory) else {
             throw .usage("\(directory) does not exist: give a folder of SSSAAA.mp3 files")
         }
-        guard isDirectory.boolValue else { throw .usage("\(directory) is not a folder: give a folder of SSSAAA.mp3 files") }
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-        } catch {
-            throw TartilError(.io, "cannot list \(directory)", cause: error.localizedDescription)
-        }
+        guard FileSystem.isDirectory(directory) else { throw .usage("\(directory) is not a folder: give a folder of SSSAAA.mp3 files") }
+        let names = try FileSystem.names(in: directory).sorted()
         var jobs: [(AyahRef, String)] = []
         var skipped: [Skipped] = []
         for name in names {

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 import TartilCache
 import TartilCore
@@ -230,8 +232,7 @@ enum CacheCommands {
         let reciter = try library.reciter(reciterID)
         let table = try library.table(for: reciter)
         let directory = invocation.arguments[0]
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileSystem.isDirectory(directory) else {
             throw TartilError.usage("\(directory) is not a folder: give a folder of SSSAAA.mp3 files")
         }
         let cache = try Cache(directory: context.settings.cacheDirectory)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TartilCore
 import TartilJournal
 import TartilPlayer
@@ -270,8 +271,7 @@ enum JournalCommands {
                 let place = "\(event.surah ?? 0):\(event.ayah ?? 0)"
                 let offset = (event.offsetMs ?? 0) > 0 ? " +" + Formatting.duration(seconds: Double(event.offsetMs ?? 0) / 1000) : ""
                 console.line(
-                    "\(place.padding(toLength: 8, withPad: " ", startingAt: 0))\(offset.padding(toLength: 12, withPad: " ", startingAt: 0))"
-                        + "\(name.padding(toLength: 16, withPad: " ", startingAt: 0))\((event.reciter ?? "").padding(toLength: 22, withPad: " ", startingAt: 0))"
+                    Formatting.left(place, 8) + Formatting.left(offset, 12) + Formatting.left(name, 16) + Formatting.left(event.reciter ?? "", 22)
                         + "\(Formatting.timestamp(milliseconds: event.timeMs))  \(event.reason?.rawValue ?? "")")
             }
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// SIGINT and SIGTERM become a flag that long-running commands poll, so they stop cleanly (removing temporary

@@ -1,5 +1,6 @@
 import CEdit
-import Foundation
+import FoundationEssentials
+import Glibc
 import TartilCore
 
 /// Reads command lines: with libedit (line editing and a history file) when standard input is a terminal,

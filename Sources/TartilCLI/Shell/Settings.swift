@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TartilCore
 
 /// The global options every command shares, each also settable by an environment variable, with defaults

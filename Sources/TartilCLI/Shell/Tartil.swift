@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TartilCore
 
 /// tartil's command-line front end: one command table serving argv, `-c "…; …"`, a script on standard input

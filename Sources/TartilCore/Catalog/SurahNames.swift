@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Finds surahs by name, forgivingly: case, hyphens, apostrophes, the article (`al-`, `an-`, …), doubled vowels
 /// and a final `h` do not matter, so `yasin`, `Ya-Sin` and `Yaseen` all name surah 36, and `al-mulk`, `Al Mulk`

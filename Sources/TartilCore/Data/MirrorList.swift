@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One place a reciter's files can be downloaded from.
 public struct Mirror: Sendable, Hashable {
@@ -77,9 +78,14 @@ public struct MirrorList: Sendable {
     /// Parses and validates `mirrors.json`. `file` names the source in errors, which also name the reciter and
     /// the field: `mirrors.json: reciter 'x' (#3): mirrors[0].url: 'ftp://…' is not an http or https URL`.
     public static func parse(_ data: Data, file: String) throws(TartilError) -> MirrorList {
+        try parse(bytes: Array(data), file: file)
+    }
+
+    /// Parses and validates `mirrors.json` from the file's bytes (see `parse(_:file:)`).
+    public static func parse(bytes: [UInt8], file: String) throws(TartilError) -> MirrorList {
         let root: JSONNode
         do {
-            root = try JSONNode.parse(Array(data))
+            root = try JSONNode.parse(bytes)
         } catch {
             throw TartilError(.invalidData, "\(file):\(error.line):\(error.column): not valid JSON: \(error.message)")
         }

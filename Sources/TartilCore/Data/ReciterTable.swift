@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A SHA-256 digest held as 32 bytes (a table of 6236 rows keeps no strings for its hashes).
 public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
@@ -20,25 +21,34 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads 64 lowercase hex digits from UTF-8 bytes; nil for anything else.
     public init?(hexBytes bytes: UnsafeBufferPointer<UInt8>) {
-        guard bytes.count == 64 else { return nil }
-        func word(_ start: Int) -> UInt64? {
-            var value: UInt64 = 0
-            for index in start..<start + 16 {
-                let byte = bytes[index]
-                let digit: UInt8
-                if byte &- UInt8(ascii: "0") < 10 {
-                    digit = byte &- UInt8(ascii: "0")
-                } else if byte &- UInt8(ascii: "a") < 6 {
-                    digit = byte &- UInt8(ascii: "a") &+ 10
-                } else {
-                    return nil
+        guard bytes.count == 64, let base = bytes.baseAddress else { return nil }
+        // A whole-Qur'an table holds 400,000 hex digits, read on every start of playback: one table lookup per
+        // digit, and one check per word for a digit that was not one.
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var invalid: UInt8 = 0
+        Self.digitValues.withUnsafeBufferPointer { values in
+            func word(_ start: Int) -> UInt64 {
+                var value: UInt64 = 0
+                for index in start..<start + 16 {
+                    let digit = values[Int(base[index])]
+                    invalid |= digit
+                    value = value << 4 | UInt64(digit & 0x0F)
                 }
-                value = value << 4 | UInt64(digit)
+                return value
             }
-            return value
+            words = (word(0), word(16), word(32), word(48))
         }
-        guard let first = word(0), let second = word(16), let third = word(32), let fourth = word(48) else { return nil }
-        words = (first, second, third, fourth)
+        guard invalid & 0xF0 == 0 else { return nil }
+        self.words = words
+    }
+
+    /// The value of each byte as a lowercase hex digit, or 0xFF for a byte that is not one.
+    private static let digitValues: [UInt8] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+        default: 0xFF
+        }
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
@@ -205,6 +215,11 @@ public struct ReciterTable: Sendable {
             }
         }
         return try result.get()
+    }
+
+    /// Parses a table from the file's bytes (see `parse(_:file:expected:)`).
+    public static func parse(bytes: [UInt8], file: String, expected: ReciterID? = nil) throws(TartilError) -> ReciterTable {
+        try bytes.withUnsafeBufferPointer { buffer throws(TartilError) in try parse(buffer, file: file, expected: expected) }
     }
 
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, expected: ReciterID?) throws(TartilError) -> ReciterTable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A mirror's URL template: an http(s) URL with `{surah3}{ayah3}` (everyayah naming, `036001`) or `{global}`
 /// (1…6236, unpadded, as cdn.islamic.network names files).
@@ -72,7 +73,7 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// The scheme and host (`https://everyayah.com`), for messages about a mirror.
     public var origin: String {
-        guard let schemeEnd = text.range(of: "://") else { return text }
+        guard let schemeEnd = text.firstRange(of: "://") else { return text }
         let afterScheme = text[schemeEnd.upperBound...]
         let hostEnd = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
         return String(text[..<hostEnd])

@@ -1,0 +1,74 @@
+import Glibc
+
+/// File system calls with the system's own reasons: `TartilError(.io, …, cause: "Permission denied")`.
+///
+/// The modules use FoundationEssentials, not Foundation (which links ICU and about 50 MB more into the binary,
+/// and costs start-up time and memory); its `FileManager` errors carry no readable reason, so the few calls
+/// that report one are made here.
+public enum FileSystem {
+    /// Whether `path` exists (following symbolic links).
+    public static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    /// Whether `path` is a directory (following symbolic links).
+    public static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Creates `path` and any missing parents, like `mkdir -p`.
+    public static func createDirectories(_ path: String) throws(TartilError) {
+        if mkdir(path, 0o755) == 0 || (errno == EEXIST && isDirectory(path)) { return }
+        if errno == ENOENT {
+            let parent = Path.parent(path)
+            if parent != path && parent != "." && parent != "/" {
+                try createDirectories(parent)
+                if mkdir(path, 0o755) == 0 || (errno == EEXIST && isDirectory(path)) { return }
+            }
+        }
+        throw TartilError(.io, "cannot create \(path)", cause: reason())
+    }
+
+    /// The names in a directory (without `.` and `..`), in no particular order.
+    public static func names(in directory: String) throws(TartilError) -> [String] {
+        guard let stream = opendir(directory) else { throw TartilError(.io, "cannot list \(directory)", cause: reason()) }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The whole file at `path`.
+    public static func read(_ path: String) throws(TartilError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw TartilError(errno == ENOENT ? .notFound : .io, "cannot read \(path)", cause: reason())
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        // One byte more than the size, so that the read that finds the end needs no second buffer.
+        var bytes = [UInt8](repeating: 0, count: (fstat(descriptor, &status) == 0 ? Int(status.st_size) : 0) + 1)
+        var count = 0
+        while true {
+            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(4096, bytes.count))) }
+            let result = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw TartilError(.io, "cannot read \(path)", cause: reason())
+            }
+            if result == 0 { break }
+            count += result
+        }
+        bytes.removeLast(bytes.count - count)
+        return bytes
+    }
+
+    /// `errno`'s text.
+    public static func reason() -> String { String(cString: strerror(errno)) }
+}
