@@ -23,7 +23,7 @@ let package = Package(
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),  // TartilSQLite
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),  // TartilCache
         systemLibrary("CEdit", pkgConfig: "libedit", apt: "libedit-dev"),  // TartilCLI
-        .systemLibrary(name: "CSystem"),  // TartilCache: Linux calls Glibc does not declare (syncfs)
+        .systemLibrary(name: "CSystem"),  // TartilCache: Linux calls Glibc does not declare (syncfs, O_DIRECT, O_TMPFILE, OFD locks)
 
         // MARK: Swift modules
         .target(name: "TartilCore"),

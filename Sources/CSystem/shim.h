@@ -1,12 +1,55 @@
 #ifndef CSYSTEM_SHIM_H
 #define CSYSTEM_SHIM_H
-// Linux system calls that Swift's Glibc module does not declare (they need _GNU_SOURCE).
+// Linux system calls and flags that Swift's Glibc module does not declare (they need _GNU_SOURCE).
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
+#include <stdio.h>
 
 // syncfs(2): writes back every dirty page of the file system holding `descriptor` and flushes the device once,
 // which lets a batch of files be made durable with one flush instead of one fsync each.
 static inline int csystem_syncfs(int descriptor) {
     return (int)syscall(SYS_syncfs, descriptor);
+}
+
+// Sets (`on` = 1) or clears O_DIRECT on an open file: writes then go from the caller's (aligned) buffer to the
+// device without a copy in the page cache. Fails with EINVAL where the file system does not support it.
+// (__O_DIRECT is glibc's name for the flag that it exports as O_DIRECT only under _GNU_SOURCE.)
+static inline int csystem_set_direct(int descriptor, int on) {
+    int flags = fcntl(descriptor, F_GETFL);
+    if (flags < 0) return -1;
+    flags = on ? (flags | __O_DIRECT) : (flags & ~__O_DIRECT);
+    return fcntl(descriptor, F_SETFL, flags);
+}
+
+// Opens a new file in `directory` that has no name (O_TMPFILE): until `csystem_link_unnamed` names it, no
+// other process can see it, and a crash leaves nothing behind. Fails (EOPNOTSUPP, EISDIR or EINVAL) where the
+// file system does not support it.
+static inline int csystem_open_unnamed(const char *directory, int mode) {
+    return open(directory, O_RDWR | __O_TMPFILE | O_DIRECTORY | O_CLOEXEC, mode);
+}
+
+// Gives an unnamed file the name `path` (linkat(2) through /proc/self/fd, which needs no privilege). Fails with
+// EEXIST when `path` exists.
+static inline int csystem_link_unnamed(int descriptor, const char *path) {
+    char source[40];
+    snprintf(source, sizeof source, "/proc/self/fd/%d", descriptor);
+    return linkat(AT_FDCWD, source, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
+// Takes an exclusive lock on the byte at `offset` of `descriptor` without waiting (fails with EAGAIN or EACCES
+// when someone else holds it). It is an open file description lock (F_OFD_SETLK): it belongs to this open of
+// the file, so two opens conflict even within one process, and closing the descriptor releases it.
+static inline int csystem_try_lock_byte(int descriptor, long offset) {
+    struct flock lock = {0};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = offset;
+    lock.l_len = 1;
+#ifdef F_OFD_SETLK
+    return fcntl(descriptor, F_OFD_SETLK, &lock);
+#else
+    return fcntl(descriptor, 37, &lock);  // F_OFD_SETLK, the same number on every Linux architecture
+#endif
 }
 #endif

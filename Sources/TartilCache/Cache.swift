@@ -45,7 +45,9 @@ public final class Cache {
 
     /// Starts (or resumes) writing an ayah's file.
     public func writer(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError) -> CacheWriter {
-        try CacheWriter(finalPath: path(reciter: reciter, ayah: ayah), expectation: expectation)
+        try CacheWriter(
+            finalPath: path(reciter: reciter, ayah: ayah), lockPath: "\(directory)/.\(reciter.rawValue).lock",
+            lockKey: ayah.surah * 1000 + ayah.ayah, expectation: expectation)
     }
 
     /// A finished download waiting to be committed.

@@ -1,11 +1,23 @@
-import Foundation
+import CSystem
+import FoundationEssentials
+import Glibc
 import TartilCore
 
-/// Writes one download into the cache: bytes go to `.SSSAAA.mp3.part` beside the final name (locked, so two
-/// processes never write the same file), are hashed as they are written (no second pass), and reach the final
-/// name only in `finish`, after fsync, the size and hash check and (for unknown files) the caller's validation,
-/// followed by an fsync of the directory. A partial file left by an interrupted run is resumed: its bytes are
-/// hashed again on open and the download continues from its end.
+/// Writes one download into the cache. The file being written has no name: it is opened with `O_TMPFILE` in
+/// the reciter's folder, so nothing of it is visible until `publish` links it to its final name, after the size
+/// and hash check, (for unknown files) the caller's validation and the data sync; the directory is fsynced
+/// after. Bytes are hashed as they are written (no second pass).
+///
+/// A download that stops early but may be resumed (`abandon(keepPartial: true)`) is linked to
+/// `.SSSAAA.mp3.part`; the next writer for that ayah continues it, hashing its bytes again on open. Where the file
+/// system has no `O_TMPFILE`, the `.part` name is used from the start and renamed at the end.
+///
+/// Only one writer at a time works on an ayah, in any process: each holds a lock on the ayah's byte of the
+/// reciter's lock file, `<cache>/.<reciter>.lock` (an open file description lock, released when the writer
+/// closes it).
+///
+/// `append` only copies the bytes into a block; the `WritingThreads` hash and write full blocks, and the last
+/// one when the file ends (`finishWriting`, which `check` and `abandon(keepPartial: true)` also call).
 ///
 /// Confined to one thread.
 public final class CacheWriter {
@@ -13,55 +25,96 @@ public final class CacheWriter {
     public let partPath: String
     public let expectation: FileExpectation
     private var descriptor: Int32
-    /// SHA-256 of the bytes written, computed on the `HashingThread` as they are written.
-    private var digest: StreamingDigest
-    /// Bytes in the partial file so far: where a resumed download continues.
+    /// Whether the file has no name yet (`O_TMPFILE`); otherwise it is at `partPath`.
+    private let unnamed: Bool
+    /// The folder's `.lock` file, holding this ayah's lock while the writer is open.
+    private var lockDescriptor: Int32
+    /// The descriptor, SHA-256 and direct-I/O state the writing threads use.
+    private let sink: FileSink
+    /// The block being filled, and how many bytes it holds.
+    private var block: UnsafeMutableRawPointer?
+    private var blockCount = 0
+    /// Bytes accepted so far (handed to the writing threads or in `block`): where a resumed download continues.
     public private(set) var offset: Int = 0
+    /// Where the block being filled starts in the file.
+    private var blockStart = 0
 
-    init(finalPath: String, expectation: FileExpectation) throws(CacheError) {
+    init(finalPath: String, lockPath: String, lockKey: Int, expectation: FileExpectation) throws(CacheError) {
         self.finalPath = finalPath
         self.expectation = expectation
         let directory = Path.parent(finalPath)
-        partPath = Path.join(directory, ".\(Path.name(finalPath)).part")
-        // One mkdir(2) in the common case (the reciter's folder exists); FileManager only to create parents.
+        let partPath = Path.join(directory, ".\(Path.name(finalPath)).part")
+        self.partPath = partPath
+        // One mkdir(2) in the common case (the reciter's folder exists); its parents are made only when it fails.
         if mkdir(directory, 0o755) != 0 && errno != EEXIST {
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try FileSystem.createDirectories(directory)
             } catch {
-                throw CacheError(.io, "cannot create \(directory): \(error.localizedDescription)")
+                throw CacheError(.io, "cannot create \(directory): \(error.cause ?? error.message)")
             }
         }
-        descriptor = try Self.openLocked(partPath, finalPath: finalPath)
-        digest = try StreamingDigest()
-        try resumeExisting()
+        let lockDescriptor = try Self.lock(path: lockPath, key: lockKey, finalPath: finalPath)
+        let file: (descriptor: Int32, unnamed: Bool)
+        let sink: FileSink
+        do throws(CacheError) {
+            file = try Self.openFile(partPath: partPath, directory: directory)
+            do throws(CacheError) { sink = try FileSink(descriptor: file.descriptor, path: partPath) } catch {
+                close(file.descriptor)
+                throw error
+            }
+        } catch {
+            close(lockDescriptor)
+            throw error
+        }
+        self.lockDescriptor = lockDescriptor
+        descriptor = file.descriptor
+        unnamed = file.unnamed
+        self.sink = sink
+        try resumeExisting()  // on failure, deinit closes the descriptors
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
+        discardBlock()
+        try? WritingThreads.shared.drain(sink)  // no write may be pending on a closed descriptor
+        closeDescriptors()
     }
 
-    /// Opens and locks the partial file. The lock is only good if the file is still the one at `path` once
-    /// locked: another process may have finished it and renamed it to its final name in between (writing to
-    /// that inode would damage a verified file), so the inode is compared and the open retried.
-    private static func openLocked(_ path: String, finalPath: String) throws(CacheError) -> Int32 {
-        for _ in 0..<100 {
-            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw CacheError.system("open", path: path) }
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-                close(descriptor)
-                throw CacheError(.busy, "\(finalPath) is being downloaded by another tartil process")
-            }
-            var opened = stat()
-            var current = stat()
-            if fstat(descriptor, &opened) == 0, stat(path, &current) == 0,
-                opened.st_ino == current.st_ino, opened.st_dev == current.st_dev
-            {
-                return descriptor
-            }
-            close(descriptor)  // renamed or removed while we waited for the lock: open the new one
+    /// Locks the ayah's byte of the reciter's lock file (creating the file, and the reciter's folder, when
+    /// needed).
+    private static func lock(path: String, key: Int, finalPath: String) throws(CacheError) -> Int32 {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CacheError.system("open", path: path) }
+        guard csystem_try_lock_byte(descriptor, key) == 0 else {
+            let busy = errno == EAGAIN || errno == EACCES
+            let error = busy
+                ? CacheError(.busy, "\(finalPath) is being downloaded by another tartil process")
+                : CacheError.system("lock", path: path)
+            close(descriptor)
+            throw error
         }
-        throw CacheError(.busy, "\(finalPath): the partial file keeps changing under another process")
+        return descriptor
     }
+
+    /// Opens the partial file an earlier run left, or else a new unnamed file (or, without `O_TMPFILE`, a new
+    /// partial file).
+    private static func openFile(partPath: String, directory: String) throws(CacheError) -> (descriptor: Int32, unnamed: Bool) {
+        var descriptor = open(partPath, O_RDWR | O_CLOEXEC)
+        if descriptor >= 0 { return (descriptor, false) }
+        guard errno == ENOENT else { throw CacheError.system("open", path: partPath) }
+        if unnamedFilesWork {
+            descriptor = csystem_open_unnamed(directory, 0o644)
+            if descriptor >= 0 { return (descriptor, true) }
+            guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else {
+                throw CacheError.system("open", path: directory)
+            }
+        }
+        descriptor = open(partPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CacheError.system("open", path: partPath) }
+        return (descriptor, false)
+    }
+
+    /// Naming an unnamed file goes through /proc/self/fd.
+    private static let unnamedFilesWork = access("/proc/self/fd", F_OK) == 0
 
     /// Hashes what an earlier run left, or starts over when it cannot be part of the file.
     private func resumeExisting() throws(CacheError) {
@@ -80,11 +133,11 @@ public final class CacheWriter {
             let count = pread(descriptor, buffer, min(1 << 16, size - position), off_t(position))
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw CacheError.system("read", path: partPath) }
-            try digest.updateHere(buffer, count: count)
+            try sink.hasher.update(buffer, count: count)
             position += count
         }
         offset = size
-        guard lseek(descriptor, off_t(size), SEEK_SET) >= 0 else { throw CacheError.system("lseek", path: partPath) }
+        blockStart = size
     }
 
     /// Appends downloaded bytes. Throws `.tooLarge` when the file would grow past what it may be.
@@ -92,49 +145,75 @@ public final class CacheWriter {
         guard offset + bytes.count <= expectation.maxBytes else {
             throw CacheError(.tooLarge, "more than \(expectation.maxBytes) bytes (\(expectation.source == "none" ? "the limit for unpinned files" : "the expected size"))")
         }
-        var written = 0
-        while written < bytes.count {
-            let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw CacheError.system("write", path: partPath)
-            }
-            written += count
+        guard let base = bytes.baseAddress else { return }
+        var copied = 0
+        while copied < bytes.count {
+            let block = self.block ?? WritingThreads.shared.takeBlock()
+            self.block = block
+            let count = min(WritingThreads.blockSize - blockCount, bytes.count - copied)
+            (block + blockCount).copyMemory(from: base + copied, byteCount: count)
+            blockCount += count
+            copied += count
+            if blockCount == WritingThreads.blockSize { handOverBlock() }
         }
-        if let base = bytes.baseAddress { HashingThread.shared.append(base, count: bytes.count, to: digest) }
         offset += bytes.count
+    }
+
+    /// Hands the block being filled to the writing threads.
+    private func handOverBlock() {
+        guard let block else { return }
+        WritingThreads.shared.submit(block, count: blockCount, offset: blockStart, to: sink)
+        blockStart += blockCount
+        self.block = nil
+        blockCount = 0
+    }
+
+    /// Hands over the last bytes: after this, `WritingThreads.drain` covers the whole file.
+    public func finishWriting() {
+        if blockCount > 0 { handOverBlock() } else { discardBlock() }
+    }
+
+    /// Gives back the block being filled, unwritten.
+    private func discardBlock() {
+        if let block { WritingThreads.shared.returnBlock(block) }
+        block = nil
+        blockCount = 0
     }
 
     /// Discards what was written and starts from byte 0 (a server that ignored a range request).
     public func restart() throws(CacheError) {
-        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
-            throw CacheError.system("ftruncate", path: partPath)
-        }
-        digest = try StreamingDigest()  // chunks still queued for the old one finish harmlessly
+        discardBlock()
+        try? WritingThreads.shared.drain(sink)  // whatever failed before no longer matters
+        guard ftruncate(descriptor, 0) == 0 else { throw CacheError.system("ftruncate", path: partPath) }
+        try sink.reset()
         offset = 0
+        blockStart = 0
     }
 
     /// Checks the finished download: the size and hash against the expectation, then (for files whose hash is
     /// not known) `validate`, which must find MPEG audio. On failure the partial file is removed. Returns the
     /// size and hash. Then `syncData` (or one `syncfs` for a batch) and `publish`; `Cache.commit` does all three.
     func check(validate: (String) throws -> Void) throws(CacheError) -> (bytes: Int, sha256: String) {
-        let sha256 = try HashingThread.shared.finish(digest)
+        finishWriting()
         do throws(CacheError) {
+            try WritingThreads.shared.drain(sink)
+            let sha256 = try sink.hasher.finalize()
             if let problem = expectation.mismatch(bytes: offset, sha256: sha256) {
                 throw CacheError(.mismatch, problem)
             }
             if !expectation.isKnown {
                 do {
-                    try validate(partPath)
+                    // An unnamed file is reached through its descriptor's name in /proc.
+                    try validate(unnamed ? "/proc/self/fd/\(descriptor)" : partPath)
                 } catch let failure {
                     throw CacheError(.mismatch, "not MPEG audio: \(failure)")
                 }
             }
+            return (offset, sha256)
         } catch {
             abandon(keepPartial: false)
             throw error
         }
-        return (offset, sha256)
     }
 
     /// Makes the bytes durable (fdatasync).
@@ -145,27 +224,57 @@ public final class CacheWriter {
     /// The open descriptor, for a `syncfs` covering a batch.
     var openDescriptor: Int32 { descriptor }
 
-    /// Renames the checked, durable file to its final name. The caller fsyncs the directory.
+    /// Gives the checked, durable file its final name (replacing whatever is there). The caller fsyncs the
+    /// directory.
     func publish() throws(CacheError) {
-        defer { closeDescriptor() }
-        guard rename(partPath, finalPath) == 0 else {
+        defer { closeDescriptors() }
+        if !unnamed {
+            guard rename(partPath, finalPath) == 0 else {
+                let error = CacheError.system("rename", path: finalPath)
+                unlink(partPath)
+                throw error
+            }
+            return
+        }
+        if csystem_link_unnamed(descriptor, finalPath) == 0 { return }
+        guard errno == EEXIST else { throw CacheError.system("link", path: finalPath) }
+        // A file is in the way (one that failed its check, or was put there by hand): link beside it and rename
+        // over it, so the name never points at nothing.
+        let beside = Path.join(Path.parent(finalPath), ".\(Path.name(finalPath)).\(getpid()).new")
+        unlink(beside)
+        guard csystem_link_unnamed(descriptor, beside) == 0 else { throw CacheError.system("link", path: beside) }
+        guard rename(beside, finalPath) == 0 else {
             let error = CacheError.system("rename", path: finalPath)
-            unlink(partPath)
+            unlink(beside)
             throw error
         }
     }
 
-    /// Stops writing. With `keepPartial` the bytes stay for the next run to resume; otherwise they are removed.
-    /// (The lock is still held here, so the file unlinked is this writer's own.)
+    /// Stops writing. With `keepPartial` the bytes written stay at `partPath` for the next run to resume;
+    /// otherwise they are removed. (The ayah's lock is still held here, so the partial file is this writer's.)
     public func abandon(keepPartial: Bool) {
-        if descriptor >= 0 && (!keepPartial || offset == 0) { unlink(partPath) }
-        closeDescriptor()
+        if keepPartial { finishWriting() } else { discardBlock() }
+        let written = (try? WritingThreads.shared.drain(sink)) != nil
+        let keep = keepPartial && offset > 0 && written
+        if descriptor >= 0 {
+            if unnamed {
+                if keep { _ = csystem_link_unnamed(descriptor, partPath) }  // best effort: else the next run starts over
+            } else if !keep {
+                unlink(partPath)
+            }
+        }
+        closeDescriptors()
     }
 
-    private func closeDescriptor() {
+    /// Closes the file, then the lock file (which releases the ayah's lock).
+    private func closeDescriptors() {
         if descriptor >= 0 {
-            close(descriptor)  // also releases the lock
+            close(descriptor)
             descriptor = -1
+        }
+        if lockDescriptor >= 0 {
+            close(lockDescriptor)
+            lockDescriptor = -1
         }
     }
 }

@@ -259,6 +259,7 @@ public final class Downloader: @unchecked Sendable {
             let maybeComplete = transfer.writer.offset > 0
                 && (transfer.status == 416 || (failure != nil && request.expectation.bytes == transfer.writer.offset))
             if failure == nil || maybeComplete {
+                transfer.writer.finishWriting()  // the last block is written while the file waits for its commit
                 committing += 1
                 handOver(Handover(job: job, writer: transfer.writer, mirror: transfer.mirror))
                 return

@@ -127,4 +127,113 @@ import Testing
         #expect(Set(removedMore.map(\.ayah.description)) == ["112:2", "112:4"])
         #expect(try cache.files().map(\.ayah.description) == ["112:1"])
     }
+
+    /// Bytes of a known pseudo-random sequence (a file whose size is no multiple of any block size).
+    func randomBytes(_ count: Int, seed: UInt64) -> Data {
+        var state = seed
+        return Data((0..<count).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state)
+        })
+    }
+
+    func sha256(_ data: Data) throws -> String { try SHA256.hash(data) }
+
+    @Test func aFileOfManyBlocksArrivingInOddPiecesIsWrittenAndHashedExactly() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        let reciter = try ReciterID("r")
+        // Sizes around the writing threads' block (128 KiB) and the direct-I/O unit (4 KiB).
+        for (number, size) in [1, 4095, 4096, 131_071, 131_072, 131_073, 700_001].enumerated() {
+            let ayah = try AyahRef(2, number + 1)
+            let data = randomBytes(size, seed: UInt64(size))
+            let expectation = FileExpectation.recorded(bytes: size, sha256: try sha256(data))
+            let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: expectation)
+            var offset = 0
+            var pieces = [1, 999, 16_384, 70_001].cycled().makeIterator()
+            while offset < size, let piece = pieces.next() {
+                let end = min(size, offset + piece)
+                try data[offset..<end].withUnsafeBytes { try writer.append($0) }
+                offset = end
+            }
+            try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in })
+            #expect(try Data(contentsOf: URL(fileURLWithPath: cache.path(reciter: reciter, ayah: ayah))) == data, "\(size) bytes")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r").allSatisfy { !$0.hasPrefix(".") })
+    }
+
+    @Test func nothingIsVisibleWhileAFileIsWrittenAndOnlyOneWriterWorksOnAnAyah() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        let reciter = try ReciterID("r")
+        let ayah = try AyahRef(112, 1)
+        let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+        let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+        try data.withUnsafeBytes { try writer.append($0) }
+        writer.finishWriting()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == [])
+        // A second writer for the same ayah, even through another cache instance (as another process would),
+        // is refused while the first holds the ayah's lock; another ayah is not held up.
+        let other = try Cache(directory: directory)
+        #expect(throws: CacheError.self) { try other.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
+        try other.writer(reciter: reciter, ayah: try AyahRef(112, 2), expectation: .unknown(maxBytes: 10)).abandon(keepPartial: false)
+        try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
+        // Committed: the lock is free again.
+        try other.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())).abandon(keepPartial: false)
+    }
+
+    @Test func aNewFileReplacesOneInTheWay() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        let reciter = try ReciterID("r")
+        let ayah = try AyahRef(112, 1)
+        let path = cache.path(reciter: reciter, ayah: ayah)
+        try FileManager.default.createDirectory(atPath: directory + "/r", withIntermediateDirectories: true)
+        try Data("put there by hand".utf8).write(to: URL(fileURLWithPath: path))
+        let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+        try store(data, in: cache, expectation: .pinned(try pinned()))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
+    }
+
+    @Test func anAbandonedDownloadKeepsItsBytesForTheNextRunOnlyWhenAsked() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        let reciter = try ReciterID("r")
+        let ayah = try AyahRef(112, 1)
+        let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+        let dropped = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+        try data.prefix(3000).withUnsafeBytes { try dropped.append($0) }
+        dropped.abandon(keepPartial: false)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == [])
+        let kept = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+        try data.prefix(9000).withUnsafeBytes { try kept.append($0) }
+        kept.abandon(keepPartial: true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/r/.112001.mp3.part")) == data.prefix(9000))
+        let resumed = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+        #expect(resumed.offset == 9000)
+        // A server that ignores the range: the file starts over, and only the new bytes count.
+        try resumed.restart()
+        try data.withUnsafeBytes { try resumed.append($0) }
+        try cache.commit(resumed, reciter: reciter, ayah: ayah, validate: { _ in })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
+        #expect(try cache.readVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) == data)
+    }
+}
+
+extension Array {
+    /// The elements over and over (for feeding pieces of varied sizes).
+    func cycled() -> UnfoldSequence<Element, Int> {
+        sequence(state: 0) { index in
+            defer { index = (index + 1) % count }
+            return self[index]
+        }
+    }
 }
