@@ -105,8 +105,14 @@ enum PrefetchCommand {
         var outstanding = requests.count
         var cancelling = false
         let showBar = console.errorIsTerminal && !json
+        var lastDrain = DispatchTime.now().uptimeNanoseconds
         while outstanding > 0 {
             queue.wait(seconds: 0.1)
+            // At most a hundred drains a second: events that arrive meanwhile wait in the queue, so a whole Qur'an
+            // costs a few hundred wake-ups of this thread instead of one per file.
+            let since = DispatchTime.now().uptimeNanoseconds - lastDrain
+            if since < 10_000_000 { usleep(UInt32((10_000_000 - since) / 1000)) }
+            lastDrain = DispatchTime.now().uptimeNanoseconds
             if Interrupt.isPending && !cancelling {
                 cancelling = true
                 downloader.cancel()
@@ -116,10 +122,12 @@ enum PrefetchCommand {
                 next = requests.count
             }
             var settled = 0
+            var lines = ReportLines()
             for event in queue.drain() {
                 settled += progress.apply(event) ? 1 : 0
-                report(event, json: json, console: console, showBar: showBar)
+                report(event, json: json, showBar: showBar, into: &lines)
             }
+            lines.write(to: console)
             outstanding -= settled
             if settled > 0 && next < requests.count && !cancelling {
                 let end = min(requests.count, next + settled)
@@ -135,25 +143,36 @@ enum PrefetchCommand {
         progress.bytes += downloader.totalBytesReceived
     }
 
+    /// Lines for standard output and standard error, written with one call each.
+    struct ReportLines {
+        var output = ""
+        var error = ""
+
+        func write(to console: Console) {
+            if !output.isEmpty { console.writeOut(output) }
+            if !error.isEmpty { console.writeError(error) }
+        }
+    }
+
     /// One line per finished file: JSON with --json, plain text when standard error is not a terminal.
-    static func report(_ event: DownloadEvent, json: Bool, console: Console, showBar: Bool) {
+    static func report(_ event: DownloadEvent, json: Bool, showBar: Bool, into lines: inout ReportLines) {
         switch event {
         case .cached(let ayah, let bytes, let already):
             if json {
-                console.json(.object([("event", .string("cached")), ("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)),
-                                      ("bytes", .int(bytes)), ("already_cached", .bool(already))]))
+                lines.output += JSONValue.object([("event", .string("cached")), ("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)),
+                                                  ("bytes", .int(bytes)), ("already_cached", .bool(already))]).rendered() + "\n"
             } else if !showBar {
-                console.note("cached \(ayah) (\(Formatting.grouped(bytes)) bytes)")
+                lines.error += "cached \(ayah) (\(Formatting.grouped(bytes)) bytes)\n"
             }
         case .failed(let ayah, let reason):
             if json {
-                console.json(.object([("event", .string("failed")), ("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)),
-                                      ("reason", .string(reason))]))
+                lines.output += JSONValue.object([("event", .string("failed")), ("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)),
+                                                  ("reason", .string(reason))]).rendered() + "\n"
             }
         case .retrying(let ayah, let mirror, let reason, let delay):
             if !json && !showBar {
                 let tenths = Int((delay * 10).rounded())
-                console.note("retrying \(ayah): \(mirror): \(reason)\(tenths > 0 ? " (again in \(tenths / 10).\(tenths % 10) s)" : "")")
+                lines.error += "retrying \(ayah): \(mirror): \(reason)\(tenths > 0 ? " (again in \(tenths / 10).\(tenths % 10) s)" : "")\n"
             }
         case .started, .cancelled:
             break
