@@ -22,8 +22,12 @@ public final class Connection {
     private var isClosed = false
     public let path: String
 
+    /// Process-wide settings, made before the first connection opens.
+    private static let configured: Void = { _ = csqlite_disable_memory_statistics() }()
+
     /// Opens `path` (`:memory:` for an in-memory database).
     public init(path: String, mode: Mode = .readWriteCreate) throws(SQLiteError) {
+        _ = Self.configured
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
@@ -44,6 +48,14 @@ public final class Connection {
     deinit {
         assert(isClosed, "Connection to \(path) was not closed")
         if !isClosed { sqlite3_close_v2(handle) }
+    }
+
+    /// Makes `close` leave the write-ahead log as it is: without this, the last connection to a database
+    /// checkpoints the log into the database on close (two fsyncs, on every exit of a command). The log stays
+    /// durable, and is checkpointed when it reaches `PRAGMA wal_autocheckpoint` pages; keep that small, since the
+    /// next process to open the database reads the whole log.
+    public func keepLogOnClose() throws(SQLiteError) {
+        try check(csqlite_no_checkpoint_on_close(handle))
     }
 
     /// Closes the connection; statements must have been released first.

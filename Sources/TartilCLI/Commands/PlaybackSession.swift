@@ -119,4 +119,13 @@ final class PlaybackSession: Sendable {
     func flushJournal() {
         _ = state.withLock { $0.journal }?.flush()
     }
+
+    /// Flushes and closes the journal (before tartil exits).
+    func closeJournal() {
+        let writer = state.withLock { state in
+            defer { state.journal = nil }
+            return state.journal
+        }
+        writer?.close()
+    }
 }
