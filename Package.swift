@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // tartil — a Qur'an recitation audio engine for Linux. No package dependencies: only the toolchain and
-// system C libraries, each behind one system-library target that exactly one Swift module imports.
+// system C libraries, each behind one C target that exactly one Swift module imports.
 import PackageDescription
 
 /// One `[system]` target per C library, found through pkg-config, with the Debian package that provides it.
@@ -17,12 +17,15 @@ let package = Package(
     ],
     targets: [
         // MARK: C libraries (each imported by exactly one Swift module)
-        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),  // TartilNet
+        // TartilNet. A C target, not a system library: it loads libcurl.so.4 on first use (see its header), and
+        // needs only curl.h from libcurl4-openssl-dev to build.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
         systemLibrary("CMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),  // TartilAudio
         systemLibrary("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),  // TartilAudio
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),  // TartilSQLite
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),  // TartilCache
-        systemLibrary("CEdit", pkgConfig: "libedit", apt: "libedit-dev"),  // TartilCLI
+        // TartilCLI: libedit for the prompt, loaded on first use like libcurl.
+        .target(name: "CEdit", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CSystem"),  // TartilCache: Linux calls Glibc does not declare (syncfs, O_DIRECT, O_TMPFILE, OFD locks)
 
         // MARK: Swift modules

@@ -7,7 +7,7 @@ import TartilCache
 import TartilCore
 
 /// Downloads ayah files into the cache on one thread that owns a libcurl multi handle and every easy handle.
-/// Other threads `submit` requests and `cancel`; the inbox is a mutex-guarded queue and `curl_multi_wakeup`
+/// Other threads `submit` requests and `cancel`; the inbox is a mutex-guarded queue and `ccurl_multi_wakeup`
 /// wakes the thread. Decisions (which mirror, how long to wait, when to give up) come from `DownloadPlan`;
 /// bytes go through the cache's writer, hashed as they arrive, and reach their final name only verified.
 ///
@@ -15,7 +15,7 @@ import TartilCore
 /// index transaction per batch) by a committer thread, so the download thread never waits on the disk.
 ///
 /// `@unchecked Sendable`: the only state other threads touch is `inbox` and `commits` (each a `Mutex`), the
-/// byte counter (`Atomic`) and the multi handle through `curl_multi_wakeup`, which libcurl allows from any
+/// byte counter (`Atomic`) and the multi handle through `ccurl_multi_wakeup`, which libcurl allows from any
 /// thread.
 public final class Downloader: @unchecked Sendable {
     private struct Inbox {
@@ -66,8 +66,8 @@ public final class Downloader: @unchecked Sendable {
         cacheDirectory: String, limits: DownloadLimits = DownloadLimits(), policy: DownloadPolicy = DownloadPolicy(),
         validate: @escaping @Sendable (String) throws -> Void, events: @escaping @Sendable (DownloadEvent) -> Void
     ) throws(CacheError) {
-        _ = Self.globalInit
-        guard let multi = curl_multi_init() else { throw CacheError(.io, "curl_multi_init failed") }
+        try NetworkLibrary.load()
+        guard let multi = ccurl_multi_init() else { throw CacheError(.io, "ccurl_multi_init failed") }
         self.multi = multi
         self.cacheDirectory = cacheDirectory
         self.limits = limits
@@ -84,26 +84,24 @@ public final class Downloader: @unchecked Sendable {
         }
     }
 
-    deinit { curl_multi_cleanup(multi) }
-
-    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+    deinit { ccurl_multi_cleanup(multi) }
 
     /// Queues requests (higher priority first, then in the order given).
     public func submit(_ requests: [DownloadRequest]) {
         inbox.withLock { $0.requests.append(contentsOf: requests) }
-        curl_multi_wakeup(multi)
+        ccurl_multi_wakeup(multi)
     }
 
     /// Stops every transfer and queued request promptly; partial files stay for the next run to resume.
     public func cancel() {
         inbox.withLock { $0.cancel = true }
-        curl_multi_wakeup(multi)
+        ccurl_multi_wakeup(multi)
     }
 
     /// Ends the thread once nothing is in flight (after `cancel`, at once) and waits for it.
     public func shutdown() {
         inbox.withLock { $0.shutdown = true }
-        curl_multi_wakeup(multi)
+        ccurl_multi_wakeup(multi)
         finished.wait()
         commits.withLock { $0.stopping = true }
         for _ in 0..<committerCount { commitSignal.signal() }
@@ -141,7 +139,7 @@ public final class Downloader: @unchecked Sendable {
             }
             let results = zip(batch, outcomes).map { CommitResult(job: $0.job, mirror: $0.mirror, outcome: $1) }
             inbox.withLock { $0.committed.append(contentsOf: results) }
-            curl_multi_wakeup(multi)
+            ccurl_multi_wakeup(multi)
         }
     }
 
@@ -241,7 +239,7 @@ public final class Downloader: @unchecked Sendable {
             do {
                 let transfer = try Transfer(url: url, mirror: job.mirror, writer: writer, limits: limits, counter: counter)
                 active[transfer.handle] = (job, transfer)
-                curl_multi_add_handle(multi, transfer.handle)
+                ccurl_multi_add_handle(multi, transfer.handle)
                 events(.started(request.ayah, mirror: request.mirrors[job.mirror].name))
             } catch {
                 writer.abandon(keepPartial: true)
@@ -252,7 +250,7 @@ public final class Downloader: @unchecked Sendable {
         /// A transfer ended: commit the file or decide the next attempt.
         func complete(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
             guard let (job, transfer) = active.removeValue(forKey: handle) else { return }
-            curl_multi_remove_handle(multi, handle)
+            ccurl_multi_remove_handle(multi, handle)
             let request = job.request
             let failure = transfer.failure(for: result)
             // A body cut short, or a range past the end, may still be the whole file: let the hash decide.
@@ -288,7 +286,7 @@ public final class Downloader: @unchecked Sendable {
 
         func cancelEverything() {
             for (handle, (job, transfer)) in active {
-                curl_multi_remove_handle(multi, handle)
+                ccurl_multi_remove_handle(multi, handle)
                 transfer.writer.abandon(keepPartial: true)
                 events(.cancelled(job.request.ayah))
             }
@@ -330,9 +328,9 @@ public final class Downloader: @unchecked Sendable {
             }
 
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            ccurl_multi_perform(multi, &running)
             var remaining: Int32 = 0
-            while let message = curl_multi_info_read(multi, &remaining) {
+            while let message = ccurl_multi_info_read(multi, &remaining) {
                 if message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle {
                     complete(handle, message.pointee.data.result)
                 }
@@ -344,7 +342,7 @@ public final class Downloader: @unchecked Sendable {
                 timeout = max(0, min(timeout, Int((soonest - now()) * 1000)))
             }
             if !waiting.isEmpty && active.count >= limits.parallel { timeout = 1000 }
-            curl_multi_poll(multi, nil, 0, Int32(timeout), nil)
+            ccurl_multi_poll(multi, Int32(timeout))
         }
         finished.signal()
     }

@@ -22,7 +22,7 @@ final class Transfer {
     let counter: (Int) -> Void
 
     init(url: String, mirror: Int, writer: CacheWriter, limits: DownloadLimits, counter: @escaping (Int) -> Void) throws(CacheError) {
-        guard let handle = curl_easy_init() else { throw CacheError(.io, "curl_easy_init failed") }
+        guard let handle = ccurl_easy_init() else { throw CacheError(.io, "ccurl_easy_init failed") }
         self.handle = handle
         self.writer = writer
         self.mirror = mirror
@@ -54,9 +54,9 @@ final class Transfer {
         if writer.offset > 0 { ccurl_easy_setopt_string(handle, CURLOPT_RANGE, "\(writer.offset)-") }
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit { ccurl_easy_cleanup(handle) }
 
-    // MARK: - Callbacks (on the download thread, inside curl_multi_perform)
+    // MARK: - Callbacks (on the download thread, inside ccurl_multi_perform)
 
     private static let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
         data, size, count, user in
@@ -172,7 +172,7 @@ final class Transfer {
                 return .mirrorUnusable("HTTP \(status)")
             }
         }
-        let message = String(cString: curl_easy_strerror(result))
+        let message = String(cString: ccurl_easy_strerror(result))
         switch result {
         case CURLE_TOO_MANY_REDIRECTS:
             return .mirrorUnusable("redirect loop (more than the allowed redirects)")

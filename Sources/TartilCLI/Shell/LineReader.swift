@@ -4,8 +4,9 @@ import Glibc
 import TartilCore
 
 /// Reads command lines: with libedit (line editing and a history file) when standard input is a terminal,
-/// plain lines otherwise.
+/// plain lines otherwise (and at a terminal where libedit cannot be loaded).
 final class LineReader {
+    /// Whether lines are read with libedit.
     private let interactive: Bool
     private let historyFile: String?
     /// Bytes read from standard input but not yet returned as lines (non-interactive mode).
@@ -13,12 +14,11 @@ final class LineReader {
     private var reachedEnd = false
 
     init(interactive: Bool, historyFile: String?) {
-        self.interactive = interactive
+        self.interactive = interactive && cedit_load() == 0
         self.historyFile = historyFile
-        if interactive, let historyFile {
-            try? FileManager.default.createDirectory(
-                atPath: Path.parent(historyFile), withIntermediateDirectories: true)
-            _ = read_history(historyFile)
+        if self.interactive, let historyFile {
+            try? FileSystem.createDirectories(Path.parent(historyFile))
+            _ = cedit_read_history(historyFile)
         }
     }
 
@@ -26,12 +26,12 @@ final class LineReader {
     /// `Interrupt.isPending`).
     func next(prompt: String) -> String? {
         guard interactive else { return nextPlainLine() }
-        guard let raw = readline(prompt) else { return nil }
+        guard let raw = cedit_readline(prompt) else { return nil }
         defer { free(raw) }
         let line = String(cString: raw)
         if !line.trimmedWhitespace.isEmpty {
-            add_history(line)
-            if let historyFile { _ = write_history(historyFile) }
+            cedit_add_history(line)
+            if let historyFile { _ = cedit_write_history(historyFile) }
         }
         return line
     }

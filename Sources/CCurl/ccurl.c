@@ -1,0 +1,109 @@
+#include "CCurl.h"
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+// The libcurl functions tartil uses, found in libcurl.so.4 by `load`.
+static struct {
+    CURLcode (*global_init)(long);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *);
+    const char *(*easy_strerror)(CURLcode);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    CURLM *(*multi_init)(void);
+    CURLMcode (*multi_cleanup)(CURLM *);
+    CURLMcode (*multi_setopt)(CURLM *, CURLMoption, ...);
+    CURLMcode (*multi_add_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_perform)(CURLM *, int *);
+    CURLMsg *(*multi_info_read)(CURLM *, int *);
+    CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd[], unsigned int, int, int *);
+    CURLMcode (*multi_wakeup)(CURLM *);
+    curl_version_info_data *(*version_info)(CURLversion);
+} curl;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int loaded;           // set by `load` (under pthread_once) when every function was found
+static char failure[512];    // why not, otherwise
+
+static void load(void) {
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        snprintf(failure, sizeof failure, "cannot load libcurl: %s", dlerror());
+        return;
+    }
+#define FIND(field, name)                                                                              \
+    if (!(*(void **)&curl.field = dlsym(library, name))) {                                             \
+        snprintf(failure, sizeof failure, "libcurl.so.4 has no %s (libcurl 7.68 or later is needed)", name); \
+        return;                                                                                        \
+    }
+    FIND(global_init, "curl_global_init")
+    FIND(easy_init, "curl_easy_init")
+    FIND(easy_cleanup, "curl_easy_cleanup")
+    FIND(easy_strerror, "curl_easy_strerror")
+    FIND(easy_setopt, "curl_easy_setopt")
+    FIND(easy_getinfo, "curl_easy_getinfo")
+    FIND(multi_init, "curl_multi_init")
+    FIND(multi_cleanup, "curl_multi_cleanup")
+    FIND(multi_setopt, "curl_multi_setopt")
+    FIND(multi_add_handle, "curl_multi_add_handle")
+    FIND(multi_remove_handle, "curl_multi_remove_handle")
+    FIND(multi_perform, "curl_multi_perform")
+    FIND(multi_info_read, "curl_multi_info_read")
+    FIND(multi_poll, "curl_multi_poll")
+    FIND(multi_wakeup, "curl_multi_wakeup")
+    FIND(version_info, "curl_version_info")
+#undef FIND
+    CURLcode code = curl.global_init(CURL_GLOBAL_DEFAULT);
+    if (code != CURLE_OK) {
+        snprintf(failure, sizeof failure, "curl_global_init failed: %s", curl.easy_strerror(code));
+        return;
+    }
+    loaded = 1;
+}
+
+int ccurl_load(char *error, size_t capacity) {
+    pthread_once(&once, load);
+    if (loaded) return 0;
+    if (capacity > 0) snprintf(error, capacity, "%s", failure);
+    return -1;
+}
+
+CURL *ccurl_easy_init(void) { return curl.easy_init(); }
+void ccurl_easy_cleanup(CURL *handle) { curl.easy_cleanup(handle); }
+const char *ccurl_easy_strerror(CURLcode code) { return curl.easy_strerror(code); }
+
+CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode ccurl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode ccurl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode ccurl_easy_setopt_write_function(CURL *handle, size_t (*function)(char *, size_t, size_t, void *)) {
+    return curl.easy_setopt(handle, CURLOPT_WRITEFUNCTION, function);
+}
+CURLcode ccurl_easy_setopt_header_function(CURL *handle, size_t (*function)(char *, size_t, size_t, void *)) {
+    return curl.easy_setopt(handle, CURLOPT_HEADERFUNCTION, function);
+}
+CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl.easy_getinfo(handle, info, value);
+}
+
+CURLM *ccurl_multi_init(void) { return curl.multi_init(); }
+CURLMcode ccurl_multi_cleanup(CURLM *multi) { return curl.multi_cleanup(multi); }
+CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl.multi_setopt(multi, option, value);
+}
+CURLMcode ccurl_multi_add_handle(CURLM *multi, CURL *handle) { return curl.multi_add_handle(multi, handle); }
+CURLMcode ccurl_multi_remove_handle(CURLM *multi, CURL *handle) { return curl.multi_remove_handle(multi, handle); }
+CURLMcode ccurl_multi_perform(CURLM *multi, int *running) { return curl.multi_perform(multi, running); }
+CURLMsg *ccurl_multi_info_read(CURLM *multi, int *remaining) { return curl.multi_info_read(multi, remaining); }
+CURLMcode ccurl_multi_poll(CURLM *multi, int timeout_ms) { return curl.multi_poll(multi, NULL, 0, timeout_ms, NULL); }
+CURLMcode ccurl_multi_wakeup(CURLM *multi) { return curl.multi_wakeup(multi); }
+
+curl_version_info_data *ccurl_version_info_now(void) { return curl.version_info(CURLVERSION_NOW); }

@@ -1,0 +1,39 @@
+#ifndef CCURL_H
+#define CCURL_H
+// libcurl for TartilNet, loaded on first use instead of linked: libcurl brings some thirty libraries (TLS,
+// Kerberos, LDAP, SSH, IDN, compression…) whose loading and relocation cost about 3 ms at every start of tartil,
+// and most commands (playing from the cache, the journal, listings) never download. curl.h is used for its
+// types and constants only; every call goes through a function below, which calls libcurl through a pointer
+// found by dlsym. `ccurl_load` must have succeeded before any other.
+#include <curl/curl.h>
+
+// Loads libcurl.so.4 (once, from any thread) and runs curl_global_init. Returns 0, or -1 with the reason in
+// `error` (NUL-terminated, at most `capacity` bytes).
+int ccurl_load(char *error, size_t capacity);
+
+CURL *ccurl_easy_init(void);
+void ccurl_easy_cleanup(CURL *handle);
+const char *ccurl_easy_strerror(CURLcode code);
+
+// curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: one typed function per
+// argument type.
+CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode ccurl_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode ccurl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode ccurl_easy_setopt_write_function(CURL *handle, size_t (*function)(char *, size_t, size_t, void *));
+CURLcode ccurl_easy_setopt_header_function(CURL *handle, size_t (*function)(char *, size_t, size_t, void *));
+CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
+
+CURLM *ccurl_multi_init(void);
+CURLMcode ccurl_multi_cleanup(CURLM *multi);
+CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+CURLMcode ccurl_multi_add_handle(CURLM *multi, CURL *handle);
+CURLMcode ccurl_multi_remove_handle(CURLM *multi, CURL *handle);
+CURLMcode ccurl_multi_perform(CURLM *multi, int *running);
+CURLMsg *ccurl_multi_info_read(CURLM *multi, int *remaining);
+CURLMcode ccurl_multi_poll(CURLM *multi, int timeout_ms);
+CURLMcode ccurl_multi_wakeup(CURLM *multi);
+
+// curl_version_info(CURLVERSION_NOW) (a macro aliasing an enum case, which Swift does not import).
+curl_version_info_data *ccurl_version_info_now(void);
+#endif
