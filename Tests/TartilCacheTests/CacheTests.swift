@@ -165,66 +165,64 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r").allSatisfy { !$0.hasPrefix(".") })
     }
 
-    @Test func nothingIsVisibleWhileAFileIsWrittenAndOnlyOneWriterWorksOnAnAyah() throws {
+    /// A new cache in a temporary folder (removed afterwards), with the reciter `r` and the ayah 112:1.
+    func withScratchCache(_ body: (Cache, String, ReciterID, AyahRef) throws -> Void) throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let cache = try Cache(directory: directory)
-        let reciter = try ReciterID("r")
-        let ayah = try AyahRef(112, 1)
-        let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
-        let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
-        try data.withUnsafeBytes { try writer.append($0) }
-        writer.finishWriting()
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == [])
-        // A second writer for the same ayah, even through another cache instance (as another process would),
-        // is refused while the first holds the ayah's lock; another ayah is not held up.
-        let other = try Cache(directory: directory)
-        #expect(throws: CacheError.self) { try other.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
-        try other.writer(reciter: reciter, ayah: try AyahRef(112, 2), expectation: .unknown(maxBytes: 10)).abandon(keepPartial: false)
-        try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in })
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
-        // Committed: the lock is free again.
-        try other.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())).abandon(keepPartial: false)
+        try body(try Cache(directory: directory), directory, try ReciterID("r"), try AyahRef(112, 1))
+    }
+
+    @Test func nothingIsVisibleWhileAFileIsWrittenAndOnlyOneWriterWorksOnAnAyah() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+            let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+            try data.withUnsafeBytes { try writer.append($0) }
+            writer.finishWriting()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == [])
+            // A second writer for the same ayah, even through another cache instance (as another process would),
+            // is refused while the first holds the ayah's lock; another ayah is not held up.
+            let other = try Cache(directory: directory)
+            #expect(throws: CacheError.self) { try other.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
+            try other.writer(reciter: reciter, ayah: try AyahRef(112, 2), expectation: .unknown(maxBytes: 10)).abandon(keepPartial: false)
+            try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in })
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
+            // Committed: the lock is free again.
+            try other.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())).abandon(keepPartial: false)
+        }
     }
 
     @Test func aNewFileReplacesOneInTheWay() throws {
-        let directory = TestPaths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let cache = try Cache(directory: directory)
-        let reciter = try ReciterID("r")
-        let ayah = try AyahRef(112, 1)
-        let path = cache.path(reciter: reciter, ayah: ayah)
-        try FileManager.default.createDirectory(atPath: directory + "/r", withIntermediateDirectories: true)
-        try Data("put there by hand".utf8).write(to: URL(fileURLWithPath: path))
-        let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
-        try store(data, in: cache, expectation: .pinned(try pinned()))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
+        try withScratchCache { cache, directory, reciter, ayah in
+            let path = cache.path(reciter: reciter, ayah: ayah)
+            try FileManager.default.createDirectory(atPath: directory + "/r", withIntermediateDirectories: true)
+            try Data("put there by hand".utf8).write(to: URL(fileURLWithPath: path))
+            let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+            try store(data, in: cache, expectation: .pinned(try pinned()))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
+        }
     }
 
     @Test func anAbandonedDownloadKeepsItsBytesForTheNextRunOnlyWhenAsked() throws {
-        let directory = TestPaths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let cache = try Cache(directory: directory)
-        let reciter = try ReciterID("r")
-        let ayah = try AyahRef(112, 1)
-        let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
-        let dropped = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
-        try data.prefix(3000).withUnsafeBytes { try dropped.append($0) }
-        dropped.abandon(keepPartial: false)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == [])
-        let kept = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
-        try data.prefix(9000).withUnsafeBytes { try kept.append($0) }
-        kept.abandon(keepPartial: true)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/r/.112001.mp3.part")) == data.prefix(9000))
-        let resumed = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
-        #expect(resumed.offset == 9000)
-        // A server that ignores the range: the file starts over, and only the new bytes count.
-        try resumed.restart()
-        try data.withUnsafeBytes { try resumed.append($0) }
-        try cache.commit(resumed, reciter: reciter, ayah: ayah, validate: { _ in })
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
-        #expect(try cache.readVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) == data)
+        try withScratchCache { cache, directory, reciter, ayah in
+            let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+            let dropped = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+            try data.prefix(3000).withUnsafeBytes { try dropped.append($0) }
+            dropped.abandon(keepPartial: false)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == [])
+            let kept = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+            try data.prefix(9000).withUnsafeBytes { try kept.append($0) }
+            kept.abandon(keepPartial: true)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/r/.112001.mp3.part")) == data.prefix(9000))
+            let resumed = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+            #expect(resumed.offset == 9000)
+            // A server that ignores the range: the file starts over, and only the new bytes count.
+            try resumed.restart()
+            try data.withUnsafeBytes { try resumed.append($0) }
+            try cache.commit(resumed, reciter: reciter, ayah: ayah, validate: { _ in })
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
+            #expect(try cache.readVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) == data)
+        }
     }
 }
 
