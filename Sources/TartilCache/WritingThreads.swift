@@ -49,11 +49,11 @@ final class FileSink: @unchecked Sendable {
 final class WritingThreads: Sendable {
     static let shared = WritingThreads()
 
-    static let blockSize = 64 << 10
+    static let blockSize = 128 << 10
     /// Direct I/O needs offsets and lengths in whole blocks of the device; 4096 covers every common one.
     static let alignment = 4096
     private static let laneCount = 4
-    private static let maxQueued = 8
+    private static let maxQueued = 12
 
     private struct Job {
         let sink: FileSink
