@@ -176,7 +176,7 @@ public struct ReciterTable: Sendable {
     /// The only format version this build reads and writes.
     public static let formatVersion = 1
     /// The MPEG audio sample rates a row may name.
-    public static let sampleRates: Set<Int> = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
+    public static let sampleRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
 
     public let reciter: ReciterID
     /// Free text saying where the files came from.
@@ -230,6 +230,9 @@ public struct ReciterTable: Sendable {
         files.reserveCapacity(bytes.lazy.filter { $0 == UInt8(ascii: "\n") }.count)
         /// The line each ayah was found on, by global number (0: not yet).
         var lineOfAyah = [Int32](repeating: 0, count: Catalog.totalAyat + 1)
+        /// Each row's fields (made once: a row costs no allocation).
+        var fields: [Range<Int>] = []
+        fields.reserveCapacity(8)
         var lineNumber = 0
         var lineStart = 0
         while lineStart < bytes.count {
@@ -268,9 +271,8 @@ public struct ReciterTable: Sendable {
             }
             guard version != nil else { throw fail("the first line must be '# tartil-table: \(formatVersion)'") }
             guard reciter != nil else { throw fail("the '# reciter: ID' header must come before the first row") }
-            // Up to 6 fields separated by tabs or spaces (a seventh is only counted, for the message).
-            var fields: [Range<Int>] = []
-            fields.reserveCapacity(6)
+            // Fields separated by tabs or spaces.
+            fields.removeAll(keepingCapacity: true)
             var position = 0
             while position < line.count {
                 while position < line.count && isBlank(line[position]) { position += 1 }
@@ -312,7 +314,7 @@ public struct ReciterTable: Sendable {
             guard samples > 0 else { throw fail("samples: must be more than 0") }
             let rate = try number(5, "rate")
             guard sampleRates.contains(rate) else {
-                throw fail("rate: \(rate) Hz is not an MPEG audio rate (\(sampleRates.sorted().map(String.init).joined(separator: ", ")))")
+                throw fail("rate: \(rate) Hz is not an MPEG audio rate (\(sampleRates.map(String.init).joined(separator: ", ")))")
             }
             let earlier = lineOfAyah[ayah.global]
             if earlier > 0 { throw fail("ayah \(ayah) is listed twice (first on line \(earlier))") }

@@ -52,20 +52,33 @@ public enum FileSystem {
         }
         defer { close(descriptor) }
         var status = stat()
-        // One byte more than the size, so that the read that finds the end needs no second buffer.
-        var bytes = [UInt8](repeating: 0, count: (fstat(descriptor, &status) == 0 ? Int(status.st_size) : 0) + 1)
-        var count = 0
-        while true {
-            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(4096, bytes.count))) }
-            let result = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw TartilError(.io, "cannot read \(path)", cause: reason())
+        let size = fstat(descriptor, &status) == 0 ? Int(status.st_size) : 0
+        var failure: Int32 = 0
+        // Read into uninitialized memory (a table is 400 KB: no zero-filling first), one byte more than the size
+        // so that the read that finds the end needs no second buffer.
+        var bytes = [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, count in
+            count = 0
+            while count < buffer.count {
+                let result = Glibc.read(descriptor, buffer.baseAddress! + count, buffer.count - count)
+                if result < 0 && errno == EINTR { continue }
+                if result < 0 { failure = errno }
+                if result <= 0 { return }
+                count += result
             }
-            if result == 0 { break }
-            count += result
         }
-        bytes.removeLast(bytes.count - count)
+        // A file that grew while it was read: the rest in pieces.
+        var piece = [UInt8](repeating: 0, count: bytes.count > size ? 65536 : 0)
+        while failure == 0 && !piece.isEmpty {
+            let result = piece.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, $0.count) }
+            if result < 0 && errno == EINTR { continue }
+            if result < 0 { failure = errno }
+            if result <= 0 { break }
+            bytes.append(contentsOf: piece[..<result])
+        }
+        if failure != 0 {
+            errno = failure
+            throw TartilError(.io, "cannot read \(path)", cause: reason())
+        }
         return bytes
     }
 
