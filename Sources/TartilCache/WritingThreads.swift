@@ -141,7 +141,7 @@ final class WritingThreads: Sendable {
                 for job in jobs { job.sink.completed += 1 }
             }
             pool.update(wakeIf: { $0.producersWaiting > 0 }) { pool in
-                pool.free.append(contentsOf: jobs.map(\.block))
+                for job in jobs { pool.free.append(job.block) }
                 pool.queued -= jobs.count
             }
         }
