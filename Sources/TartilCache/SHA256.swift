@@ -17,6 +17,7 @@ public final class SHA256 {
     private var finished = false
 
     public init() throws(CacheError) {
+        Self.prepareLibrary()
         guard let context = EVP_MD_CTX_new() else {
             throw CacheError(.crypto, "EVP_MD_CTX_new failed: out of memory")
         }
@@ -28,6 +29,15 @@ public final class SHA256 {
     }
 
     deinit { EVP_MD_CTX_free(context) }
+
+    /// Initializes libcrypto without its exit handler, before anything else uses it (libcurl included: call this
+    /// before loading libcurl). By default OpenSSL frees its global state in an `atexit` handler, while tartil's
+    /// other threads may still be running (the writing threads, a player's threads) or ending, and a thread that
+    /// ends frees its OpenSSL thread-local state: the two raced and crashed about one `render` in 150 at exit
+    /// (`malloc_consolidate(): invalid chunk size`). The process's memory goes back to the system at exit anyway.
+    public static func prepareLibrary() { _ = libraryPrepared }
+
+    private static let libraryPrepared: Bool = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
 
     /// Adds `count` bytes at `bytes` to the digest.
     public func update(_ bytes: UnsafeRawPointer, count: Int) throws(CacheError) {
