@@ -27,7 +27,7 @@ public final class CacheWriter {
     private var descriptor: Int32
     /// Whether the file has no name yet (`O_TMPFILE`); otherwise it is at `partPath`.
     private let unnamed: Bool
-    /// The folder's `.lock` file, holding this ayah's lock while the writer is open.
+    /// The reciter's lock file, `<cache>/.<reciter>.lock`, holding this ayah's lock while the writer is open.
     private var lockDescriptor: Int32
     /// The descriptor, SHA-256 and direct-I/O state the writing threads use.
     private let sink: FileSink

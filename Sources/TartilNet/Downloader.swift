@@ -67,7 +67,7 @@ public final class Downloader: @unchecked Sendable {
         validate: @escaping @Sendable (String) throws -> Void, events: @escaping @Sendable (DownloadEvent) -> Void
     ) throws(CacheError) {
         try NetworkLibrary.load()
-        guard let multi = ccurl_multi_init() else { throw CacheError(.io, "ccurl_multi_init failed") }
+        guard let multi = ccurl_multi_init() else { throw CacheError(.io, "curl_multi_init failed") }
         self.multi = multi
         self.cacheDirectory = cacheDirectory
         self.limits = limits

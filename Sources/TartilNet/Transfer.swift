@@ -22,7 +22,7 @@ final class Transfer {
     let counter: (Int) -> Void
 
     init(url: String, mirror: Int, writer: CacheWriter, limits: DownloadLimits, counter: @escaping (Int) -> Void) throws(CacheError) {
-        guard let handle = ccurl_easy_init() else { throw CacheError(.io, "ccurl_easy_init failed") }
+        guard let handle = ccurl_easy_init() else { throw CacheError(.io, "curl_easy_init failed") }
         self.handle = handle
         self.writer = writer
         self.mirror = mirror
