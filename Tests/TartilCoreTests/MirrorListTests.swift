@@ -69,6 +69,22 @@ import Testing
          "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{surah3}.mp3' names no ayah: use {surah3}{ayah3} (everyayah naming) or {global} (1-6236)"),
         (["mirrors": #"[{"name": "x", "url": "https://h/{surah}{ayah}.mp3"}]"#],
          "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{surah}{ayah}.mp3' uses {surah}; allowed are {surah3}{ayah3} (everyayah naming) or {global}"),
+        (["mirrors": #"[{"name": "x", "url": "https://h/{global}.mp3\u0000"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{global}.mp3\\u{0}' contains a control character (byte 0)"),
+        (["mirrors": #"[{"name": "x", "url": "https:///{global}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https:///{global}.mp3': the host is missing"),
+        (["mirrors": #"[{"name": "x", "url": "https://:443/{global}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://:443/{global}.mp3': the host is missing"),
+        (["mirrors": #"[{"name": "x", "url": "https://h:99999/{global}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h:99999/{global}.mp3': the port '99999' is not a number from 1 to 65535"),
+        (["mirrors": #"[{"name": "x", "url": "https://h:/{global}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h:/{global}.mp3': the port '' is not a number from 1 to 65535"),
+        (["mirrors": #"[{"name": "x", "url": "https://u:p@h/{global}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://u:p@h/{global}.mp3': credentials in a mirror URL are not supported"),
+        (["mirrors": #"[{"name": "x", "url": "https://{global}.h/a.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://{global}.h/a.mp3': placeholders belong in the path, not in the host"),
+        (["mirrors": #"[{"name": "x", "url": "https://h\u00e9/{global}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://hé/{global}.mp3' contains a non-ASCII character (percent-encode it)"),
         (["mirrors": #"[{"name": "x", "url": "https://h/{global.mp3"}]"#],
          "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{global.mp3' has a '{' without a closing '}'"),
         (["mirrors": #"[{"name": "", "url": "https://h/{global}.mp3"}]"#],
@@ -107,6 +123,9 @@ import Testing
     }
 
     @Test func templatesFillPlaceholders() throws {
+        for accepted in ["http://127.0.0.1:8080/{global}.mp3", "https://[::1]:443/a/{global}", "https://a-b.c_d.example/{surah3}{ayah3}.mp3?x=1#f"] {
+            #expect(throws: Never.self) { try URLTemplate(accepted) }
+        }
         let everyayah = try URLTemplate("https://h/x/{surah3}{ayah3}.mp3")
         let global = try URLTemplate("https://cdn/q/{global}.mp3")
         #expect(everyayah.url(for: try AyahRef(2, 5)) == "https://h/x/002005.mp3")

@@ -107,6 +107,8 @@ import Testing
         ("-1:00", .offset(seconds: -60)),
         ("45%", .fraction(0.45)),
         ("100%", .fraction(1)),
+        ("100:00:00", .time(seconds: 360_000)),
+        ("0000000000000000000000095", .time(seconds: 95)),
         ("2:255", .ayah(AyahRef(unchecked: 2, 255))),
         ("36:1", .ayah(AyahRef(unchecked: 36, 1))),
         ("ayah 3:20", .ayah(AyahRef(unchecked: 3, 20))),
@@ -126,6 +128,16 @@ import Testing
         ("1:2:3", "is not an ayah number"),
         ("2:255-257", "names more than one ayah"),
         ("soon", "soon"),
+        ("999999999999999999:00", "is longer than any recitation: times go up to 100:00:00 (360000 s)"),
+        ("99999999999999999999", "is longer than any recitation"),
+        ("99999999999999999999999999999999999999:00:00", "is longer than any recitation"),
+        ("+99999999999999999999", "is longer than any recitation"),
+        ("-9223372036854775808", "is longer than any recitation"),
+        ("100:00:01", "is longer than any recitation"),
+        ("360000.5", "is longer than any recitation"),
+        ("1e300", "is not a reference"),
+        ("nan", "nan"),
+        ("inf%", "is not a share of the surah"),
     ])
     func refuses(text: String, message: String) {
         #expect {

@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func parsesRowsAndHeader() throws {
-        let parsed = try table("1\t1\t100\t\(sha)\t1000\t22050\n\n36 1 200 \(sha) 2000 44100\r\n")
+        let parsed = try table("1\t1\t100\t\(sha)\t1000\t22050\n\n \t\n36\t1\t200\t\(sha)\t2000\t44100\r\n")
         #expect(parsed.reciter.rawValue == "test")
         #expect(parsed.source == "unit test")
         #expect(parsed.coverage == 2)
@@ -32,11 +32,19 @@ import Testing
     }
 
     @Test(arguments: [
-        ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t1000", "t.tsv:4: expected 6 fields (surah ayah bytes sha256 samples rate), found 5"),
+        ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t1000", "t.tsv:4: expected 6 tab-separated fields (surah ayah bytes sha256 samples rate), found 5"),
+        ("1 1 100 \(String(repeating: "ab", count: 32)) 1000 22050", "t.tsv:4: fields are separated by tabs, not spaces (format 1: surah, ayah, bytes, sha256, samples, rate, each after one tab)"),
+        ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t1000 22050", "t.tsv:4: expected 6 tab-separated fields (surah ayah bytes sha256 samples rate), found 5"),
+        ("1\t\t1\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: expected 6 tab-separated fields (surah ayah bytes sha256 samples rate), found 7"),
+        (" 5\t1\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: field 1 (' 5') is empty or has blanks around it: fields are separated by exactly one tab"),
+        ("5\t1 \t100\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: field 2 ('1 ') is empty or has blanks around it: fields are separated by exactly one tab"),
+        ("05\t1\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: surah: '05' is not a whole number written in plain decimal (digits, no leading zero)"),
+        ("5\t+1\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: ayah: '+1' is not a whole number written in plain decimal (digits, no leading zero)"),
+        ("5\t1\t100\t\(String(repeating: "ab", count: 32))\t0100\t22050", "t.tsv:4: samples: '0100' is not a whole number written in plain decimal (digits, no leading zero)"),
         ("1\t8\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: surah 1 (Al-Faatiha) has 7 ayat, so there is no ayah 1:8"),
         ("115\t1\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: there are 114 surahs, so there is no surah 115"),
-        ("x\t1\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: surah: 'x' is not a whole number"),
-        ("1\t1\t-5\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: bytes: '-5' is not a whole number"),
+        ("x\t1\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: surah: 'x' is not a whole number written in plain decimal (digits, no leading zero)"),
+        ("1\t1\t-5\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: bytes: '-5' is not a whole number written in plain decimal (digits, no leading zero)"),
         ("1\t1\t0\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: bytes: must be more than 0"),
         ("1\t1\t100\tABC\t1000\t22050", "t.tsv:4: sha256: 'ABC' is not 64 lowercase hex digits"),
         ("1\t1\t100\t\(String(repeating: "AB", count: 32))\t1000\t22050", "t.tsv:4: sha256: '\(String(repeating: "AB", count: 32))' is not 64 lowercase hex digits"),

@@ -17,7 +17,7 @@ enum CacheCommands {
         path: ["cache", "ls"], overview: "List cached files per reciter: files, bytes and complete surahs.",
         options: [reciterOption],
         run: { invocation, context in
-            let cache = try Cache(directory: context.settings.cacheDirectory)
+            let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
             let summaries = try summarize(cache, reciter: invocation.value("--reciter"))
             if context.settings.json {
                 context.console.json(.array(summaries.map { $0.json }))
@@ -37,7 +37,7 @@ enum CacheCommands {
     static let du = CommandSpec(
         path: ["cache", "du"], overview: "Show how much space the cache takes, per reciter.", options: [reciterOption],
         run: { invocation, context in
-            let cache = try Cache(directory: context.settings.cacheDirectory)
+            let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
             let summaries = try summarize(cache, reciter: invocation.value("--reciter"))
             let total = summaries.reduce(0) { $0 + $1.bytes }
             if context.settings.json {
@@ -127,7 +127,7 @@ enum CacheCommands {
     // MARK: - Verify
 
     static func runVerify(_ invocation: Invocation, _ context: Context) throws {
-        let cache = try Cache(directory: context.settings.cacheDirectory)
+        let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
         let library = try? context.library()
         if let reciter = invocation.value("--reciter") { _ = try ReciterID(reciter) }
         let files = try cache.files(reciter: invocation.value("--reciter"))
@@ -215,7 +215,7 @@ enum CacheCommands {
         let reciter = try context.reciterID(invocation)
         _ = try context.library().reciter(reciter)
         let ayat = ReferenceParser.uniqueAyat(of: references)
-        let cache = try Cache(directory: context.settings.cacheDirectory)
+        let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
         try cache.setPinned(pinned, reciter: reciter, ayat: ayat)
         if context.settings.json {
             context.console.json(.object([("reciter", .string(reciter.rawValue)), (pinned ? "pinned" : "unpinned", .int(ayat.count))]))
@@ -235,7 +235,7 @@ enum CacheCommands {
         guard FileSystem.isDirectory(directory) else {
             throw TartilError.usage("\(directory) is not a folder: give a folder of SSSAAA.mp3 files")
         }
-        let cache = try Cache(directory: context.settings.cacheDirectory)
+        let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
         var imported = 0
         var already = 0
         var rejected: [(String, String)] = []

@@ -313,24 +313,34 @@ enum JournalCommands {
     /// `2026-11-29`, `2026-11-29T08:00[:SS]` (local time, or with `Z` for UTC), or `7d`, `12h`, `30m` ago: in
     /// milliseconds since 1970.
     static func parseSince(_ text: String) throws(TartilError) -> Int64 {
-        let forms = "a date (2026-11-29), a date and time (2026-11-29T08:00), or a span ago (7d, 12h, 30m)"
-        if let unit = text.last, "dhm".contains(unit), let amount = Int(text.dropLast()), amount >= 0 {
-            let seconds = amount * (unit == "d" ? 86400 : unit == "h" ? 3600 : 60)
-            return Int64(Date().timeIntervalSince1970 * 1000) - Int64(seconds) * 1000
+        let forms = "a date from 1970-01-01 to 9999-12-31 (2026-11-29), a date and time (2026-11-29T08:00), or a span ago up to 100 years (7d, 12h, 30m)"
+        let bad = TartilError.usage("--since takes \(forms), not '\(text)'")
+        if let unit = text.last, "dhm".contains(unit) {
+            let secondsPerUnit = unit == "d" ? 86400 : unit == "h" ? 3600 : 60
+            guard let amount = NumberText.whole(text.dropLast(), in: 0...(100 * 366 * 86400 / secondsPerUnit)) else {
+                throw bad
+            }
+            return Int64(Date().timeIntervalSince1970 * 1000) - Int64(amount * secondsPerUnit) * 1000
         }
         var body = Substring(text)
         let utc = body.hasSuffix("Z")
         if utc { body = body.dropLast() }
-        let parts = body.split(whereSeparator: { $0 == "T" || $0 == " " })
-        let date = parts.first?.split(separator: "-").compactMap { Int($0) } ?? []
-        let clock = parts.count > 1 ? parts[1].split(separator: ":").compactMap { Int($0) } : []
-        guard parts.count <= 2, date.count == 3, (1...12).contains(date[1]), (1...31).contains(date[2]),
-            parts.count == 1 || (2...3).contains(clock.count), clock.allSatisfy({ $0 >= 0 && $0 < 60 }), (clock.first ?? 0) < 24
-        else { throw .usage("--since takes \(forms), not '\(text)'") }
+        let parts = body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "T" || $0 == " " })
+        guard (1...2).contains(parts.count) else { throw bad }
+        let dateParts = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+        let clockParts = parts.count > 1 ? parts[1].split(separator: ":", omittingEmptySubsequences: false) : []
+        guard dateParts.count == 3, dateParts[0].count == 4, dateParts[1].count == 2, dateParts[2].count == 2,
+            let year = NumberText.whole(dateParts[0], in: 1970...9999),
+            let month = NumberText.whole(dateParts[1], in: 1...12),
+            let day = NumberText.whole(dateParts[2], in: 1...31),
+            parts.count == 1 || (2...3).contains(clockParts.count), clockParts.allSatisfy({ $0.count == 2 })
+        else { throw bad }
+        let clock = clockParts.compactMap { NumberText.whole($0, in: 0...59) }
+        guard clock.count == clockParts.count, (clock.first ?? 0) < 24 else { throw bad }
         var fields = tm()
-        fields.tm_year = Int32(date[0] - 1900)
-        fields.tm_mon = Int32(date[1] - 1)
-        fields.tm_mday = Int32(date[2])
+        fields.tm_year = Int32(year - 1900)
+        fields.tm_mon = Int32(month - 1)
+        fields.tm_mday = Int32(day)
         fields.tm_hour = Int32(clock.count > 0 ? clock[0] : 0)
         fields.tm_min = Int32(clock.count > 1 ? clock[1] : 0)
         fields.tm_sec = Int32(clock.count > 2 ? clock[2] : 0)

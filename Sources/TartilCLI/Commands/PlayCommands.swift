@@ -206,10 +206,7 @@ enum PlayCommands {
             options.basmala = basmala
         }
         options.repeatCount = try invocation.integer("--repeat", in: 1...99) ?? 1
-        if let text = invocation.value("--pause") {
-            guard let seconds = Double(text), seconds.isFinite, (0...60).contains(seconds) else {
-                throw TartilError.usage("--pause takes seconds from 0 to 60, not '\(text)'")
-            }
+        if let seconds = try invocation.decimal("--pause", in: 0...60) {
             options.pauseMilliseconds = Int((seconds * 1000).rounded())
         }
         let start = try invocation.value("--from").map(SeekTarget.parse)
@@ -228,7 +225,7 @@ enum PlayCommands {
             throw TartilError.usage("\(library.mirrorsFile) lists no reciters")
         }
         return PlayerSetup(
-            reciter: reciter, table: try library.table(for: reciter), cacheDirectory: context.settings.cacheDirectory,
+            reciter: reciter, table: try library.table(for: reciter), cacheDirectory: try context.settings.checkedCacheDirectory(),
             output: output, plan: plan, start: start)
     }
 

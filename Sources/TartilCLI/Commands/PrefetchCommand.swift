@@ -45,7 +45,7 @@ enum PrefetchCommand {
         let library = try context.library()
         let reciter = try library.reciter(reciterID)
         let table = try library.table(for: reciter)
-        let cache = try Cache(directory: context.settings.cacheDirectory)
+        let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
         let ayat = ReferenceParser.uniqueAyat(of: references)
         let console = context.console
         let json = context.settings.json
@@ -187,7 +187,11 @@ enum PrefetchCommand {
         return limits
     }
 
-    /// `500M`, `2G`, `1.5G`, `800K` or plain bytes.
+    /// The largest size `--max-size` takes: 1024 TiB.
+    static let maximumSize = 1 << 50
+
+    /// `500M`, `2G`, `1.5G`, `800K` or plain bytes (a `B` or `iB` after the unit is allowed), from 1 byte to
+    /// `maximumSize`.
     static func parseSize(_ text: String) throws(TartilError) -> Int {
         let units: [Character: Double] = ["K": 1024, "M": 1024 * 1024, "G": 1024 * 1024 * 1024, "T": 1024 * 1024 * 1024 * 1024]
         var number = text.uppercased()
@@ -198,10 +202,15 @@ enum PrefetchCommand {
             multiplier = unit
             number.removeLast()
         }
-        guard let value = Double(number), value > 0, value.isFinite else {
-            throw .usage("'\(text)' is not a size: use bytes or a number with K, M, G or T (e.g. 500M, 2G)")
+        let forms = "use bytes or a number with K, M, G or T (e.g. 500M, 2G), from 1 byte to 1024T"
+        switch NumberText.decimalValue(number) {
+        case .value(let value) where value * multiplier >= 1 && value * multiplier <= Double(maximumSize):
+            return Int(value * multiplier)
+        case .value, .tooLarge:
+            throw .usage("'\(text)' is out of range: \(forms)")
+        case .notANumber:
+            throw .usage("'\(text)' is not a size: \(forms)")
         }
-        return Int(value * multiplier)
     }
 }
 

@@ -2,8 +2,16 @@
 /// a shell would for the simple cases: white space separates words, `;` separates commands, single and double
 /// quotes group words, a backslash escapes the next character, and `#` at the start of a word begins a comment.
 public enum CommandLineSplitter {
+    /// The longest line taken, in bytes: far more than any command needs, and short enough that no line can
+    /// keep tartil busy (longer lines are refused whole, before anything in them runs).
+    public static let maximumLineBytes = 65_536
+
     /// The commands of `line`, each as its words. Empty commands are dropped.
     public static func split(_ line: String) throws(CommandLineError) -> [[String]] {
+        guard line.utf8.count <= maximumLineBytes else {
+            throw CommandLineError(
+                "the line is \(line.utf8.count) bytes long; lines may have at most \(maximumLineBytes) bytes (split it into several)")
+        }
         var commands: [[String]] = []
         var words: [String] = []
         var word = ""

@@ -65,10 +65,13 @@ struct Invocation: Sendable {
     /// The whole number given to option `name`, checked against `range` (nil when the option is absent).
     func integer(_ name: String, in range: ClosedRange<Int>) throws(TartilError) -> Int? {
         guard let text = value(name) else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw .usage("\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-        }
-        return value
+        return try NumberText.whole(text, in: range, for: name)
+    }
+
+    /// The decimal number given to option `name`, checked against `range` (nil when the option is absent).
+    func decimal(_ name: String, in range: ClosedRange<Double>) throws(TartilError) -> Double? {
+        guard let text = value(name) else { return nil }
+        return try NumberText.decimal(text, in: range, for: name)
     }
 }
 

@@ -94,6 +94,28 @@ public struct Settings: Sendable {
             ?? Path.join(xdg("XDG_CACHE_HOME", ".cache"), "tartil")
     }
 
+    /// The cache directory, checked before anything is written: the path, or the nearest part of it that
+    /// exists, must be a directory (a symbolic link to one is fine: caches live on other disks). Anything else is
+    /// a usage error naming where the path came from.
+    public func checkedCacheDirectory() throws(TartilError) -> String {
+        let directory = cacheDirectory
+        let source = explicit(cacheDirectoryOption, "TARTIL_CACHE_DIR").map { $0.source == "option" ? "--cache-dir" : $0.source }
+            ?? "the cache directory"
+        var existing = directory
+        var status = stat()
+        while stat(existing, &status) != 0 {
+            let parent = Path.parent(existing)
+            // Permission problems and the like are the cache's to report when it opens the directory.
+            guard errno == ENOENT || errno == ENOTDIR, parent != existing else { return directory }
+            existing = parent
+        }
+        if (status.st_mode & S_IFMT) != S_IFDIR {
+            let what = existing == directory ? "is not a directory" : "cannot be made: \(existing) is not a directory"
+            throw .usage("\(source) \(directory) \(what) (give a directory, or a path where one can be made)")
+        }
+        return directory
+    }
+
     /// True when the journal was named (`--journal` or `TARTIL_JOURNAL`): a bad file there is bad input.
     public var journalIsExplicit: Bool { explicit(journalOption, "TARTIL_JOURNAL") != nil }
 

@@ -202,7 +202,7 @@ struct Shell {
     func run(_ words: [String], settings: Settings, blocking: Bool = false) -> Outcome {
         guard let (found, used) = table.find(words) else {
             let name = words.first ?? ""
-            let close = table.topLevelNames.filter { EditDistance.between($0, name) <= 2 }
+            let close = name.utf8.count > 32 ? [] : table.topLevelNames.filter { EditDistance.between($0, name) <= 2 }
             let hint = close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"
             let error = UsageError(
                 message: "unknown command '\(name)'\(hint) (commands: \(table.topLevelNames.joined(separator: ", ")))",

@@ -16,6 +16,8 @@ public enum SurahNames {
 
     /// Looks up `name`.
     public static func match(_ name: String) -> Match {
+        // No name is this long; longer text is not looked up (keys and edit distances grow with its length).
+        guard name.utf8.count <= longestName else { return .notFound(suggestions: []) }
         var candidates: Set<Int> = []
         for key in keys(for: name) {
             candidates.formUnion(index[key] ?? [])
@@ -27,6 +29,9 @@ public enum SurahNames {
         default: return .ambiguous(surahs)
         }
     }
+
+    /// The most bytes a name is read from (the longest name in the catalog has 30 or so).
+    static let longestName = 64
 
     // MARK: - Normalization
 
@@ -84,7 +89,7 @@ public enum SurahNames {
         guard let typed = keys(for: name).last, !typed.isEmpty else { return [] }
         let allowed = max(1, typed.count / 3)
         var best: [Int: Int] = [:]
-        for (key, numbers) in index {
+        for (key, numbers) in index where abs(key.count - typed.count) <= allowed {
             let distance = EditDistance.between(typed, key)
             guard distance <= allowed else { continue }
             for number in numbers { best[number] = min(best[number] ?? .max, distance) }

@@ -271,31 +271,33 @@ public struct ReciterTable: Sendable {
             }
             guard version != nil else { throw fail("the first line must be '# tartil-table: \(formatVersion)'") }
             guard reciter != nil else { throw fail("the '# reciter: ID' header must come before the first row") }
-            // Fields separated by tabs or spaces.
+            // Format 1: exactly six fields, each separated by one tab; no other blanks in a row.
             fields.removeAll(keepingCapacity: true)
-            var position = 0
-            while position < line.count {
-                while position < line.count && isBlank(line[position]) { position += 1 }
-                guard position < line.count else { break }
-                let fieldStart = position
-                while position < line.count && !isBlank(line[position]) { position += 1 }
+            var fieldStart = 0
+            for position in 0...line.count {
+                guard position == line.count || line[position] == UInt8(ascii: "\t") else { continue }
                 fields.append(fieldStart..<position)
+                fieldStart = position + 1
             }
             guard fields.count == 6 else {
-                throw fail("expected 6 fields (surah ayah bytes sha256 samples rate), found \(fields.count)")
+                if line.contains(UInt8(ascii: " ")) && !line.contains(UInt8(ascii: "\t")) {
+                    throw fail("fields are separated by tabs, not spaces (format 1: surah, ayah, bytes, sha256, samples, rate, each after one tab)")
+                }
+                throw fail("expected 6 tab-separated fields (surah ayah bytes sha256 samples rate), found \(fields.count)")
             }
             func text(_ index: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: line[fields[index]]), as: UTF8.self) }
+            for index in 0..<6 where line[fields[index]].contains(where: isBlank) || fields[index].isEmpty {
+                throw fail("field \(index + 1) ('\(text(index))') is empty or has blanks around it: fields are separated by exactly one tab")
+            }
+            /// A whole number in canonical decimal: digits only, no leading zero, at most 12 digits.
             func number(_ index: Int, _ name: String) throws(TartilError) -> Int {
                 let field = line[fields[index]]
-                guard field.count <= 12 else { throw fail("\(name): '\(text(index))' is not a whole number") }
-                var value = 0
-                for byte in field {
-                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
-                        throw fail("\(name): '\(text(index))' is not a whole number")
-                    }
-                    value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                let canonical = field.count <= 12 && (field.count == 1 || field.first != UInt8(ascii: "0"))
+                    && field.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+                guard canonical else {
+                    throw fail("\(name): '\(text(index))' is not a whole number written in plain decimal (digits, no leading zero)")
                 }
-                return value
+                return field.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
             }
             let surah = try number(0, "surah")
             let ayahNumber = try number(1, "ayah")

@@ -26,6 +26,11 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         guard !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\t" }) else {
             throw TartilError(.invalidData, "'\(text)' contains white space")
         }
+        if let byte = text.utf8.first(where: { $0 < 0x21 || $0 >= 0x7F }) {
+            let what = byte >= 0x7F ? "a non-ASCII character (percent-encode it)" : "a control character (byte \(byte))"
+            throw TartilError(.invalidData, "'\(Self.printable(text))' contains \(what)")
+        }
+        try Self.checkAuthority(of: text)
         var parts: [Part] = []
         var rest = text[...]
         while let open = rest.firstIndex(of: "{") {
@@ -54,6 +59,50 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         }
         self.text = text
         self.parts = parts
+    }
+
+    /// The host and port between `://` and the path: a host is required (a name, an IPv4 address or a bracketed
+    /// IPv6 address), a port must be 1-65535, and credentials and placeholders do not belong there.
+    private static func checkAuthority(of text: String) throws(TartilError) {
+        guard let schemeEnd = text.firstRange(of: "://") else { return }
+        let afterScheme = text[schemeEnd.upperBound...]
+        let authority = afterScheme.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
+        func bad(_ problem: String) -> TartilError { TartilError(.invalidData, "'\(text)': \(problem)") }
+        guard !authority.contains("@") else { throw bad("credentials in a mirror URL are not supported") }
+        guard !authority.contains("{") && !authority.contains("}") else {
+            throw bad("placeholders belong in the path, not in the host")
+        }
+        var host = authority
+        var port: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw bad("an IPv6 host needs its closing ']'") }
+            host = authority[...close]
+            let rest = authority[authority.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { throw bad("'\(rest)' after the IPv6 host is not a port") }
+                port = rest.dropFirst()
+            }
+            guard host.count > 2, host.dropFirst().dropLast().allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+                throw bad("'\(host)' is not an IPv6 address")
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            port = authority[authority.index(after: colon)...]
+        }
+        guard !host.isEmpty else { throw bad("the host is missing") }
+        if !host.hasPrefix("[") {
+            guard host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" }),
+                host.first != ".", host.first != "-"
+            else { throw bad("'\(host)' is not a host name") }
+        }
+        if let port {
+            guard NumberText.whole(port, in: 1...65535) != nil else { throw bad("the port '\(port)' is not a number from 1 to 65535") }
+        }
+    }
+
+    /// `text` with control characters shown as `\u{…}`, for messages.
+    private static func printable(_ text: String) -> String {
+        String(text.unicodeScalars.flatMap { $0.value < 0x20 || $0.value == 0x7F ? Array("\\u{\(String($0.value, radix: 16))}".unicodeScalars) : [$0] }.map(Character.init))
     }
 
     /// The URL of one ayah's file.

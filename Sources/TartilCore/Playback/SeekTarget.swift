@@ -17,6 +17,9 @@ public enum SeekTarget: Sendable, Hashable {
 
     public static let forms = "a time (3:20, 1:02:03, 95, 95.5s), +SECONDS or -SECONDS (+30, -1:00), a share (45%), or an ayah (2:255, ayah 3:20)"
 
+    /// The longest time a target can name: 100 hours, longer than any recitation of the whole Qur'an.
+    public static let maximumSeconds = 360_000
+
     public static func parse(_ text: String) throws(TartilError) -> SeekTarget {
         let trimmed = text.trimmedWhitespace
         guard !trimmed.isEmpty else { throw .usage("seek needs a target: \(forms)") }
@@ -25,47 +28,59 @@ public enum SeekTarget: Sendable, Hashable {
             return .ayah(try singleAyah(String(trimmed.dropFirst(5)), original: trimmed))
         }
         if let sign = trimmed.first, sign == "+" || sign == "-" {
-            guard let seconds = time(trimmed.dropFirst()) else {
+            guard let seconds = try time(trimmed.dropFirst(), original: trimmed) else {
                 throw .usage("'\(trimmed)' is not a time to move by: write +SECONDS, -SECONDS, +M:SS or -M:SS")
             }
             return .offset(seconds: sign == "-" ? -seconds : seconds)
         }
         if trimmed.hasSuffix("%") {
-            guard let percent = Double(trimmed.dropLast()), percent.isFinite, (0...100).contains(percent) else {
+            guard let percent = NumberText.decimal(trimmed.dropLast(), in: 0...100) else {
                 throw .usage("'\(trimmed)' is not a share of the surah: write 0% to 100%")
             }
             return .fraction(percent / 100)
         }
-        if let seconds = time(trimmed[...]) { return .time(seconds: seconds) }
+        if let seconds = try time(trimmed[...], original: trimmed) { return .time(seconds: seconds) }
         if trimmed.contains(":") || trimmed.contains(where: \.isLetter) {
             return .ayah(try singleAyah(trimmed, original: trimmed))
         }
         throw .usage("'\(trimmed)' is not a seek target: use \(forms)")
     }
 
-    /// `95`, `95.5`, `95s`, `M:SS` or `H:MM:SS` in seconds; nil for anything else.
-    static func time(_ text: Substring) -> Double? {
+    /// `95`, `95.5`, `95s`, `M:SS` or `H:MM:SS` in seconds; nil for anything else. A time longer than
+    /// `maximumSeconds` is a usage error.
+    static func time(_ text: Substring, original: String) throws(TartilError) -> Double? {
+        let tooLong = TartilError.usage(
+            "'\(original)' is longer than any recitation: times go up to \(maximumSeconds / 3600):00:00 (\(maximumSeconds) s)")
         var body = text
         if body.hasSuffix("s") { body = body.dropLast() }
         guard !body.isEmpty else { return nil }
         let parts = body.split(separator: ":", omittingEmptySubsequences: false)
         switch parts.count {
         case 1:
-            guard body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let seconds = Double(body),
-                seconds.isFinite
-            else { return nil }
-            return seconds
+            switch NumberText.decimalValue(body) {
+            case .value(let seconds):
+                guard seconds <= Double(maximumSeconds) else { throw tooLong }
+                return seconds
+            case .tooLarge: throw tooLong
+            case .notANumber: return nil
+            }
         case 2, 3:
             guard !text.hasSuffix("s") else { return nil }
-            var numbers: [Int] = []
+            var total = 0
             for (position, part) in parts.enumerated() {
                 let isFirst = position == 0
-                guard !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }), isFirst || part.count == 2,
-                    let value = Int(part), isFirst || value < 60
-                else { return nil }
-                numbers.append(value)
+                guard isFirst || part.count == 2 else { return nil }
+                switch NumberText.wholeValue(part) {
+                case .value(let value):
+                    guard isFirst || value < 60 else { return nil }
+                    guard value <= maximumSeconds else { throw tooLong }
+                    total = total * 60 + value
+                    guard total <= maximumSeconds else { throw tooLong }
+                case .tooLarge: throw tooLong
+                case .notANumber: return nil
+                }
             }
-            return Double(numbers.reduce(0) { $0 * 60 + $1 })
+            return Double(total)
         default:
             return nil
         }
