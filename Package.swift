@@ -57,6 +57,8 @@ let package = Package(
             name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore", "TartilPlayer", "TestSupport"],
             exclude: ["Golden"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TartilCore", "TestSupport"]),
+        // Fuzzing every parser, in-process and through the built executable (tools/fuzz runs a longer budget).
+        .testTarget(name: "FuzzTests", dependencies: ["TartilCLI", "TartilCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -196,6 +196,22 @@ import Testing
         #expect(clean.status == 0)
     }
 
+    /// A 10 MB line used to take minutes (each read scanned everything buffered so far); now it is refused
+    /// at once (about a second here), without being held whole in memory, and the next line runs.
+    @Test func overlongLinesAreRefusedAndTheNextLineRuns() throws {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let input = Array(repeating: UInt8(ascii: "a"), count: 10_000_000) + Array("\nsurahs 112\n".utf8)
+        let result = try runTartilBounded([], input: input, home: home, directory: home, deadline: 60)
+        #expect(!result.timedOut && !result.signaled)
+        #expect(result.status == 64)
+        #expect(String(decoding: result.stderr, as: UTF8.self).hasPrefix("Error: the line is 10000000 bytes long; lines may have at most 65536 bytes"))
+        #expect(String(decoding: result.stdout, as: UTF8.self).contains("Al-Ikhlaas"))
+        let script = try runTartil(["-c", "surahs 1; " + String(repeating: "x", count: 70_000)])
+        #expect(script.status == 64)
+        #expect(script.stdout.isEmpty, "a -c script over the limit runs none of its commands")
+    }
+
     @Test func interruptWhileReadingAPipeExits130() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)

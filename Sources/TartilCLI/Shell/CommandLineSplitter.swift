@@ -6,12 +6,14 @@ public enum CommandLineSplitter {
     /// keep tartil busy (longer lines are refused whole, before anything in them runs).
     public static let maximumLineBytes = 65_536
 
+    /// The error for a line of `bytes` bytes, over the limit.
+    public static func tooLong(bytes: Int) -> CommandLineError {
+        CommandLineError("the line is \(bytes) bytes long; lines may have at most \(maximumLineBytes) bytes (split it into several)")
+    }
+
     /// The commands of `line`, each as its words. Empty commands are dropped.
     public static func split(_ line: String) throws(CommandLineError) -> [[String]] {
-        guard line.utf8.count <= maximumLineBytes else {
-            throw CommandLineError(
-                "the line is \(line.utf8.count) bytes long; lines may have at most \(maximumLineBytes) bytes (split it into several)")
-        }
+        guard line.utf8.count <= maximumLineBytes else { throw tooLong(bytes: line.utf8.count) }
         var commands: [[String]] = []
         var words: [String] = []
         var word = ""

@@ -11,7 +11,18 @@ final class LineReader {
     private let historyFile: String?
     /// Bytes read from standard input but not yet returned as lines (non-interactive mode).
     private var pending: [UInt8] = []
+    /// How many bytes at the start of `pending` are known to hold no newline (each byte is looked at once).
+    private var scanned = 0
+    /// Bytes of an over-long line dropped so far (nil: not in one). Such a line is never held in memory whole.
+    private var dropped: Int?
     private var reachedEnd = false
+
+    /// One line of input.
+    enum Line: Equatable {
+        case text(String)
+        /// A line longer than `CommandLineSplitter.maximumLineBytes`, with its length; its bytes were dropped.
+        case tooLong(bytes: Int)
+    }
 
     init(interactive: Bool, historyFile: String?) {
         self.interactive = interactive && cedit_load() == 0
@@ -24,7 +35,7 @@ final class LineReader {
 
     /// The next line without its newline, or nil at the end of input or when interrupted (check
     /// `Interrupt.isPending`).
-    func next(prompt: String) -> String? {
+    func next(prompt: String) -> Line? {
         guard interactive else { return nextPlainLine() }
         guard let raw = cedit_readline(prompt) else { return nil }
         defer { free(raw) }
@@ -33,22 +44,38 @@ final class LineReader {
             cedit_add_history(line)
             if let historyFile { _ = cedit_write_history(historyFile) }
         }
-        return line
+        return .text(line)
     }
 
     /// Reads standard input with read(2) rather than stdio, so that an interrupt (EINTR) ends the wait instead of
     /// being retried or leaving the stream in an error state.
-    private func nextPlainLine() -> String? {
+    private func nextPlainLine() -> Line? {
+        let limit = CommandLineSplitter.maximumLineBytes
         while true {
-            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: pending[..<newline], as: UTF8.self)
-                pending.removeSubrange(...newline)
-                return line
+            if let newline = pending[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+                defer {
+                    pending.removeSubrange(...newline)
+                    scanned = 0
+                    dropped = nil
+                }
+                if let dropped { return .tooLong(bytes: dropped + newline) }
+                return newline > limit ? .tooLong(bytes: newline) : .text(String(decoding: pending[..<newline], as: UTF8.self))
+            }
+            scanned = pending.count
+            if pending.count > limit {
+                dropped = (dropped ?? 0) + pending.count
+                pending.removeAll(keepingCapacity: true)
+                scanned = 0
             }
             if reachedEnd {
+                defer {
+                    pending.removeAll()
+                    scanned = 0
+                    dropped = nil
+                }
+                if let dropped { return .tooLong(bytes: dropped + pending.count) }
                 guard !pending.isEmpty else { return nil }
-                defer { pending.removeAll() }
-                return String(decoding: pending, as: UTF8.self)
+                return .text(String(decoding: pending, as: UTF8.self))
             }
             // Wait for input or an interrupt, whichever comes first.
             var descriptors = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]

@@ -166,7 +166,10 @@ struct Shell {
             guard let line else { break }
             let commands: [[String]]
             do {
-                commands = try CommandLineSplitter.split(line)
+                switch line {
+                case .text(let text): commands = try CommandLineSplitter.split(text)
+                case .tooLong(let bytes): throw CommandLineSplitter.tooLong(bytes: bytes)
+                }
             } catch {
                 firstFailure = firstFailure ?? ExitStatus.report(error, command: nil, console: console)
                 continue

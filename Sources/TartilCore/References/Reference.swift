@@ -148,7 +148,7 @@ public enum ReferenceParser {
         let numbers = try parts.map { (part: Substring) throws(TartilError) -> Int in
             let digits = part.hasPrefix("#") ? part.dropFirst() : part
             guard isDigits(digits) else { throw syntaxError(text) }
-            guard digits.count <= 9, let value = Int(digits) else {
+            guard let value = NumberText.whole(digits, in: 0...999_999_999) else {
                 throw .usage("there are \(Catalog.totalAyat) ayat, numbered #1-#\(Catalog.totalAyat), so there is no #\(digits)")
             }
             return value
@@ -179,7 +179,7 @@ public enum ReferenceParser {
     }
 
     private static func surahNumber(_ text: Substring) throws(TartilError) -> Int {
-        guard text.count <= 9, let value = Int(text) else {
+        guard let value = NumberText.whole(text, in: 0...999_999_999) else {
             throw .usage("there are \(Catalog.surahCount) surahs, so there is no surah \(text)")
         }
         return value
@@ -192,7 +192,7 @@ public enum ReferenceParser {
         guard isDigits(text) else {
             throw .usage("'\(text)' is not an ayah number: surah \(surah.label) has ayat 1-\(surah.ayahCount)")
         }
-        guard text.count <= 9, let value = Int(text) else {
+        guard let value = NumberText.whole(text, in: 0...999_999_999) else {
             throw .usage("surah \(surah.label) has \(surah.ayahCount) ayat, so there is no ayah \(surah.number):\(text)")
         }
         return value
@@ -271,7 +271,7 @@ private enum Division {
             throw .usage("'\(spec)' is not a \(name) number: \(allowedText)")
         }
         let numbers = try parts.map { (part: Substring) throws(TartilError) -> Int in
-            guard part.count <= 9, let value = Int(part) else {
+            guard let value = NumberText.whole(part, in: 0...999_999_999) else {
                 throw .usage("there are \(count) \(pluralName), numbered 1-\(count), so there is no \(name) \(part)")
             }
             return value

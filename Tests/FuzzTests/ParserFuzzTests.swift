@@ -1,0 +1,185 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TartilCLI
+@testable import TartilCore
+
+/// Every parser of text that people or files give tartil, fed mutated and generated input in-process: no input
+/// may trap, hang, or fail with anything but the parser's own typed error; what is accepted must be sane.
+///
+/// Budget: `TARTIL_FUZZ_BUDGET` inputs in total (default 24,000, split between the targets); `tools/fuzz` runs a
+/// larger one. `TARTIL_FUZZ_SEED` replays a run; a failure names its target, seed and input.
+@Suite struct ParserFuzzTests {
+    /// The longest one input may take (debug build, a shared machine): far beyond any real parse.
+    static let deadline: Double = 2.0
+
+    /// One parser under test: its seed inputs and how to run one input.
+    struct Target: Sendable, CustomTestStringConvertible {
+        let name: String
+        let corpus: @Sendable () -> [[UInt8]]
+        /// Runs one input; returns a problem (a wrong error type, an insane result), or nil.
+        let run: @Sendable ([UInt8]) -> String?
+        var testDescription: String { name }
+    }
+
+    static let targets: [Target] = [
+        Target(name: "references", corpus: { referenceCorpus }, run: { input in
+            do throws(TartilError) {
+                let references = try ReferenceParser.parse(input.text.split(separator: " ").map(String.init))
+                let ayat = try ReferenceParser.uniqueAyat(of: references)
+                for ayah in ayat where !(1...Catalog.totalAyat).contains(ayah.global) { return "ayah \(ayah) out of the catalog" }
+                return nil
+            } catch {
+                return error.code == .usage ? nil : "error code \(error.code), not usage"
+            }
+        }),
+        Target(name: "seek targets", corpus: { seekCorpus }, run: { input in
+            do throws(TartilError) {
+                switch try SeekTarget.parse(input.text) {
+                case .time(let seconds): return (0...Double(SeekTarget.maximumSeconds)).contains(seconds) ? nil : "time \(seconds)"
+                case .offset(let seconds): return abs(seconds) <= Double(SeekTarget.maximumSeconds) ? nil : "offset \(seconds)"
+                case .fraction(let share): return (0...1).contains(share) ? nil : "share \(share)"
+                case .ayah(let ayah): return (1...Catalog.totalAyat).contains(ayah.global) ? nil : "ayah \(ayah)"
+                }
+            } catch {
+                return error.code == .usage ? nil : "error code \(error.code), not usage"
+            }
+        }),
+        Target(name: "numbers, sizes and dates", corpus: { numberCorpus }, run: { input in
+            let text = input.text
+            if let value = NumberText.whole(text, in: 0...10_000), !(0...10_000).contains(value) { return "whole \(value)" }
+            if let value = NumberText.decimal(text, in: 0...60), !(0...60).contains(value) { return "decimal \(value)" }
+            if let size = try? PrefetchCommand.parseSize(text), !(1...PrefetchCommand.maximumSize).contains(size) {
+                return "size \(size)"
+            }
+            _ = try? JournalCommands.parseSince(text)
+            return nil
+        }),
+        Target(name: "mirrors.json", corpus: { mirrorsCorpus }, run: { input in
+            do throws(TartilError) {
+                let list = try MirrorList.parse(bytes: input, file: "m.json")
+                for reciter in list.reciters {
+                    for mirror in reciter.mirrors { _ = mirror.template.url(for: AyahRef(unchecked: 114, 6)) }
+                }
+                return nil
+            } catch {
+                return error.code == .invalidData ? nil : "error code \(error.code), not invalid-data"
+            }
+        }),
+        Target(name: "reciter tables", corpus: { tableCorpus }, run: { input in
+            do throws(TartilError) {
+                let table = try ReciterTable.parse(bytes: input, file: "t.tsv")
+                for (ayah, file) in table.files where file.bytes <= 0 || file.samples <= 0 || !(1...Catalog.totalAyat).contains(ayah.global) {
+                    return "row \(ayah) accepted with \(file)"
+                }
+                return nil
+            } catch {
+                return error.code == .invalidData ? nil : "error code \(error.code), not invalid-data"
+            }
+        }),
+        Target(name: "JSON", corpus: { mirrorsCorpus + [Array("[[[[[[[[[[1]]]]]]]]]]".utf8), Array(#"{"a":"\ud800"}"#.utf8)] }, run: { input in
+            _ = try? JSONNode.parse(input)
+            return nil
+        }),
+        Target(name: "command lines", corpus: { lineCorpus }, run: { input in
+            var settings = Settings(environment: [:], bundledDataDirectory: nil)
+            guard let commands = try? CommandLineSplitter.split(input.text) else { return nil }
+            for words in commands {
+                guard let (command, used) = CommandTable.standard.find(words), command.run != nil else { continue }
+                guard let invocation = try? command.parse(Array(words[used...]), settings: &settings) else { continue }
+                // The option values every command checks before doing anything.
+                for (name, range) in [("--jobs", 1...64), ("--retries", 0...20), ("--repeat", 1...99)] {
+                    if let value = try? invocation.integer(name, in: range), !range.contains(value) { return "\(name) \(value)" }
+                }
+                _ = try? invocation.decimal("--pause", in: 0...60)
+            }
+            return nil
+        }),
+        Target(name: "surah names and file names", corpus: { referenceCorpus }, run: { input in
+            _ = SurahNames.match(input.text)
+            if let ayah = AyahRef(fileName: input.text), !(1...Catalog.totalAyat).contains(ayah.global) { return "file name \(ayah)" }
+            return nil
+        }),
+    ]
+
+    @Test(arguments: targets)
+    func noInputTrapsHangsOrMisreports(target: Target) {
+        let count = max(100, FuzzBudget.inputs / Self.targets.count)
+        var mutator = Mutator(seed: FuzzBudget.seed &+ UInt64(target.name.utf8.reduce(0) { $0 &* 31 &+ Int($1) } & 0xFFFF))
+        let corpus = target.corpus()
+        var slowest = 0.0
+        for index in 0..<count {
+            let input: [UInt8]
+            switch index % 10 {
+            case 0: input = mutator.noise(maxLength: 64)
+            case 1 where index % 1000 == 1: input = mutator.mutate(mutator.pick(corpus), corpus: corpus) + Array(repeating: UInt8(ascii: "9"), count: 60_000)
+            default: input = mutator.mutate(mutator.pick(corpus), corpus: corpus)
+            }
+            let start = DispatchTime.now().uptimeNanoseconds
+            let problem = target.run(input)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            slowest = max(slowest, seconds)
+            let shown = input.count > 200 ? Array(input.prefix(200)).text.debugDescription + "… (\(input.count) bytes)" : input.text.debugDescription
+            if let problem {
+                Issue.record("\(target.name): input #\(index) (seed \(FuzzBudget.seed)): \(shown): \(problem)")
+                return
+            }
+            if seconds > Self.deadline {
+                Issue.record("\(target.name): input #\(index) (seed \(FuzzBudget.seed)) took \(seconds) s: \(shown)")
+                return
+            }
+        }
+    }
+
+    /// The corpora were parsed: every seed input of the valid kind is accepted (so the mutations start from real
+    /// inputs, not from text the parser refuses at its first byte).
+    @Test func seedInputsAreValid() throws {
+        #expect(throws: Never.self) { try MirrorList.parse(bytes: Self.mirrorsCorpus[0], file: "mirrors.json") }
+        #expect(throws: Never.self) { try ReciterTable.parse(bytes: Self.tableCorpus[0], file: "t.tsv") }
+        for reference in ["36", "2:255", "2:255-260", "2:284-3:5", "juz 30", "page 1-3", "#262", "yasin"] {
+            #expect(throws: Never.self) { try ReferenceParser.parse(reference.split(separator: " ").map(String.init)) }
+        }
+    }
+
+    // MARK: - Corpora
+
+    static let referenceCorpus: [[UInt8]] = [
+        "36", "2:255", "2:255-260", "2:284-3:5", "juz 30", "juz 1-2", "page 1-3", "hizb 60", "#262", "#1-#7", "yasin",
+        "al-mulk:1-5", "the cow:255", "78-114", "1,2,3", "para 30", "1:1-1:7", "114:6", "Aal-i-Imraan", "ar-rahman",
+    ].map { Array($0.utf8) }
+
+    static let seekCorpus: [[UInt8]] = [
+        "3:20", "1:02:03", "95", "95.5s", "+30", "-10", "+1:30", "-1:00", "45%", "100%", "2:255", "ayah 3:20",
+        "yasin:12", "0", "0:00", "100:00:00",
+    ].map { Array($0.utf8) }
+
+    static let numberCorpus: [[UInt8]] = [
+        "8", "500M", "2G", "1.5G", "800K", "1024T", "1KiB", "2026-11-29", "2026-11-29T08:00", "2026-11-29T08:00:05Z",
+        "2026-11-29 08:00", "7d", "12h", "30m", "0.3333", "60",
+    ].map { Array($0.utf8) }
+
+    static let lineCorpus: [[UInt8]] = [
+        "play 36 --reciter ibrahim-alakhdar --repeat 3 --pause 2; wait", "seek 1:00; status --json",
+        "prefetch 'juz 30' --jobs 8 --retries 3 --max-size 2G", "history --since 7d", "bookmark 2:255 --note \"a note\"",
+        "journal export --since 2026-11-01 --format csv", "cache verify --repair # comment", "render 112 -o x.wav --from 45%",
+        "resolve 36:1-5 --reciter=ibrahim-alakhdar", "table build dir --reciter x -o out.tsv", "positions --surah 36 --csv",
+        "play 1 --from 1:00 --basmala off --output wav:/tmp/x.wav --device null --events",
+    ].map { Array($0.utf8) }
+
+    static let mirrorsCorpus: [[UInt8]] = {
+        let committed = (try? Data(contentsOf: URL(fileURLWithPath: TestPaths.repository + "/mirrors.json"))).map { Array($0) } ?? []
+        let small = #"""
+            {"version": 1, "reciters": [{"id": "a", "name": "A", "style": "murattal", "bitrate_kbps": 64, "table": "a.tsv",
+             "mirrors": [{"name": "m", "url": "http://127.0.0.1:8080/{surah3}{ayah3}.mp3"}, {"name": "n", "url": "https://h/{global}.mp3"}]}]}
+            """#
+        return [Array(small.utf8), committed]
+    }()
+
+    static let tableCorpus: [[UInt8]] = {
+        let header = "# tartil-table: 1\n# reciter: ibrahim-alakhdar\n# source: test\n"
+        let committed = (try? String(contentsOfFile: TestPaths.repository + "/reciter-tables/ibrahim-alakhdar.tsv", encoding: .utf8)) ?? header
+        let rows = committed.split(separator: "\n").filter { !$0.hasPrefix("#") }.prefix(20).joined(separator: "\n")
+        return [Array((header + rows + "\n").utf8), Array(committed.utf8)]
+    }()
+}
