@@ -17,13 +17,14 @@ import Testing
         }
     }
 
+    static let mpg123Program = ["/usr/bin/mpg123", "/usr/local/bin/mpg123"].first(where: FileManager.default.isExecutableFile)
+
     /// The PCM itself is byte-for-byte what the mpg123 program decodes (gapless trimming on in both).
-    @Test(arguments: ["001001.mp3", "001005.mp3", "001006.mp3", "001007.mp3", "112004.mp3"])
+    @Test(
+        .enabled(if: mpg123Program != nil, "needs the mpg123 program (tools/install-deps installs it)"),
+        arguments: ["001001.mp3", "001005.mp3", "001006.mp3", "001007.mp3", "112004.mp3"])
     func pcmEqualsTheMpg123ProgramsDecode(file: String) throws {
-        guard let mpg123 = ["/usr/bin/mpg123", "/usr/local/bin/mpg123"].first(where: FileManager.default.isExecutableFile) else {
-            print("skipped: the mpg123 program is not installed (tools/install-deps installs it)")
-            return
-        }
+        let mpg123 = try #require(Self.mpg123Program)
         let path = "\(Self.fixtureDirectory)/\(file)"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: mpg123)
@@ -50,12 +51,9 @@ import Testing
 
     /// The real recordings cover MPEG-1/2/2.5, mono and stereo, ID3v2 of many sizes, ID3v1, and Info/LAME tags
     /// with zero delay: every file's count must equal the manifest's (from the mpg123 program).
-    @Test(arguments: ["ibrahim-alakhdar", "ahmed-allhdan", "emad-al-mansary", "minshawi-mujawwad", "ali-alhudhaifi"])
+    @Test(.enabled(if: TestPaths.sharedReal != nil, "needs ../shared/real (the real recordings beside the checkout)"), arguments: ["ibrahim-alakhdar", "ahmed-allhdan", "emad-al-mansary", "minshawi-mujawwad", "ali-alhudhaifi"])
     func realRecordingsDecodeToTheManifestsCounts(reciter: String) throws {
-        guard let real = TestPaths.sharedReal else {
-            print("skipped: ../shared/real is absent")
-            return
-        }
+        let real = try #require(TestPaths.sharedReal)
         let directory = "\(real)/audio/\(reciter)"
         let decoder = try Mpg123Decoder()
         let rows = try ManifestRow.read(directory)
