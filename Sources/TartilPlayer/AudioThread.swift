@@ -105,6 +105,7 @@ final class AudioThread {
     private func openCurrent(_ item: PlanItem) -> Bool {
         itemFrames = 0
         if case .pause(let milliseconds) = item.kind {
+            if format == nil && !learnFormatBeforeSilence() { return false }
             let frames = milliseconds * (format?.sampleRate ?? timeline.sampleRate) / 1000
             source = .silence(remaining: max(0, frames - skipFrames))
             itemFrames = min(frames, skipFrames)
@@ -151,6 +152,36 @@ final class AudioThread {
             setState(.playing)
             return true
         }
+    }
+
+    /// Silence before any file has played (a plan that starts, or resumes, on a pause, or whose first ayat
+    /// were skipped) needs the output's format, which only a file gives: opens the first later file that is
+    /// here, as the prepared next decoder. False when the silence cannot start yet: that file is still on its
+    /// way (buffering), or no later file can play, in which case the silence is passed over (nothing follows it
+    /// to be heard in any format).
+    private func learnFormatBeforeSilence() -> Bool {
+        var index = plan.current
+        while let next = plan.nextFileItem(after: index), let file = plan.items[next].file {
+            switch player.mailbox.read({ $0.files[file] }) {
+            case nil:
+                setState(.buffering, ayah: file)
+                player.mailbox.wait(until: { $0.files[file] != nil || !$0.commands.isEmpty }, timeout: 0.5) { _, _ in }
+                return false
+            case .failed:
+                index = next
+            case .ready(let bytes, _):
+                do {
+                    try spare.open(bytes: bytes, name: "\(file.fileStem).mp3")
+                    try adopt(spare.format)
+                    preparedIndex = next
+                    return true
+                } catch {
+                    index = next  // reported when it becomes the current item
+                }
+            }
+        }
+        advance()
+        return false
     }
 
     /// Reports an item that cannot play and moves past it.

@@ -93,6 +93,37 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         #expect(rendered.sha256 == reference.sha256, "\(from)")
     }
 
+    /// A plan that starts inside a pause has no file yet to give the output its format: it used to spin at
+    /// 100% CPU forever. Now the silence takes the next file's format and the render is the tail of the whole.
+    @Test func aStartInsideAPauseRendersTheTailOfTheWhole() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (name, extra) in [("whole", [String]()), ("tail", ["--from", "1.989"])] {
+            let result = try environment.tartil(
+                ["render", "1:1-2", "--pause", "2", "--reciter", "fixture", "-o", directory + "/\(name).wav"] + extra,
+                urls: [environment.clean], in: directory)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: directory + "/whole.wav")).dropFirst(44)
+        let tail = try Data(contentsOf: URL(fileURLWithPath: directory + "/tail.wav")).dropFirst(44)
+        let rate = environment.manifest[AyahRef(unchecked: 1, 1)]!.sampleRate
+        let first = environment.manifest[AyahRef(unchecked: 1, 1)]!.samples
+        #expect(Int((1.989 * Double(rate)).rounded()) > first, "the start is inside the pause after 1:1")
+        #expect(tail == whole.dropFirst(Int((1.989 * Double(rate)).rounded()) * 2))
+    }
+
+    /// Every ayah failing, with pauses after each: the pauses are passed over (nothing follows them to hear)
+    /// and play ends with the failures instead of spinning.
+    @Test func pausesAroundAyatThatAllFailEnd() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(
+            ["play", "12:1-3", "--from", "0:02", "--pause", "0.1", "--repeat", "2", "--reciter", "fixture", "--output", "null"],
+            urls: [environment.clean], in: directory)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("3 ayat could not be played: 12:1 (mirror 1: HTTP 404)"))
+    }
+
     @Test func aSlowMirrorStartsAfterTheFirstAyahBuffersVisiblyAndEndsComplete() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

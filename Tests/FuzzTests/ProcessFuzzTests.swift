@@ -98,6 +98,7 @@ import Testing
         ["history", "--since", "99999999999-01-01"], ["journal", "export", "--since", "-9223372036854775808d"],
         ["resolve", String(repeating: "x", count: 100_000)], ["surahs", String(repeating: "al ", count: 30_000)],
         ["prefetch", "112", "--jobs", "99999999999999999999"], ["play", "112", "--pause", "1e308"],
+        ["play", "012", "--from", "0:02", "--repeat", "2", "--pause", "0.1"],  // found by tools/fuzz: spun forever
     ]
 
     @Test func noRunCrashesHangsOrChangesStateWhenRefused() throws {
