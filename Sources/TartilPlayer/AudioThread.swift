@@ -2,15 +2,14 @@ import TartilAudio
 import TartilCore
 import TartilJournal
 
-/// The player's audio thread: owns the decoders and the output, runs the plan, and carries out commands between
-/// chunks. Files arrive as verified bytes through the mailbox, so nothing here waits on the disk or the network;
-/// the only blocking call is the output's write, which is what paces playback.
+/// The player's audio thread: owns the playback machine, the decoders and the output. It feeds the machine the
+/// commands and what happened (files arriving, chunks written, the device drained) and carries out its actions
+/// between chunks; it decides nothing itself. Files arrive as verified bytes through the mailbox, and events
+/// leave through the event queue, so nothing here waits on the disk, the network or a reader; the only blocking
+/// call is the output's write, which is what paces playback.
 final class AudioThread {
     private unowned let player: Player
-    private var plan: PlaybackPlan
-    private var timeline: Timeline
-    private let start: SeekTarget?
-    private let resumeAt: (ayah: AyahRef, offsetSamples: Int)?
+    private var machine: PlaybackMachine
     private let output: any AudioOutput
     /// The decoder playing, and one holding the next file open for a gapless hand-over.
     private var decoder: Mpg123Decoder
@@ -18,41 +17,29 @@ final class AudioThread {
     /// The plan item `spare` holds open, if any.
     private var preparedIndex: Int?
 
-    /// What the current item is reading from.
+    /// What the open item is read from.
     private enum Source {
         case file
         case silence(remaining: Int)
     }
 
     private var source: Source?
-    /// Frames to pass over at the start of the current item (a seek into it).
-    private var skipFrames = 0
-    /// Frames of the current item written so far (counted from its start, skipped ones included).
-    private var itemFrames = 0
-    /// The write head, in samples from the start of the plan.
-    private var written = 0
     private var format: PCMFormat?
-    /// nil until the first state is reported (so a first wait for a file shows as buffering).
-    private var state: PlayerState?
-    private var heardIndex = -1
-    /// Where a pause happened, to resume on the same sample.
-    private var pausedAt: Int?
+    private var draining = false
     private var ended = false
+    /// What the machine has been told of each file, and the mailbox's files version it was told from.
+    private var told: [AyahRef: Told] = [:]
+    private var seenFilesVersion = -1
+    private var bufferingAyah: AyahRef?
+    private var writtenFrames = 0
     private let chunkFrames: Int
     private let buffer: UnsafeMutableRawBufferPointer
-    private let stopOnSkip: Bool
 
-    init(
-        player: Player, plan: PlaybackPlan, timeline: Timeline, start: SeekTarget?,
-        resumeAt: (ayah: AyahRef, offsetSamples: Int)?, output: any AudioOutput, decoders: (Mpg123Decoder, Mpg123Decoder),
-        stopOnSkip: Bool
-    ) {
-        self.resumeAt = resumeAt
-        self.stopOnSkip = stopOnSkip
+    private enum Told { case ready, downloading, failed }
+
+    init(player: Player, machine: PlaybackMachine, output: any AudioOutput, decoders: (Mpg123Decoder, Mpg123Decoder)) {
         self.player = player
-        self.plan = plan
-        self.timeline = timeline
-        self.start = start
+        self.machine = machine
         self.output = output
         (decoder, spare) = decoders
         // A device is fed in small chunks so commands act within a few tens of milliseconds; files and `null`
@@ -63,145 +50,188 @@ final class AudioThread {
 
     deinit { buffer.deallocate() }
 
-    func run() {
-        if let resumeAt, let index = plan.items.firstIndex(where: { $0.kind == .ayah && $0.ayah == resumeAt.ayah }) {
-            // At the very start of an ayah, start with its group (its basmala); inside it, on the very sample.
-            let target = resumeAt.offsetSamples == 0
-                ? timeline.start(of: plan.group(containing: index).lowerBound)
-                : timeline.start(of: index) + min(resumeAt.offsetSamples, timeline.lengths[index].samples)
-            jump(toSample: target)
-        } else if let start {
-            seek(start)
-        }
-        publishWanted()
+    func run(_ startActions: [PlaybackMachine.Action]) {
+        execute(startActions)
         while !ended {
-            var commands: [Player.Command] = []
-            if !player.mailbox.read({ $0.commands.isEmpty }) {
-                commands = player.mailbox.update { box in
-                    defer { box.commands.removeAll() }
-                    return box.commands
-                }
-            }
-            for command in commands where !ended { handle(command) }
-            if !commands.isEmpty { player.mailbox.update { $0.commandsDone += commands.count } }
+            takeCommands()
             if ended { break }
-            if pausedAt != nil {
-                player.mailbox.wait(until: { !$0.commands.isEmpty }) { _ in }
-                continue
+            tellFiles()
+            if ended { break }
+            if draining {
+                draining = false
+                do {
+                    try output.finish()  // waits until the device has played everything
+                    execute(machine.on(.drained))
+                } catch {
+                    execute(machine.on(.outputFailed("\(error)")))
+                }
+            } else if source != nil && machine.state == .playing {
+                playChunk()
+            } else {
+                // Nothing to write: wait for a command or a file.
+                let seen = seenFilesVersion
+                player.mailbox.wait(until: { !$0.commands.isEmpty || $0.filesVersion != seen }, timeout: 0.5) { _, _ in }
             }
-            guard let item = plan.currentItem else {
-                finish(.finished, message: nil)
-                break
-            }
-            if source == nil && !openCurrent(item) { continue }
-            playChunk()
         }
         player.mailbox.update { $0.audioEnded = true }
+        player.closeEvents()
     }
 
-    // MARK: - Items
+    // MARK: - Feeding the machine
 
-    /// Opens the current item's source; false when it is not there yet (buffering) or was skipped.
-    private func openCurrent(_ item: PlanItem) -> Bool {
-        itemFrames = 0
-        if case .pause(let milliseconds) = item.kind {
-            if format == nil && !learnFormatBeforeSilence() { return false }
-            let frames = milliseconds * (format?.sampleRate ?? timeline.sampleRate) / 1000
-            source = .silence(remaining: max(0, frames - skipFrames))
-            itemFrames = min(frames, skipFrames)
-            skipFrames = 0
-            setState(.playing)
-            return true
+    private func takeCommands() {
+        guard !player.mailbox.read({ $0.commands.isEmpty }) else { return }
+        let commands = player.mailbox.update { box in
+            defer { box.commands.removeAll() }
+            return box.commands
         }
-        guard let file = item.file else { return false }
-        let fileState = player.mailbox.read { $0.files[file] }
-        switch fileState {
-        case nil:
-            setState(.buffering, ayah: file)
-            player.mailbox.wait(
-                until: { $0.files[file] != nil || !$0.commands.isEmpty }, timeout: 0.5) { _, _ in }
-            return false
-        case .failed(let reason):
-            skip(item, reason: reason)
-            return false
-        case .ready(let bytes, let measuredFrames):
-            do {
-                if preparedIndex == plan.current && skipFrames == 0 {
-                    swap(&decoder, &spare)
-                } else {
-                    try decoder.open(bytes: bytes, name: "\(file.fileStem).mp3")
+        for (ticket, command) in commands {
+            var refusal: TartilError?
+            if !ended {
+                execute(machine.on(.heard(unplayed: output.unplayedFrames)))
+                do {
+                    execute(try machine.on(command))
+                } catch {
+                    refusal = error
                 }
+            }
+            player.mailbox.update { box in
+                if let refusal { box.refusals[ticket] = refusal }
+                box.commandsDone = ticket
+            }
+        }
+    }
+
+    /// Tells the machine what changed in the mailbox's files since it was last told.
+    private func tellFiles() {
+        guard player.mailbox.read({ $0.filesVersion != seenFilesVersion }) else { return }
+        let (files, version) = player.mailbox.read { box in
+            (box.files.mapValues { state -> (Told, (samples: Int, rate: Int)?, String?) in
+                switch state {
+                case .ready(_, let measured): (.ready, measured, nil)
+                case .downloading: (.downloading, nil, nil)
+                case .failed(let reason): (.failed, nil, reason)
+                }
+            }, box.filesVersion)
+        }
+        seenFilesVersion = version
+        for (ayah, (kind, measured, reason)) in files.sorted(by: { $0.key < $1.key }) where told[ayah] != kind {
+            told[ayah] = kind
+            switch kind {
+            case .ready: execute(machine.on(.fileReady(ayah, samples: measured?.samples, rate: measured?.rate)))
+            case .downloading: execute(machine.on(.fileDownloading(ayah)))
+            case .failed: execute(machine.on(.fileFailed(ayah, reason: reason ?? "failed")))
+            }
+            if ended { return }
+        }
+        // Files the loader let go of (no longer wanted) are no longer here.
+        for ayah in told.keys where files[ayah] == nil {
+            told[ayah] = nil
+            execute(machine.on(.fileDropped(ayah)))
+        }
+    }
+
+    // MARK: - Carrying out actions
+
+    private func execute(_ actions: [PlaybackMachine.Action]) {
+        guard !actions.isEmpty else { return }
+        for action in actions {
+            switch action {
+            case .want(let files):
+                player.mailbox.update { box in
+                    box.wanted = files
+                    box.wantedVersion += 1
+                }
+            case .open(let position):
+                open(position)
+            case .prepare(let index):
+                prepare(index)
+            case .discardOutput:
+                output.discard()
+                source = nil
                 preparedIndex = nil
-                do {
-                    try adopt(decoder.format)
-                } catch {
-                    finish(.failed, message: "\(error)")
-                    return false
+            case .drainOutput:
+                draining = true
+            case .record(let record):
+                player.emit(.position(PlaybackPosition(
+                    reciter: player.reciter, ayah: record.ayah, offsetSamples: record.offsetSamples, sampleRate: record.rate,
+                    reason: JournalEvent.Reason(rawValue: record.reason.rawValue) ?? .seek)))
+            case .notify(let notice):
+                switch notice {
+                case .state(let state):
+                    if state != .buffering { bufferingAyah = nil }
+                    player.emit(.state(state))
+                case .item(let index):
+                    player.emit(.item(index: index, machine.plan.items[index]))
+                case .buffering(let ayah):
+                    bufferingAyah = ayah
+                    player.emit(.buffering(ayah))
+                case .skipped(let ayah, let reason):
+                    player.emit(.error(message: "skipped \(ayah): \(reason)", ayah: ayah))
                 }
-                if let measuredFrames { measure(measuredFrames) }
-                if skipFrames > 0 {
-                    try decoder.skip(frames: skipFrames)
-                    itemFrames = skipFrames
-                    skipFrames = 0
-                }
-            } catch {
-                skip(item, reason: "\(file) does not decode: \(error)")
-                return false
-            }
-            source = .file
-            setState(.playing)
-            return true
-        }
-    }
-
-    /// Silence before any file has played (a plan that starts, or resumes, on a pause, or whose first ayat
-    /// were skipped) needs the output's format, which only a file gives: opens the first later file that is
-    /// here, as the prepared next decoder. False when the silence cannot start yet: that file is still on its
-    /// way (buffering), or no later file can play, in which case the silence is passed over (nothing follows it
-    /// to be heard in any format).
-    private func learnFormatBeforeSilence() -> Bool {
-        var index = plan.current
-        while let next = plan.nextFileItem(after: index), let file = plan.items[next].file {
-            switch player.mailbox.read({ $0.files[file] }) {
-            case nil:
-                setState(.buffering, ayah: file)
-                player.mailbox.wait(until: { $0.files[file] != nil || !$0.commands.isEmpty }, timeout: 0.5) { _, _ in }
-                return false
-            case .failed:
-                index = next
-            case .ready(let bytes, _):
-                do {
-                    try spare.open(bytes: bytes, name: "\(file.fileStem).mp3")
-                    try adopt(spare.format)
-                    preparedIndex = next
-                    return true
-                } catch {
-                    index = next  // reported when it becomes the current item
-                }
+            case .end(let state, let message):
+                ended = true
+                source = nil
+                if state != .finished { output.abandon() }
+                publishStatus()
+                player.emit(.end(state, message: message))
             }
         }
-        advance()
-        return false
+        if !ended { publishStatus() }
     }
 
-    /// Reports an item that cannot play and moves past it.
-    private func skip(_ item: PlanItem, reason: String) {
-        player.published.withLock { $0.skipped[item.ayah] = reason }
-        if stopOnSkip {
-            player.emit(.error(message: "\(item): \(reason)", ayah: item.ayah))
-            finish(.failed, message: "\(item) cannot be played: \(reason)")
+    /// Opens item `position.index` at `position.offset`: its file (the prepared decoder when it is that one, for
+    /// the gapless hand-over), or silence.
+    private func open(_ position: PlanPosition) {
+        let item = machine.plan.items[position.index]
+        guard let file = item.file else {
+            if format == nil {
+                execute(machine.on(.outputFailed("silence before any file: no format to write it in")))
+                return
+            }
+            source = .silence(remaining: machine.timeline.lengths[position.index].samples - position.offset)
             return
         }
-        player.emit(.error(message: "skipped \(item): \(reason)", ayah: item.ayah))
-        advance()
+        guard case .ready(let bytes, _)? = player.mailbox.read({ $0.files[file] }) else {
+            told[file] = nil
+            execute(machine.on(.fileDropped(file)))
+            return
+        }
+        do {
+            if preparedIndex == position.index && position.offset == 0 {
+                swap(&decoder, &spare)
+            } else {
+                try decoder.open(bytes: bytes, name: "\(file.fileStem).mp3")
+            }
+            preparedIndex = nil
+            if position.offset > 0 { try decoder.skip(frames: position.offset) }
+        } catch {
+            preparedIndex = nil
+            source = nil
+            execute(machine.on(.openFailed(reason: "\(file.fileStem).mp3 does not decode: \(error)")))
+            return
+        }
+        do {
+            try adopt(decoder.format)
+        } catch {
+            execute(machine.on(.outputFailed("\(error)")))
+            return
+        }
+        source = .file
     }
 
-    /// An unpinned ayah's length becomes exact once its file is here. A seek made on the estimate keeps its
-    /// offset into the item.
-    private func measure(_ frames: Int) {
-        guard timeline.lengths[plan.current].isEstimated else { return }
-        timeline.setLength(Timeline.Length(samples: frames), of: plan.current)
-        written = timeline.start(of: plan.current) + itemFrames
+    /// Opens item `index`'s file in the spare decoder; before any file has played, its format is the output's.
+    private func prepare(_ index: Int) {
+        guard let file = machine.plan.items[index].file, case .ready(let bytes, _)? = player.mailbox.read({ $0.files[file] }) else {
+            return
+        }
+        do {
+            try spare.open(bytes: bytes, name: "\(file.fileStem).mp3")
+            preparedIndex = index
+            if format == nil { try adopt(spare.format) }
+        } catch {
+            preparedIndex = nil  // reported when it becomes the open item
+        }
     }
 
     /// Configures the output for the file's format when it differs from the last.
@@ -209,15 +239,6 @@ final class AudioThread {
         guard newFormat != format else { return }
         try output.configure(newFormat)
         format = newFormat
-    }
-
-    private func advance() {
-        plan.advance()
-        source = nil
-        skipFrames = 0
-        itemFrames = 0
-        written = timeline.start(of: plan.current)
-        publishWanted()
     }
 
     // MARK: - Playing
@@ -229,8 +250,7 @@ final class AudioThread {
         case .silence(let remaining):
             frames = min(remaining, chunkFrames)
             if frames > 0 {
-                let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[..<(frames * format.frameBytes)])
-                bytes.initializeMemory(as: UInt8.self, repeating: 0)
+                UnsafeMutableRawBufferPointer(rebasing: buffer[..<(frames * format.frameBytes)]).initializeMemory(as: UInt8.self, repeating: 0)
                 self.source = .silence(remaining: remaining - frames)
             }
         case .file:
@@ -238,243 +258,60 @@ final class AudioThread {
                 let capacity = (buffer.count / format.frameBytes) * format.frameBytes
                 frames = try decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<capacity])) / format.frameBytes
             } catch {
-                let item = plan.currentItem!
+                let item = machine.plan.items[machine.head.index]
                 player.emit(.error(message: "\(item) stopped decoding: \(error)", ayah: item.ayah))
                 frames = 0
             }
         }
         if frames == 0 {
-            endOfItem()
+            self.source = nil
+            execute(machine.on(.sourceEnded))
             return
         }
         do {
             try output.write(UnsafeRawBufferPointer(rebasing: buffer[..<(frames * format.frameBytes)]))
         } catch {
-            finish(.failed, message: "\(error)")
+            self.source = nil
+            execute(machine.on(.outputFailed("\(error)")))
             return
         }
-        itemFrames += frames
-        written += frames
-        publishPosition()
-        prepareNext()
-    }
-
-    /// The current item has played to its end: its true length goes into the timeline, the next item follows.
-    private func endOfItem() {
-        if timeline.lengths[plan.current].samples != itemFrames {
-            timeline.setLength(Timeline.Length(samples: itemFrames), of: plan.current)
-        }
-        advance()
-    }
-
-    /// Opens the next file item in the spare decoder once its bytes are here, so the hand-over is gapless.
-    private func prepareNext() {
-        guard preparedIndex == nil, let next = plan.nextFileItem(after: plan.current), let file = plan.items[next].file else { return }
-        guard case .ready(let bytes, _) = player.mailbox.read({ $0.files[file] }) else { return }
-        do {
-            try spare.open(bytes: bytes, name: "\(file.fileStem).mp3")
-            preparedIndex = next
-        } catch {
-            preparedIndex = nil  // reported when it becomes the current item
-        }
-    }
-
-    // MARK: - Commands
-
-    private func handle(_ command: Player.Command) {
-        switch command {
-        case .pause:
-            pause()
-        case .resume:
-            resume()
-        case .toggle:
-            if pausedAt == nil { pause() } else { resume() }
-        case .stop(let reason):
-            emitPosition(at: pausedAt ?? heardPosition().sample, reason: reason)
-            finish(.stopped, message: nil)
-        case .next:
-            let heard = heardPosition()
-            var probe = plan
-            probe.jump(to: heard.index)
-            jump(toSample: timeline.start(of: probe.nextTarget()))
-            emitPosition(at: written, reason: .seek)
-        case .previous:
-            let heard = heardPosition()
-            var probe = plan
-            probe.jump(to: heard.index)
-            let groupStart = probe.isFinished ? heard.sample : timeline.start(of: probe.group(containing: heard.index).lowerBound)
-            let seconds = timeline.seconds(atSample: heard.sample - groupStart)
-            jump(toSample: timeline.start(of: probe.previousTarget(secondsIntoGroup: seconds)))
-            emitPosition(at: written, reason: .seek)
-        case .seek(let target):
-            seek(target)
-            emitPosition(at: pausedAt ?? written, reason: .seek)
-        }
-    }
-
-    private func pause() {
-        guard pausedAt == nil else { return }
-        let heard = heardPosition()
-        output.discard()
-        pausedAt = heard.sample
-        source = nil
-        preparedIndex = nil
-        setState(.paused)
-        publishPosition(heard: heard.sample)
-        emitPosition(at: heard.sample, reason: .pause)
-    }
-
-    private func resume() {
-        guard let sample = pausedAt else { return }
-        pausedAt = nil
-        jump(toSample: sample, discard: false)
-        setState(.playing)
-    }
-
-    /// Carries out a seek, relative to where playback is heard.
-    private func seek(_ target: SeekTarget) {
-        let heard = pausedAt.map { (index: timeline.locate($0).index, sample: $0) } ?? heardPosition()
-        let index = min(heard.index, max(0, plan.items.count - 1))
-        guard !plan.items.isEmpty else { return }
-        let span = plan.surahSpan(containing: index)
-        let spanStart = timeline.start(of: span.lowerBound)
-        let spanLength = timeline.samples(in: span)
-        let sample: Int
-        switch target {
-        case .time(let seconds):
-            sample = spanStart + min(spanLength, timeline.sample(atSeconds: seconds))
-        case .offset(let seconds):
-            sample = max(0, min(timeline.totalSamples, heard.sample + timeline.sample(atSeconds: seconds)))
-        case .fraction(let share):
-            sample = spanStart + Int((share * Double(spanLength)).rounded())
-        case .ayah(let ayah):
-            guard let item = plan.firstItem(of: ayah) else { return }
-            sample = timeline.start(of: item)
-        }
-        if pausedAt != nil {
-            pausedAt = sample
-            publishPosition(heard: sample)
-        } else {
-            jump(toSample: sample)
-        }
-    }
-
-    /// Moves the write head to `sample` of the plan: what is buffered in the device is dropped, and the item
-    /// there is opened at the right frame.
-    private func jump(toSample sample: Int, discard: Bool = true) {
-        if discard { output.discard() }
-        let (index, offset) = timeline.locate(sample)
-        plan.jump(to: index)
-        source = nil
-        preparedIndex = nil
-        skipFrames = offset
-        itemFrames = 0
-        written = timeline.start(of: plan.current) + offset
-        publishWanted()
-        publishPosition(heard: written)
+        writtenFrames += frames
+        execute(machine.on(.wrote(frames: frames, unplayed: output.unplayedFrames)))
     }
 
     // MARK: - Publishing
 
-    /// Where playback is heard: the write head less what the device still holds.
-    private func heardPosition() -> (index: Int, sample: Int) {
-        let sample = max(0, written - output.unplayedFrames)
-        return (timeline.locate(sample).index, sample)
-    }
-
-    private func publishWanted() {
-        let files = plan.filesAhead()
-        guard player.mailbox.read({ $0.wanted != files }) else { return }
-        player.mailbox.update { box in
-            box.wanted = files
-            box.wantedVersion += 1
-        }
-    }
-
-    private func publishPosition(heard: Int? = nil) {
-        let sample = heard ?? heardPosition().sample
-        let index = min(timeline.locate(sample).index, plan.items.count)
-        if index != heardIndex {
-            heardIndex = index
-            if index < plan.items.count {
-                player.emit(.item(index: index, plan.items[index]))
-                if plan.group(containing: index).lowerBound == index { emitPosition(at: timeline.start(of: index), reason: .ayahStart) }
-            }
-        }
+    /// The status `status` reads: the machine's state and the scrubber over the heard item's surah.
+    private func publishStatus() {
+        let plan = machine.plan
+        let timeline = machine.timeline
+        let heard = machine.heard
+        let index = min(heard.index, plan.items.count)
         guard !plan.items.isEmpty else { return }
         let span = plan.surahSpan(containing: min(index, plan.items.count - 1))
-        let spanStart = timeline.start(of: span.lowerBound)
-        var ticks: [Int] = []
+        let spanStart = PlanPosition(index: span.lowerBound)
+        var ticks: [Double] = []
         var item = span.lowerBound
         while item < span.upperBound {
-            ticks.append(timeline.start(of: item) - spanStart)
+            ticks.append(timeline.startSeconds[item] - timeline.startSeconds[span.lowerBound])
             item = plan.group(containing: item).upperBound
         }
-        let duration = timeline.samples(in: span)
-        let estimated = timeline.isEstimated(in: span)
-        let total = timeline.totalSamples
-        player.published.withLock { status in
-            status.totalSamples = total
-            status.index = index
-            status.item = index < plan.items.count ? plan.items[index] : nil
-            status.surah = plan.items[span.lowerBound].ayah.surah
-            status.position = min(duration, sample - spanStart)
-            status.duration = duration
-            status.sampleRate = format?.sampleRate ?? timeline.sampleRate
-            status.isEstimated = estimated
-            status.ayahStarts = ticks
-        }
+        let position = min(heard, PlanPosition(index: span.upperBound))
+        let skipped = Dictionary(machine.skipped.map { ($0.ayah, $0.reason) }, uniquingKeysWith: { first, _ in first })
+        let status = PlayerStatus(
+            state: machine.state, reciter: player.reciter, index: index, item: index < plan.items.count ? plan.items[index] : nil,
+            itemCount: plan.items.count, surah: plan.items[span.lowerBound].ayah.surah,
+            positionSeconds: timeline.seconds(at: position) - timeline.seconds(at: spanStart),
+            positionSamples: timeline.sample(at: position) - timeline.sample(at: spanStart),
+            durationSeconds: timeline.seconds(in: span), durationSamples: timeline.samples(in: span),
+            sampleRate: timeline.lengths[min(index, plan.items.count - 1)].rate, isEstimated: timeline.isEstimated(in: span),
+            ayahStarts: ticks, bufferingAyah: machine.state == .buffering ? bufferingAyah : nil, skipped: skipped,
+            totalSamples: timeline.totalSamples, writtenSeconds: writtenSeconds, endMessage: machine.endMessage)
+        player.published.withLock { $0 = status }
     }
 
-    /// Reports where `sample` of the plan is as a position in an ayah's recitation (the ayah's start while its
-    /// basmala or a pause plays; the end of the last ayah at the end).
-    private func emitPosition(at sample: Int, reason: JournalEvent.Reason) {
-        guard !plan.items.isEmpty else { return }
-        var (index, offset) = timeline.locate(sample)
-        if index >= plan.items.count {
-            index = plan.items.count - 1
-            offset = timeline.lengths[index].samples
-        }
-        let item = plan.items[index]
-        let position = PlaybackPosition(
-            reciter: player.reciter, ayah: item.ayah, offsetSamples: item.kind == .ayah ? offset : 0,
-            sampleRate: format?.sampleRate ?? timeline.sampleRate, reason: reason)
-        player.emit(.position(position))
-    }
-
-    private func setState(_ newState: PlayerState, ayah: AyahRef? = nil) {
-        guard newState != state else { return }
-        state = newState
-        player.published.withLock { status in
-            status.state = newState
-            status.bufferingAyah = newState == .buffering ? ayah : nil
-        }
-        if newState == .buffering, let ayah { player.emit(.buffering(ayah)) }
-        player.emit(.state(newState))
-    }
-
-    private func finish(_ final: PlayerState, message: String?) {
-        guard !ended else { return }
-        ended = true
-        var final = final
-        var message = message
-        if final == .finished {
-            do {
-                try output.finish()  // waits until the device has played everything
-            } catch {
-                final = .failed
-                message = "\(error)"
-            }
-            written = timeline.totalSamples
-            publishPosition(heard: written)
-            emitPosition(at: written, reason: .end)
-        } else {
-            output.abandon()
-        }
-        if final == .failed, let message { player.published.withLock { $0.endMessage = message } }
-        setState(final)
-        player.emit(.end(final, message: message))
-    }
+    /// How long what was written lasts (what `render` wrote).
+    private var writtenSeconds: Double { format.map { Double(writtenFrames) / Double($0.sampleRate) } ?? 0 }
 }
 
 @available(*, unavailable) extension AudioThread: Sendable {}

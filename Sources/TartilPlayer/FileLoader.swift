@@ -49,19 +49,35 @@ final class FileLoader {
         mailbox.update { $0.loaderEnded = true }
     }
 
-    /// Makes each wanted file ready (or failed), and lets go of the bytes of files no longer wanted.
+    /// Makes each wanted file ready (or downloading, or failed), and lets go of the bytes of files no longer
+    /// wanted.
     private func load(_ wanted: [AyahRef], failures: [AyahRef: String]) {
-        let known = mailbox.update { box in
+        let settled = mailbox.update { box in
+            let before = box.files.count
             box.files = box.files.filter { key, state in
                 if case .failed = state { return true }
                 return wanted.contains(key)
             }
-            for (ayah, reason) in failures { box.files[ayah] = .failed(reason) }
-            return Set(box.files.keys)
+            var changed = box.files.count != before
+            for (ayah, reason) in failures {
+                box.files[ayah] = .failed(reason)
+                changed = true
+            }
+            if changed { box.filesVersion += 1 }
+            var settled = Set<AyahRef>()
+            for (key, state) in box.files {
+                if case .downloading = state { continue }
+                settled.insert(key)
+            }
+            return settled
         }
-        for ayah in wanted where !known.contains(ayah) {
+        for ayah in wanted where !settled.contains(ayah) {
             let state = loadOne(ayah)
-            if let state { mailbox.update { $0.files[ayah] = state } }
+            mailbox.update { box in
+                if case .downloading? = box.files[ayah], case .downloading = state { return }
+                box.files[ayah] = state
+                box.filesVersion += 1
+            }
         }
     }
 
@@ -75,8 +91,8 @@ final class FileLoader {
         return started
     }
 
-    /// The file's state, or nil while it is being downloaded.
-    private func loadOne(_ ayah: AyahRef) -> Player.FileState? {
+    /// The file's state.
+    private func loadOne(_ ayah: AyahRef) -> Player.FileState {
         guard let cache else { return .failed("the cache at \(setup.cacheDirectory) cannot be opened") }
         do {
             let expectation = try cache.expectation(
@@ -84,10 +100,10 @@ final class FileLoader {
             if access(cache.path(reciter: setup.reciter.id, ayah: ayah), F_OK) == 0 {
                 do {
                     let bytes = [UInt8](try cache.readVerified(reciter: setup.reciter.id, ayah: ayah, expectation: expectation))
-                    guard setup.table?.files[ayah] == nil else { return .ready(bytes, measuredFrames: nil) }
+                    guard setup.table?.files[ayah] == nil else { return .ready(bytes, measured: nil) }
                     do {
-                        let (_, frames) = try Mpg123Decoder().countSamples(bytes: bytes, name: "\(ayah.fileStem).mp3")
-                        return .ready(bytes, measuredFrames: frames)
+                        let (format, frames) = try Mpg123Decoder().countSamples(bytes: bytes, name: "\(ayah.fileStem).mp3")
+                        return .ready(bytes, measured: (frames, format.sampleRate))
                     } catch {
                         return .failed("\(ayah.fileStem).mp3 does not decode: \(error)")
                     }
@@ -103,7 +119,7 @@ final class FileLoader {
                         priority: .playback)
                 ])
             }
-            return nil
+            return .downloading
         } catch {
             return .failed(error.message)
         }

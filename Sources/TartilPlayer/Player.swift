@@ -6,20 +6,23 @@ import TartilJournal
 import TartilNet
 
 /// Plays a `PlaybackPlan`: gapless from one ayah to the next, with three ayat fetched ahead at top priority,
-/// a visible "buffering" state instead of a failure when a file is late, and a sample-exact scrubber over the
-/// current surah.
+/// "buffering" only while a wanted file downloads, and a sample-exact scrubber over the current surah. Every
+/// decision is the `PlaybackMachine`'s; the player's threads carry them out.
 ///
 /// ```swift
 /// let player = try Player(setup: setup) { event in print(event) }
-/// player.seek(.time(seconds: 200))    // 3:20 into the surah
+/// try player.perform(.seek(.time(seconds: 200)))    // 3:20 into the surah
 /// player.waitUntilEnded()
 /// ```
 ///
-/// Three threads of its own, none of which the caller waits on:
-/// - the **audio thread** owns the decoders and the output; it decodes, writes, and carries out commands between
-///   chunks. It never touches the network, the disk or a lock held for long: files reach it as verified bytes.
-/// - the **loader thread** owns a `Cache`: it reads and re-verifies the wanted files (the current item's and the
-///   next three) and asks the downloader for those not cached;
+/// Threads of its own, none of which the caller waits on for long:
+/// - the **audio thread** owns the machine, the decoders and the output: it decodes, writes, and feeds the
+///   machine the commands and what happened, carrying out its actions between chunks. It never touches the
+///   network, the disk, a terminal or the journal.
+/// - the **loader thread** owns a `Cache`: it reads and re-verifies the wanted files and asks the downloader for
+///   those not cached;
+/// - the **event thread** hands events to `events` (the journal, printers), so a slow receiver never stalls the
+///   sound;
 /// - the downloader's own threads (`Downloader`).
 /// They meet in one `Monitor` (the mailbox); the status is published through a `Mutex`.
 public final class Player: Sendable {
@@ -27,33 +30,30 @@ public final class Player: Sendable {
     public let reciter: ReciterID
     let mailbox: Monitor<Mailbox>
     let published: Mutex<PlayerStatus>
-    let emit: @Sendable (PlayerEvent) -> Void
+    let eventQueue: Monitor<EventQueue>
 
-    /// Commands from the caller, carried out by the audio thread in order.
-    enum Command: Sendable {
-        case pause, resume, toggle, next, previous
-        case stop(JournalEvent.Reason)
-        case seek(SeekTarget)
-    }
-
-    /// A file for the audio thread: its verified bytes (with its length in PCM frames when the table does not
-    /// pin it, counted by the loader so the audio thread need not), or why it cannot be had.
+    /// A file for the audio thread: its verified bytes (with its length when the table does not pin it, counted
+    /// by the loader so the audio thread need not), or that it is downloading, or why it cannot be had.
     enum FileState: Sendable {
-        case ready([UInt8], measuredFrames: Int?)
+        case ready([UInt8], measured: (samples: Int, rate: Int)?)
+        case downloading
         case failed(String)
     }
 
     /// Where the threads meet.
     struct Mailbox: Sendable {
-        var commands: [Command] = []
-        /// Commands sent and commands carried out, so that a command returns once it has taken effect.
+        /// Commands from callers, each with its ticket, carried out in order by the audio thread.
+        var commands: [(ticket: Int, command: PlaybackMachine.Command)] = []
         var commandsSent = 0
         var commandsDone = 0
+        /// Commands the machine refused, by ticket (taken by their senders).
+        var refusals: [Int: TartilError] = [:]
         /// The files the audio thread wants now (current item first), set by it.
         var wanted: [AyahRef] = []
         var wantedVersion = 0
-        /// Set by the loader thread.
+        /// Set by the loader thread; `filesVersion` counts changes.
         var files: [AyahRef: FileState] = [:]
+        var filesVersion = 0
         /// From the downloader, for the loader thread.
         var downloadEvents: [DownloadEvent] = []
         /// Set by the audio thread when playback has ended; the loader then stops the downloader and ends too.
@@ -61,95 +61,117 @@ public final class Player: Sendable {
         var loaderEnded = false
     }
 
-    /// Opens the output (so that a missing sound card fails here, on the caller's thread, with a clear message),
-    /// then starts playing. `events` is called from the player's threads.
+    /// Events on their way to the event thread.
+    struct EventQueue: Sendable {
+        var events: [PlayerEvent] = []
+        var closed = false
+        var delivered = false
+    }
+
+    /// Opens the output (so that a missing sound card fails here, on the caller's thread, with a clear message)
+    /// and checks where to start (a `--from` past the end is a usage error here, before anything plays), then
+    /// starts playing. `events` is called on the player's event thread, in order.
     public init(setup: PlayerSetup, events: @escaping @Sendable (PlayerEvent) -> Void) throws {
         plan = setup.plan
         reciter = setup.reciter.id
-        emit = events
-        let timeline = Self.timeline(for: setup.plan, table: setup.table)
+        var machine = PlaybackMachine(
+            plan: setup.plan, timeline: PlaybackMachine.timeline(for: setup.plan, table: setup.table), stopOnSkip: setup.stopOnSkip)
+        var start: PlanPosition?
+        if let resume = setup.resumeAt {
+            start = machine.position(resuming: resume.ayah, offsetSamples: resume.offsetSamples)
+        } else if let target = setup.start {
+            start = try machine.target(of: target)
+        }
         published = Mutex(
             PlayerStatus(
-                state: .buffering, reciter: setup.reciter.id, index: 0, item: setup.plan.items.first,
-                itemCount: setup.plan.items.count, surah: setup.plan.items.first?.ayah.surah ?? 0, position: 0,
-                duration: 0, sampleRate: timeline.sampleRate, isEstimated: false, ayahStarts: [], bufferingAyah: nil,
-                skipped: [:], totalSamples: timeline.totalSamples, endMessage: nil))
+                state: .playing, reciter: setup.reciter.id, index: start?.index ?? 0, item: setup.plan.items.first,
+                itemCount: setup.plan.items.count, surah: setup.plan.items.first?.ayah.surah ?? 0, positionSeconds: 0,
+                positionSamples: 0, durationSeconds: 0, durationSamples: 0, sampleRate: machine.timeline.lengths.first?.rate ?? 0,
+                isEstimated: false, ayahStarts: [], bufferingAyah: nil, skipped: [:], totalSamples: machine.timeline.totalSamples,
+                writtenSeconds: 0, endMessage: nil))
         mailbox = Monitor(Mailbox())
+        eventQueue = Monitor(EventQueue())
         let output = try setup.output.open()
         let decoders = (try Mpg123Decoder(), try Mpg123Decoder())
+        let startActions = machine.start(at: start)
         let loader = FileLoader(setup: setup, mailbox: mailbox)
-        let audio = AudioThread(
-            player: self, plan: setup.plan, timeline: timeline, start: setup.start, resumeAt: setup.resumeAt, output: output,
-            decoders: decoders, stopOnSkip: setup.stopOnSkip)
+        let audio = AudioThread(player: self, machine: machine, output: output, decoders: decoders)
         let handOver = UnsafeHandOver((audio, loader))
+        let queue = eventQueue
+        NativeThread.start(stackSize: 256 << 10) { Self.deliverEvents(queue, to: events) }
         NativeThread.start(stackSize: 512 << 10) { handOver.value.1.run() }
-        NativeThread.start(stackSize: 512 << 10) { handOver.value.0.run() }
+        NativeThread.start(stackSize: 512 << 10) { handOver.value.0.run(startActions) }
     }
 
     // MARK: - Control (any thread)
 
-    public func pause() { send(.pause) }
-    public func resume() { send(.resume) }
-    public func toggle() { send(.toggle) }
-    /// Stops playback. `reason` is what the last position records: `stop`, or `quit` when tartil is leaving.
-    public func stop(reason: JournalEvent.Reason = .stop) { send(.stop(reason)) }
-    public func next() { send(.next) }
-    public func previous() { send(.previous) }
-
-    /// Moves playback. An ayah the plan does not play is refused here, before anything changes.
-    public func seek(_ target: SeekTarget) throws(TartilError) {
-        if case .ayah(let ayah) = target, plan.firstItem(of: ayah) == nil {
-            throw .usage("\(ayah) is not in what is playing (\(plan.rangeDescription))")
-        }
-        send(.seek(target))
-    }
-
-    /// Hands `command` to the audio thread and waits until it has been carried out (within a chunk, a few tens
-    /// of milliseconds), so that a `status` after a `seek` sees the seek. Returns at once once playback has ended.
-    private func send(_ command: Command) {
+    /// Hands `command` to the audio thread and returns once it has taken effect (within a chunk, a few tens of
+    /// milliseconds), so that a `status` after a `seek` sees the seek; throws the machine's refusal (a seek past
+    /// the end, `next` from the last ayah) as a usage error. Returns at once when playback has ended.
+    public func perform(_ command: PlaybackMachine.Command) throws(TartilError) {
         let ticket = mailbox.update { box -> Int? in
             guard !box.audioEnded else { return nil }
-            box.commands.append(command)
             box.commandsSent += 1
+            box.commands.append((box.commandsSent, command))
             return box.commandsSent
         }
         guard let ticket else { return }
-        mailbox.wait(until: { $0.commandsDone >= ticket || $0.audioEnded }, timeout: 5) { _, _ in }
+        let refusal = mailbox.wait(until: { $0.commandsDone >= ticket || $0.audioEnded }) { box in
+            box.refusals.removeValue(forKey: ticket)
+        }
+        if let refusal { throw refusal }
     }
+
+    public func pause() { try? perform(.pause) }
+    public func resume() { try? perform(.resume) }
+    public func toggle() { try? perform(.toggle) }
+    /// Stops playback; `quit` records the last position as a quit (tartil is leaving) rather than a stop.
+    public func stop(reason: JournalEvent.Reason = .stop) { try? perform(reason == .quit ? .quit : .stop) }
+    public func next() throws(TartilError) { try perform(.next) }
+    public func previous() throws(TartilError) { try perform(.previous) }
+    public func seek(_ target: SeekTarget) throws(TartilError) { try perform(.seek(target)) }
 
     /// A snapshot of where playback is.
     public var status: PlayerStatus { published.withLock { $0 } }
 
-    /// Blocks until playback has ended and the downloads have stopped, or `seconds` pass; true when ended.
+    /// Blocks until playback has ended, the downloads have stopped and every event has been handed over, or
+    /// `seconds` pass; true when ended.
     @discardableResult
     public func waitUntilEnded(timeout seconds: Double = .infinity) -> Bool {
         if seconds == .infinity {
             mailbox.wait(until: { $0.loaderEnded }) { _ in }
+            eventQueue.wait(until: { $0.delivered }) { _ in }
             return true
         }
-        return mailbox.wait(until: { $0.loaderEnded }, timeout: seconds) { _, ended in ended }
+        guard mailbox.wait(until: { $0.loaderEnded }, timeout: seconds, then: { _, ended in ended }) else { return false }
+        return eventQueue.wait(until: { $0.delivered }, timeout: seconds) { _, delivered in delivered }
     }
 
-    // MARK: - Timeline
+    // MARK: - Events
 
-    /// The plan's time axis from the table: pinned ayat exactly, unpinned ones estimated (the reciter's mean
-    /// length, or 10 s without a table) until their files are opened. Time is counted at the rate of the plan's
-    /// first pinned file (a reciter's files share one rate; in a plan that mixes rates, each item counts its own
-    /// frames, so times there are approximate).
-    static func timeline(for plan: PlaybackPlan, table: ReciterTable?) -> Timeline {
-        let rows = plan.items.compactMap { $0.file.flatMap { table?.files[$0] } }
-        let rate = rows.first?.sampleRate ?? 22050
-        let mean = rows.isEmpty ? rate * 10 : rows.reduce(0) { $0 + $1.samples } / rows.count
-        let lengths = plan.items.map { item -> Timeline.Length in
-            switch item.kind {
-            case .pause(let milliseconds):
-                return Timeline.Length(samples: milliseconds * rate / 1000)
-            case .ayah, .basmala:
-                if let file = item.file, let row = table?.files[file] { return Timeline.Length(samples: row.samples) }
-                return Timeline.Length(samples: mean, isEstimated: true)
+    /// Queues an event for the event thread (from the audio thread: never blocks on the receiver).
+    func emit(_ event: PlayerEvent) {
+        eventQueue.update { $0.events.append(event) }
+    }
+
+    /// No more events after these.
+    func closeEvents() {
+        eventQueue.update { $0.closed = true }
+    }
+
+    /// The event thread: hands each event to `receiver`, in order, until the queue is closed and empty.
+    private static func deliverEvents(_ queue: Monitor<EventQueue>, to receiver: @Sendable (PlayerEvent) -> Void) {
+        while true {
+            // The audio thread closes the queue after its last event, so seeing it closed here means every
+            // event has been taken.
+            let (events, closed) = queue.wait(until: { !$0.events.isEmpty || $0.closed }) { box in
+                defer { box.events.removeAll() }
+                return (box.events, box.closed)
             }
+            for event in events { receiver(event) }
+            if closed { break }
         }
-        return Timeline(sampleRate: rate, lengths: lengths)
+        queue.update { $0.delivered = true }
     }
 }
 

@@ -41,24 +41,8 @@ public struct PlayerSetup: Sendable {
     }
 }
 
-/// What the player is doing.
-public enum PlayerState: String, Sendable, Hashable {
-    /// Sound is coming out.
-    case playing
-    /// Paused by the user; `resume` continues from the same sample.
-    case paused
-    /// Waiting for the item's file (downloading); playing resumes by itself when it arrives.
-    case buffering
-    /// Stopped by the user (or by Ctrl-C).
-    case stopped
-    /// Every item has played.
-    case finished
-    /// Playback could not go on (the sound device failed).
-    case failed
-
-    /// True once the player has ended for good.
-    public var isEnded: Bool { self == .stopped || self == .finished || self == .failed }
-}
+/// What the player is doing (the playback machine's states).
+public typealias PlayerState = PlaybackMachine.State
 
 /// What the player reports as it goes, in order, from its own threads.
 public enum PlayerEvent: Sendable, Hashable {
@@ -110,26 +94,28 @@ public struct PlayerStatus: Sendable, Hashable {
     public var itemCount: Int
     /// The scrubber: the current surah's items in the plan, as a time axis.
     public var surah: Int
-    /// Where playback is, in samples from the start of the surah's first item in the plan.
-    public var position: Int
-    /// The length of the surah's part of the plan, in samples.
-    public var duration: Int
+    /// Where the listener is, from the start of the surah's first item in the plan: in seconds (each item at its
+    /// own rate) and in frames (each item's own, added up).
+    public var positionSeconds: Double
+    public var positionSamples: Int
+    /// The length of the surah's part of the plan.
+    public var durationSeconds: Double
+    public var durationSamples: Int
+    /// The sample rate of the item being heard.
     public var sampleRate: Int
     /// True when an unpinned ayah's length is still a guess.
     public var isEstimated: Bool
-    /// Where each ayah (its group) starts, in samples from the surah's start: the scrubber's ticks.
-    public var ayahStarts: [Int]
+    /// When each ayah (its group) starts, in seconds from the surah's start: the scrubber's ticks.
+    public var ayahStarts: [Double]
     /// The ayah being waited for, while buffering.
     public var bufferingAyah: AyahRef?
     /// Ayat skipped because they could not be fetched, with why.
     public var skipped: [AyahRef: String]
-    /// The length of the whole plan, in samples.
+    /// The frames of the whole plan, and how many were written (what `render` wrote).
     public var totalSamples: Int
+    public var writtenSeconds: Double
     /// Why playback failed (with `failed`).
     public var endMessage: String?
-
-    public var positionSeconds: Double { Double(position) / Double(max(1, sampleRate)) }
-    public var durationSeconds: Double { Double(duration) / Double(max(1, sampleRate)) }
 }
 
 /// The check every downloaded file without a pinned hash must pass, and the size it may have.

@@ -72,7 +72,7 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).allSatisfy { !$0.hasSuffix(".wav") && !$0.hasSuffix(".part") })
     }
 
-    @Test(arguments: ["0:01", "2.5", "3.14159", "7", "33%"])
+    @Test(arguments: ["0:01", "2.5", "3.14159", "5.9", "33%"])
     func aSeekStartsOnTheRoundedSampleOfTheConcatenation(from: String) throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -265,18 +265,22 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         for (arguments, message) in [
             (["play", "112", "--basmala", "maybe"], "--basmala takes auto or off, not 'maybe'"),
             (["play", "112", "--repeat", "0"], "--repeat takes a whole number from 1 to 99, not '0'"),
-            (["play", "112", "--pause", "-1"], "--pause takes seconds from 0 to 60"),
+            (["play", "112", "--pause", "-1"], "--pause takes a number from 0 to 60, not '-1'"),
             (["play", "112", "--output", "speakers"], "--output takes alsa"),
             (["play", "112", "--from", "2:255"], "--from 2:255: that ayah is not in 112:1-4"),
             (["play", "112", "--from", "+30"], "--from takes a time, a share or an ayah"),
             (["render", "112"], "render needs --output <file.wav>"),
             (["seek", "3:20"], "seek: nothing is playing"),
+            (["play", "112", "--from", "112:03"], "1:52:03 is past the end of surah 112, which lasts 0:"),
+            (["play", "112", "--from", "112:03"], "; for ayah 112:3 write 'ayah 112:3'"),
+            (["render", "1:1-4", "-o", directory + "/past.wav", "--from", "7"], "0:07 is past the end of 1:1-4, which lasts 0:05.9"),
         ] {
             let reciter = arguments[0] == "seek" ? [] : ["--reciter", "fixture"]
             let result = try environment.tartil(arguments + reciter, urls: [environment.clean], in: directory)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
+        #expect(!FileManager.default.fileExists(atPath: directory + "/past.wav"), "a refused render writes nothing")
     }
 
     /// The three real reciters (when ../shared/real is present): every surah they have, rendered, equals the

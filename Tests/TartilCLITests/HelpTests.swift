@@ -142,9 +142,10 @@ import Testing
 @Suite struct ScrubberTests {
     func status(position: Int, ayat: Int, state: PlayerState = .playing) -> PlayerStatus {
         PlayerStatus(
-            state: state, reciter: try! ReciterID("r"), index: 0, item: nil, itemCount: ayat, surah: 36, position: position,
-            duration: ayat * 100, sampleRate: 100, isEstimated: false, ayahStarts: (0..<ayat).map { $0 * 100 },
-            bufferingAyah: nil, skipped: [:], totalSamples: ayat * 100, endMessage: nil)
+            state: state, reciter: try! ReciterID("r"), index: 0, item: nil, itemCount: ayat, surah: 36,
+            positionSeconds: Double(position) / 100, positionSamples: position, durationSeconds: Double(ayat),
+            durationSamples: ayat * 100, sampleRate: 100, isEstimated: false, ayahStarts: (0..<ayat).map { Double($0) },
+            bufferingAyah: nil, skipped: [:], totalSamples: ayat * 100, writtenSeconds: 0, endMessage: nil)
     }
 
     @Test func aFewAyatGetATickEach() {

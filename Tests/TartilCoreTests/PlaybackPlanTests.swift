@@ -14,10 +14,10 @@ import Testing
     }
 
     @Test func repeatsAndPausesForMemorisation() {
-        let plan = PlaybackPlan(ayat: ayat(2, 255...256), options: .init(repeatCount: 2, pauseMilliseconds: 1500))
+        let plan = PlaybackPlan(ayat: ayat(2, 255...256), options: .init(repeatCount: 2, pauseSeconds: 1.5))
         #expect(plan.items.map(\.description) == [
-            "2:255", "pause 1500 ms after 2:255", "2:255 (×2)", "pause 1500 ms after 2:255",
-            "2:256", "pause 1500 ms after 2:256", "2:256 (×2)", "pause 1500 ms after 2:256",
+            "2:255", "pause 1.5 s after 2:255", "2:255 (×2)", "pause 1.5 s after 2:255",
+            "2:256", "pause 1.5 s after 2:256", "2:256 (×2)", "pause 1.5 s after 2:256",
         ])
         #expect(plan.group(containing: 2) == 0..<4)
         #expect(plan.nextTarget() == 4)
@@ -35,7 +35,7 @@ import Testing
         plan.advance()
         #expect(plan.isFinished && plan.filesAhead().isEmpty && plan.currentItem == nil)
 
-        let repeated = PlaybackPlan(ayat: ayat(2, 1...3), options: .init(basmala: .off, repeatCount: 3, pauseMilliseconds: 500))
+        let repeated = PlaybackPlan(ayat: ayat(2, 1...3), options: .init(basmala: .off, repeatCount: 3, pauseSeconds: 0.5))
         #expect(repeated.filesAhead() == ayat(2, 1...2))  // 2:1 three times, then 2:2: four file items
         #expect(repeated.nextFileItem(after: 0) == 2)
     }
@@ -63,32 +63,44 @@ import Testing
 }
 
 @Suite struct TimelineTests {
-    let timeline = Timeline(
-        sampleRate: 22050,
-        lengths: [.init(samples: 44100), .init(samples: 0), .init(samples: 22050), .init(samples: 1000, isEstimated: true)])
+    let timeline = Timeline(lengths: [
+        .init(samples: 44100, rate: 22050), .init(samples: 0, rate: 22050), .init(samples: 22050, rate: 22050),
+        .init(samples: 1000, rate: 22050, isEstimated: true),
+    ])
 
     @Test func locatesSamplesByPrefixSums() {
         #expect(timeline.totalSamples == 67150)
-        #expect(timeline.locate(0) == (0, 0))
-        #expect(timeline.locate(44099) == (0, 44099))
-        #expect(timeline.locate(44100) == (2, 0))  // the empty item is passed over
-        #expect(timeline.locate(66149) == (2, 22049))
-        #expect(timeline.locate(66150) == (3, 0))
-        #expect(timeline.locate(67150) == (4, 0))  // the end
-        #expect(timeline.locate(-5) == (0, 0))
+        #expect(timeline.position(atSample: 0) == PlanPosition(index: 0))
+        #expect(timeline.position(atSample: 44099) == PlanPosition(index: 0, offset: 44099))
+        #expect(timeline.position(atSample: 44100) == PlanPosition(index: 2))  // the empty item is passed over
+        #expect(timeline.position(atSample: 66149) == PlanPosition(index: 2, offset: 22049))
+        #expect(timeline.position(atSample: 66150) == PlanPosition(index: 3))
+        #expect(timeline.position(atSample: 67150) == timeline.end)
+        #expect(timeline.position(atSample: -5) == PlanPosition(index: 0))
     }
 
     @Test func timeIsRoundedToTheNearestSample() {
-        #expect(timeline.sample(atSeconds: 2.5) == 55125)
-        #expect(timeline.sample(atSeconds: 1.0 / 44100) == 1)  // 0.5 rounds away from zero
-        #expect(timeline.seconds(atSample: 22050) == 1)
+        #expect(timeline.position(atSeconds: 2.5, from: 0) == PlanPosition(index: 2, offset: 11025))
+        #expect(timeline.position(atSeconds: 1.0 / 44100, from: 0) == PlanPosition(index: 0, offset: 1))  // 0.5 rounds away from zero
+        #expect(timeline.position(atSeconds: 1, from: 2) == PlanPosition(index: 3, offset: 0))
+        #expect(timeline.position(atSeconds: 4, from: 0) == nil, "the end is not a place to play")
+        #expect(timeline.seconds(at: PlanPosition(index: 2, offset: 22050)) == 3)
+        #expect(timeline.position(atShare: 0.5, of: 0..<4) == PlanPosition(index: 0, offset: 33575))
+    }
+
+    @Test func mixedRatesCountEachItemAtItsOwnRate() {
+        let mixed = Timeline(lengths: [.init(samples: 44100, rate: 44100), .init(samples: 22050, rate: 22050), .init(samples: 8000, rate: 8000)])
+        #expect(mixed.seconds(in: 0..<3) == 3)
+        #expect(mixed.position(atSeconds: 1.5, from: 0) == PlanPosition(index: 1, offset: 11025))
+        #expect(mixed.position(atSeconds: 2.25, from: 0) == PlanPosition(index: 2, offset: 2000))
+        #expect(mixed.position(atShare: 0.5, of: 0..<3) == PlanPosition(index: 1, offset: 11025))
     }
 
     @Test func estimatesAreReplacedWhenMeasured() {
         var copy = timeline
         #expect(copy.isEstimated(in: 0..<4))
         #expect(!copy.isEstimated(in: 0..<3))
-        copy.setLength(.init(samples: 2000), of: 3)
+        copy.setLength(.init(samples: 2000, rate: 22050), of: 3)
         #expect(!copy.isEstimated(in: 0..<4))
         #expect(copy.totalSamples == 68150)
         #expect(copy.samples(in: 2..<4) == 24050)

@@ -36,17 +36,16 @@ extension PlayCommands {
         switch item.kind {
         case .ayah: kind = "ayah"
         case .basmala: kind = "basmala"
-        case .pause(let milliseconds):
+        case .pause(let seconds):
             kind = "pause"
-            extra = [("milliseconds", .int(milliseconds))]
+            extra = [("milliseconds", .int(Int((seconds * 1000).rounded())))]
         }
         return [("surah", .int(item.ayah.surah)), ("ayah", .int(item.ayah.ayah)), ("kind", .string(kind)), ("repetition", .int(item.repetition))] + extra
     }
 
     /// `status --json`.
     static func json(_ status: PlayerStatus) -> JSONValue {
-        let rate = Double(max(1, status.sampleRate))
-        func milliseconds(_ samples: Int) -> JSONValue { .int(Int((Double(samples) / rate * 1000).rounded())) }
+        func milliseconds(_ seconds: Double) -> JSONValue { .int(Int((seconds * 1000).rounded())) }
         return .object([
             ("state", .string(status.state.rawValue)),
             ("reciter", .string(status.reciter.rawValue)),
@@ -54,10 +53,10 @@ extension PlayCommands {
             ("ayah", status.item.map { .int($0.ayah.ayah) } ?? .null),
             ("item", status.item.map { .object([("index", .int(status.index))] + itemMembers($0)) } ?? .null),
             ("items", .int(status.itemCount)),
-            ("position_ms", milliseconds(status.position)),
-            ("position_samples", .int(status.position)),
-            ("duration_ms", milliseconds(status.duration)),
-            ("duration_samples", .int(status.duration)),
+            ("position_ms", milliseconds(status.positionSeconds)),
+            ("position_samples", .int(status.positionSamples)),
+            ("duration_ms", milliseconds(status.durationSeconds)),
+            ("duration_samples", .int(status.durationSamples)),
             ("sample_rate", .int(status.sampleRate)),
             ("estimated", .bool(status.isEstimated)),
             ("buffering", status.bufferingAyah.map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) } ?? .null),
@@ -93,9 +92,9 @@ extension PlayCommands {
     /// `[=====|====|===>-----|-----]`: the part of the surah played, and a tick where each ayah starts. With more
     /// ayat than room for ticks three columns apart, every 2nd, 5th, 10th… ayah gets one.
     static func scrubber(_ status: PlayerStatus, width: Int) -> String {
-        guard status.duration > 0 else { return "[" + String(repeating: "-", count: width) + "]" }
-        func column(_ sample: Int) -> Int { min(width - 1, max(0, sample * width / status.duration)) }
-        let head = column(status.position)
+        guard status.durationSeconds > 0 else { return "[" + String(repeating: "-", count: width) + "]" }
+        func column(_ seconds: Double) -> Int { min(width - 1, max(0, Int(seconds * Double(width) / status.durationSeconds))) }
+        let head = column(status.positionSeconds)
         var cells = (0..<width).map { $0 < head ? Character("=") : Character("-") }
         let room = max(1, width / 3)
         let stride = [1, 2, 5, 10, 20, 50, 100].first { (status.ayahStarts.count + $0 - 1) / $0 <= room } ?? 100

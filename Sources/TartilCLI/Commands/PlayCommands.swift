@@ -85,9 +85,9 @@ enum PlayCommands {
     static let pause = control(["pause"], "Pause playback (resume continues from the same sample).") { $0.pause() }
     static let toggle = control(["toggle"], "Pause when playing, resume when paused.") { $0.toggle() }
     static let stop = control(["stop"], "Stop playback.") { $0.stop() }
-    static let next = control(["next"], "Skip to the next ayah.") { $0.next() }
+    static let next = control(["next"], "Skip to the next ayah.") { try $0.next() }
     static let prev = control(
-        ["prev"], "Go back to the previous ayah (or to the start of this one when more than 1.5 s into it).") { $0.previous() }
+        ["prev"], "Go back to the previous ayah (or to the start of this one when more than 1.5 s into it).") { try $0.previous() }
 
     static let seek = CommandSpec(
         path: ["seek"],
@@ -136,8 +136,8 @@ enum PlayCommands {
             context.session.setPrintEvents(word == "on", console: context.console)
         })
 
-    private static func control(_ path: [String], _ overview: String, _ action: @escaping @Sendable (Player) -> Void) -> CommandSpec {
-        CommandSpec(path: path, overview: overview, run: { _, context in action(try context.session.player(for: path[0])) })
+    private static func control(_ path: [String], _ overview: String, _ action: @escaping @Sendable (Player) throws -> Void) -> CommandSpec {
+        CommandSpec(path: path, overview: overview, run: { _, context in try action(try context.session.player(for: path[0])) })
     }
 
     // MARK: - play and render
@@ -181,7 +181,7 @@ enum PlayCommands {
         try waitForEnd(of: player, stopOnInterrupt: true)
         try checkEnd(of: player)
         let status = player.status
-        context.console.note("wrote \(path): \(Formatting.duration(seconds: Double(status.totalSamples) / Double(max(1, status.sampleRate)))) of audio")
+        context.console.note("wrote \(path): \(Formatting.duration(seconds: status.writtenSeconds)) of audio")
     }
 
     private static func start(_ setup: PlayerSetup, events: @escaping @Sendable (PlayerEvent) -> Void) throws -> Player {
@@ -207,7 +207,7 @@ enum PlayCommands {
         }
         options.repeatCount = try invocation.integer("--repeat", in: 1...99) ?? 1
         if let seconds = try invocation.decimal("--pause", in: 0...60) {
-            options.pauseMilliseconds = Int((seconds * 1000).rounded())
+            options.pauseSeconds = seconds
         }
         let start = try invocation.value("--from").map(SeekTarget.parse)
         let plan = PlaybackPlan(ayat: ayat, options: options)

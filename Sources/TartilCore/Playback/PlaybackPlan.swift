@@ -5,8 +5,9 @@ public struct PlanItem: Sendable, Hashable, CustomStringConvertible {
         case ayah
         /// The basmala before ayah 1 of a surah, recited from the reciter's file for 1:1.
         case basmala
-        /// Silence after a recitation, for memorisation (`--pause`).
-        case pause(milliseconds: Int)
+        /// Silence after a recitation, for memorisation (`--pause`): round(seconds × rate) frames at the rate of
+        /// the recitation it follows.
+        case pause(seconds: Double)
     }
 
     public let kind: Kind
@@ -35,7 +36,7 @@ public struct PlanItem: Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .ayah: repetition > 1 ? "\(ayah) (×\(repetition))" : "\(ayah)"
         case .basmala: "basmala before \(ayah)"
-        case .pause(let milliseconds): "pause \(milliseconds) ms after \(ayah)"
+        case .pause(let seconds): "pause \(seconds) s after \(ayah)"
         }
     }
 }
@@ -51,13 +52,13 @@ public struct PlaybackOptions: Sendable, Hashable {
     public var basmala: Basmala
     /// Times each ayah is recited in a row (1…99).
     public var repeatCount: Int
-    /// Silence after each recitation, in milliseconds (0 for none).
-    public var pauseMilliseconds: Int
+    /// Silence after each recitation, in seconds (0 for none).
+    public var pauseSeconds: Double
 
-    public init(basmala: Basmala = .auto, repeatCount: Int = 1, pauseMilliseconds: Int = 0) {
+    public init(basmala: Basmala = .auto, repeatCount: Int = 1, pauseSeconds: Double = 0) {
         self.basmala = basmala
         self.repeatCount = repeatCount
-        self.pauseMilliseconds = pauseMilliseconds
+        self.pauseSeconds = pauseSeconds
     }
 }
 
@@ -89,8 +90,8 @@ public struct PlaybackPlan: Sendable, Hashable {
             }
             for repetition in 1...max(1, options.repeatCount) {
                 items.append(PlanItem(kind: .ayah, ayah: ayah, repetition: repetition))
-                if options.pauseMilliseconds > 0 {
-                    items.append(PlanItem(kind: .pause(milliseconds: options.pauseMilliseconds), ayah: ayah, repetition: repetition))
+                if options.pauseSeconds > 0 {
+                    items.append(PlanItem(kind: .pause(seconds: options.pauseSeconds), ayah: ayah, repetition: repetition))
                 }
             }
         }

@@ -1,0 +1,384 @@
+import TestSupport
+import Testing
+
+@testable import TartilCore
+
+/// A stand-in for the audio thread: carries out the machine's actions with a device that holds up to
+/// `capacity` frames, so tests can drive playback chunk by chunk.
+struct Engine {
+    var machine: PlaybackMachine
+    var capacity = 300
+    /// Frames the device holds and has not played.
+    var unplayed = 0
+    /// The open item and the frames left in it.
+    var open: PlanPosition?
+    var left = 0
+    var draining = false
+    var wanted: [AyahRef] = []
+    var opens: [PlanPosition] = []
+    var prepared: [Int] = []
+    var records: [PlaybackMachine.Record] = []
+    var notices: [PlaybackMachine.Notice] = []
+    var ended: (PlaybackMachine.State, String?)?
+
+    init(_ machine: PlaybackMachine) { self.machine = machine }
+
+    mutating func run(_ actions: [PlaybackMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .want(let files): wanted = files
+            case .open(let position):
+                open = position
+                left = machine.timeline.lengths[position.index].samples - position.offset
+                opens.append(position)
+            case .prepare(let index): prepared.append(index)
+            case .discardOutput: unplayed = 0
+            case .drainOutput: draining = true
+            case .record(let record): records.append(record)
+            case .notify(let notice): notices.append(notice)
+            case .end(let state, let message): ended = (state, message)
+            }
+        }
+    }
+
+    mutating func start(at position: PlanPosition? = nil) { run(machine.start(at: position)) }
+    mutating func send(_ event: PlaybackMachine.EngineEvent) { run(machine.on(event)) }
+    mutating func command(_ command: PlaybackMachine.Command) throws(TartilError) {
+        run(machine.on(.heard(unplayed: unplayed)))
+        run(try machine.on(command))
+    }
+
+    /// Every file of the plan is in memory (but those in `except`).
+    mutating func allReady(except: Set<AyahRef> = []) {
+        for file in Set(machine.plan.items.compactMap(\.file)).subtracting(except).sorted() { send(.fileReady(file)) }
+    }
+
+    /// Writes `frames` (across items, as the audio thread does chunk by chunk; the device plays as much as it
+    /// must to make room), or drains when the machine asked for it.
+    mutating func write(_ frames: Int) {
+        var frames = frames
+        while frames > 0 || (open != nil && left == 0) {
+            if draining {
+                draining = false
+                unplayed = 0
+                send(.drained)
+                return
+            }
+            guard open != nil else { return }
+            let count = min(frames, left)
+            if count == 0 {
+                open = nil
+                send(.sourceEnded)
+                continue
+            }
+            left -= count
+            frames -= count
+            unplayed = min(capacity, unplayed + count)
+            send(.wrote(frames: count, unplayed: unplayed))
+        }
+    }
+
+    /// Writes until playback ends or nothing more can happen (at most `limit` steps).
+    mutating func playToEnd(limit: Int = 10_000) {
+        for _ in 0..<limit where ended == nil && (open != nil || draining) {
+            if draining {
+                draining = false
+                unplayed = 0
+                send(.drained)
+            } else {
+                write(250)
+            }
+        }
+    }
+
+    var state: PlaybackMachine.State { machine.state }
+    var buffered: Bool { notices.contains { if case .buffering = $0 { true } else { false } } }
+}
+
+@Suite struct PlaybackMachineTests {
+    /// 112:1-4 with its basmala: items 0 (basmala 1:1, 800 frames), 1-4 (1000, 1100, 1200, 1300 frames), at 100 Hz
+    /// so that 1 s is 100 frames.
+    static func machine(pause: Double = 0, repeats: Int = 1, rates: [Int] = [100, 100, 100, 100, 100], stopOnSkip: Bool = false)
+        -> PlaybackMachine
+    {
+        let plan = PlaybackPlan(
+            ayat: (1...4).map { AyahRef(unchecked: 112, $0) }, options: .init(repeatCount: repeats, pauseSeconds: pause))
+        let sizes: [AyahRef: (Int, Int)] = [
+            AyahRef(unchecked: 1, 1): (800, rates[0]), AyahRef(unchecked: 112, 1): (1000, rates[1]),
+            AyahRef(unchecked: 112, 2): (1100, rates[2]), AyahRef(unchecked: 112, 3): (1200, rates[3]),
+            AyahRef(unchecked: 112, 4): (1300, rates[4]),
+        ]
+        let lengths = plan.items.map { item -> Timeline.Length in
+            if case .pause(let seconds) = item.kind {
+                let rate = sizes[item.ayah]!.1
+                return Timeline.Length(samples: PlaybackMachine.silence(seconds: seconds, rate: rate), rate: rate)
+            }
+            let (samples, rate) = sizes[item.file!]!
+            return Timeline.Length(samples: samples, rate: rate)
+        }
+        return PlaybackMachine(plan: plan, timeline: Timeline(lengths: lengths), stopOnSkip: stopOnSkip)
+    }
+
+    // MARK: - Starting and buffering
+
+    @Test func startingWithCachedFilesNeverSaysBuffering() {
+        var engine = Engine(Self.machine())
+        engine.start()
+        #expect(engine.state == .playing)
+        #expect(engine.wanted == [AyahRef(unchecked: 1, 1), AyahRef(unchecked: 112, 1), AyahRef(unchecked: 112, 2), AyahRef(unchecked: 112, 3)])
+        #expect(engine.opens.isEmpty, "nothing opens before its bytes are here")
+        engine.allReady()
+        #expect(engine.opens == [PlanPosition(index: 0)])
+        #expect(!engine.buffered)
+        #expect(engine.records.first == PlaybackMachine.Record(ayah: AyahRef(unchecked: 112, 1), offsetSamples: 0, rate: 100, reason: .ayahStart))
+    }
+
+    @Test func bufferingOnlyWhileTheWantedFileDownloads() {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.send(.fileDownloading(AyahRef(unchecked: 1, 1)))
+        #expect(engine.state == .buffering)
+        #expect(engine.notices.contains(.buffering(AyahRef(unchecked: 1, 1))))
+        engine.send(.fileReady(AyahRef(unchecked: 1, 1)))
+        #expect(engine.state == .playing)
+        #expect(engine.opens == [PlanPosition(index: 0)])
+    }
+
+    @Test func aStartInsideAPauseTakesTheNextFilesFormat() throws {
+        var engine = Engine(Self.machine(pause: 2))
+        // Items: basmala (8 s), 112:1 (10 s), pause (2 s), 112:2…: 19.5 s is 1.5 s into the pause after 112:1.
+        engine.start(at: try engine.machine.target(of: .time(seconds: 19.5)))
+        #expect(engine.machine.heard == PlanPosition(index: 2, offset: 150))
+        engine.allReady()
+        #expect(engine.prepared.first == 3, "112:2's file is opened ahead to give the silence a format")
+        #expect(engine.opens == [PlanPosition(index: 2, offset: 150)])
+    }
+
+    // MARK: - Pause, resume, next, prev
+
+    @Test func aPauseIsExactlyWhereResumeStarts() throws {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        engine.write(1250)  // the device holds 300
+        try engine.command(.pause)
+        let expected = PlanPosition(index: 1, offset: 150)  // 1250 − 300 = 950: 150 into 112:1 (after the basmala's 800)
+        #expect(engine.machine.heard == expected)
+        #expect(engine.records.last == PlaybackMachine.Record(ayah: AyahRef(unchecked: 112, 1), offsetSamples: 150, rate: 100, reason: .pause))
+        #expect(engine.state == .paused)
+        try engine.command(.resume)
+        #expect(engine.opens.last == expected)
+    }
+
+    @Test func nextWhilePausedMovesThePauseAndResumePlaysFromThere() throws {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        engine.write(1250)
+        try engine.command(.pause)
+        try engine.command(.next)
+        #expect(engine.machine.heard == PlanPosition(index: 2))
+        #expect(engine.records.last?.ayah == AyahRef(unchecked: 112, 2))
+        #expect(engine.records.last?.reason == .seek)
+        try engine.command(.resume)
+        #expect(engine.opens.last == PlanPosition(index: 2))
+    }
+
+    @Test func seekThenNextWhilePausedGoesToTheAyahAfterTheSeek() throws {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        try engine.command(.pause)
+        try engine.command(.seek(.time(seconds: 30)))  // 3000 frames: 112:3 (starts at 2900)
+        #expect(engine.machine.heard == PlanPosition(index: 3, offset: 100))
+        try engine.command(.next)
+        #expect(engine.machine.heard == PlanPosition(index: 4))
+        try engine.command(.resume)
+        #expect(engine.opens.last == PlanPosition(index: 4))
+    }
+
+    @Test(arguments: [
+        (0.5, 0, 0),  // in 112:1's group (its basmala), the first: its start
+        (12.0, 1, 0),  // 12 s into 112:1's group (basmala and ayah) → restart it
+        (18.5, 2, 0),  // 0.5 s into 112:2 (starts at 18 s) → 112:1's group
+        (21.0, 2, 2),  // 3 s into 112:2 → restart 112:2
+    ] as [(Double, Int, Int)])
+    func previousRestartsOrGoesBack(at seconds: Double, heardIndex: Int, target: Int) throws {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        try engine.command(.pause)
+        try engine.command(.seek(.time(seconds: seconds)))
+        #expect(engine.machine.heard.index == heardIndex)
+        try engine.command(.previous)
+        #expect(engine.machine.heard == PlanPosition(index: target))
+    }
+
+    @Test func nextFromTheLastAyahIsRefused() throws {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        try engine.command(.seek(.ayah(AyahRef(unchecked: 112, 4))))
+        #expect(throws: TartilError.usage("112:4 is the last ayah of what is playing (112:1-4)")) { try engine.command(.next) }
+        #expect(engine.state == .playing)
+    }
+
+    // MARK: - Seeks
+
+    @Test(arguments: [
+        (SeekTarget.time(seconds: 0), PlanPosition(index: 0)),
+        (.time(seconds: 8), PlanPosition(index: 1)),
+        (.time(seconds: 8.004), PlanPosition(index: 1, offset: 0)),  // round(800.4)
+        (.time(seconds: 8.005), PlanPosition(index: 1, offset: 1)),  // round(800.5) = 801
+        (.fraction(0.5), PlanPosition(index: 2, offset: 900)),  // 2700 of 5400
+        (.ayah(AyahRef(unchecked: 112, 3)), PlanPosition(index: 3)),
+        (.offset(seconds: 5), PlanPosition(index: 1, offset: 0)),  // from 3 s
+        (.offset(seconds: -10), PlanPosition(index: 0)),
+    ])
+    func seekTargetsLandOnTheRoundedSample(target: SeekTarget, expected: PlanPosition) throws {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        try engine.command(.pause)
+        try engine.command(.seek(.time(seconds: 3)))
+        try engine.command(.seek(target))
+        #expect(engine.machine.heard == expected)
+    }
+
+    @Test(arguments: [
+        (SeekTarget.time(seconds: 54), "0:54 is past the end of surah 112, which lasts 0:54"),
+        (.time(seconds: 99 * 60), "1:39:00 is past the end of surah 112, which lasts 0:54"),
+        (.time(seconds: 112 * 60 + 3), "1:52:03 is past the end of surah 112, which lasts 0:54; for ayah 112:3 write 'ayah 112:3'"),
+        (.offset(seconds: 60), "+1:00 goes past the end of what is playing (0:54 are left)"),
+        (.fraction(1), "100% is the end of what is playing: nothing is left to play there"),
+        (.ayah(AyahRef(unchecked: 2, 255)), "2:255 is not in what is playing (112:1-4)"),
+    ])
+    func seeksPastTheEndAreRefusedAndChangeNothing(target: SeekTarget, message: String) throws {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        let before = engine.machine.heard
+        let records = engine.records.count
+        #expect(throws: TartilError.usage(message)) { try engine.command(.seek(target)) }
+        #expect(engine.machine.heard == before)
+        #expect(engine.records.count == records)
+        #expect(engine.state == .playing)
+    }
+
+    @Test func aSeekWhilePlayingDropsTheDevicesSoundAndOpensThere() throws {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        engine.write(250)
+        try engine.command(.seek(.time(seconds: 20)))
+        #expect(engine.unplayed == 0)
+        #expect(engine.opens.last == PlanPosition(index: 2, offset: 200))
+        #expect(!engine.buffered, "a seek to cached files never says buffering")
+    }
+
+    // MARK: - Ending
+
+    @Test func playingToTheEndFinishesAndRecordsTheEnd() {
+        var engine = Engine(Self.machine(pause: 1))
+        engine.start()
+        engine.allReady()
+        engine.playToEnd()
+        #expect(engine.ended?.0 == .finished)
+        #expect(engine.records.last == PlaybackMachine.Record(ayah: AyahRef(unchecked: 112, 4), offsetSamples: 0, rate: 100, reason: .end))
+        #expect(engine.records.filter { $0.reason == .ayahStart }.map(\.ayah.ayah) == [1, 2, 3, 4])
+    }
+
+    @Test func aPlayThatFailsIsNeverRecordedAsFinished() {
+        var engine = Engine(Self.machine(pause: 0.5, repeats: 2))
+        engine.start()
+        for file in [AyahRef(unchecked: 1, 1)] + (1...4).map({ AyahRef(unchecked: 112, $0) }) {
+            engine.send(.fileFailed(file, reason: "HTTP 404"))
+        }
+        #expect(engine.ended?.0 == .failed)
+        #expect(engine.ended?.1?.hasPrefix("4 ayat could not be played: 112:1 (HTTP 404); 112:2") == true)
+        #expect(!engine.records.contains { $0.reason == .end })
+        #expect(engine.records.last?.reason == .stop)
+    }
+
+    @Test func aSkippedLastAyahEndsFailedWhereListeningStopped() {
+        var engine = Engine(Self.machine())
+        engine.start()
+        for file in [AyahRef(unchecked: 1, 1)] + (1...3).map({ AyahRef(unchecked: 112, $0) }) { engine.send(.fileReady(file)) }
+        engine.send(.fileFailed(AyahRef(unchecked: 112, 4), reason: "HTTP 404"))
+        engine.playToEnd()
+        #expect(engine.ended?.0 == .failed)
+        #expect(engine.records.last == PlaybackMachine.Record(ayah: AyahRef(unchecked: 112, 3), offsetSamples: 1200, rate: 100, reason: .stop))
+    }
+
+    @Test func aSkippedMiddleAyahIsReportedAndTheRestFinishes() {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.send(.fileFailed(AyahRef(unchecked: 112, 2), reason: "HTTP 404"))
+        engine.allReady(except: [AyahRef(unchecked: 112, 2)])
+        engine.playToEnd()
+        #expect(engine.ended?.0 == .finished)
+        #expect(engine.machine.skipped.map(\.ayah) == [AyahRef(unchecked: 112, 2)])
+        #expect(engine.notices.contains(.skipped(AyahRef(unchecked: 112, 2), reason: "HTTP 404")))
+    }
+
+    @Test func renderStopsAtTheFirstFileThatCannotBeHad() {
+        var engine = Engine(Self.machine(stopOnSkip: true))
+        engine.start()
+        engine.send(.fileFailed(AyahRef(unchecked: 1, 1), reason: "HTTP 404"))
+        #expect(engine.ended?.0 == .failed)
+        #expect(engine.ended?.1 == "basmala before 112:1 cannot be played: HTTP 404")
+    }
+
+    @Test func stopRecordsWhereTheListenerWas() throws {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        engine.write(1500)  // 300 held: 1200 heard = 112:1 +400
+        try engine.command(.stop)
+        #expect(engine.ended?.0 == .stopped)
+        #expect(engine.records.last == PlaybackMachine.Record(ayah: AyahRef(unchecked: 112, 1), offsetSamples: 400, rate: 100, reason: .stop))
+        #expect(try engine.machine.on(.pause).isEmpty, "an ended machine takes no more commands")
+    }
+
+    @Test func aDeviceFailureEndsPlaybackFailed() {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        engine.write(250)
+        engine.send(.outputFailed("the device vanished"))
+        #expect(engine.ended?.0 == .failed)
+        #expect(engine.machine.endMessage == "the device vanished")
+    }
+
+    // MARK: - Time
+
+    @Test func pausesAreRoundedSecondsAtTheRecitationsRate() {
+        #expect(PlaybackMachine.silence(seconds: 0.3333, rate: 22050) == 7349)
+        #expect(PlaybackMachine.silence(seconds: 2, rate: 44100) == 88200)
+        let machine = Self.machine(pause: 0.3333, rates: [100, 22050, 100, 100, 100])
+        #expect(machine.timeline.lengths[2].samples == 7349)
+        #expect(machine.timeline.lengths[2].rate == 22050)
+    }
+
+    @Test func aPlanThatMixesRatesHasTheRightLengthAndSeeks() throws {
+        // The basmala at 100 Hz (8 s), 112:1 at 200 Hz (1000 frames: 5 s), the rest at 100 Hz.
+        var engine = Engine(Self.machine(rates: [100, 200, 100, 100, 100]))
+        #expect(engine.machine.timeline.seconds(in: 0..<5) == 8 + 5 + 11 + 12 + 13)
+        engine.start()
+        engine.allReady()
+        try engine.command(.seek(.time(seconds: 10)))
+        #expect(engine.machine.heard == PlanPosition(index: 1, offset: 400))  // 2 s into 112:1 at 200 Hz
+        try engine.command(.seek(.time(seconds: 14)))
+        #expect(engine.machine.heard == PlanPosition(index: 2, offset: 100))  // 1 s into 112:2
+    }
+
+    @Test func aFileLongerThanItsTableTakesItsDecodedLength() {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        engine.left += 40  // the basmala decodes to 840 frames
+        while engine.opens.count < 2 { engine.write(250) }
+        #expect(engine.machine.timeline.lengths[0].samples == 840)
+        #expect(engine.machine.timeline.start(of: 1) == 840)
+    }
+}
