@@ -20,6 +20,8 @@ struct Engine {
     var records: [PlaybackMachine.Record] = []
     var notices: [PlaybackMachine.Notice] = []
     var ended: (PlaybackMachine.State, String?)?
+    /// The last item whose source ended (written to its end).
+    var lastEnded: Int?
 
     init(_ machine: PlaybackMachine) { self.machine = machine }
 
@@ -67,6 +69,7 @@ struct Engine {
             guard open != nil else { return }
             let count = min(frames, left)
             if count == 0 {
+                lastEnded = open?.index
                 open = nil
                 send(.sourceEnded)
                 continue
@@ -380,5 +383,138 @@ struct Engine {
         while engine.opens.count < 2 { engine.write(250) }
         #expect(engine.machine.timeline.lengths[0].samples == 840)
         #expect(engine.machine.timeline.start(of: 1) == 840)
+    }
+}
+
+/// Thousands of seeded random runs of commands and engine reports, checked against what must always hold.
+@Suite struct PlaybackMachinePropertyTests {
+    @Test(arguments: [1, 2, 3, 4])
+    func randomRunsKeepTheInvariants(seedGroup: UInt64) throws {
+        var random = SeededRandom(seed: 0x5EED_0000 + seedGroup)
+        for run in 0..<500 {
+            try Self.check(run: run, seedGroup: seedGroup, random: &random)
+        }
+    }
+
+    static func check(run: Int, seedGroup: UInt64, random: inout SeededRandom) throws {
+        let pause = [0, 0.5, 2][Int.random(in: 0...2, using: &random)]
+        let repeats = Int.random(in: 1...2, using: &random)
+        let rates = (0..<5).map { _ in [100, 100, 200][Int.random(in: 0...2, using: &random)] }
+        var engine = Engine(PlaybackMachineTests.machine(pause: pause, repeats: repeats, rates: rates))
+        let plan = engine.machine.plan
+        let files = Array(Set(plan.items.compactMap(\.file))).sorted()
+        let startAt: PlanPosition? = Bool.random(using: &random)
+            ? PlanPosition(index: Int.random(in: 0..<plan.items.count, using: &random), offset: 0) : nil
+        engine.start(at: startAt)
+        var where_ = "run \(run) of group \(seedGroup) (pause \(pause), repeats \(repeats), rates \(rates))"
+        var expectedOpenAfterResume: PlanPosition?
+        var failedFiles = Set<AyahRef>()
+        var ends = 0
+
+        for step in 0..<400 {
+            where_ += "\n step \(step):"
+            let before = engine.opens.count
+            let endsBefore = engine.ended == nil ? 0 : 1
+            let choice = Int.random(in: 0...99, using: &random)
+            let wasPaused = engine.state == .paused
+            switch choice {
+            case 0..<40:
+                if engine.draining {
+                    where_ += " drained"
+                    engine.write(0)
+                } else {
+                    let frames = Int.random(in: 1...600, using: &random)
+                    where_ += " write \(frames)"
+                    engine.write(frames)
+                }
+            case 40..<60:
+                let file = files[Int.random(in: 0..<files.count, using: &random)]
+                let kind = Int.random(in: 0...19, using: &random)
+                if kind == 0 {
+                    where_ += " failed \(file)"
+                    failedFiles.insert(file)
+                    expectedOpenAfterResume = nil
+                    engine.send(.fileFailed(file, reason: "gone"))
+                } else if kind < 4 {
+                    where_ += " downloading \(file)"
+                    engine.send(.fileDownloading(file))
+                } else if !failedFiles.contains(file) {
+                    where_ += " ready \(file)"
+                    engine.send(.fileReady(file))
+                }
+            default:
+                let commands: [PlaybackMachine.Command] = [
+                    .pause, .resume, .toggle, .next, .previous, .seek(.time(seconds: Double.random(in: 0...70, using: &random))),
+                    .seek(.offset(seconds: Double.random(in: -20...20, using: &random))),
+                    .seek(.fraction(Double.random(in: 0...1, using: &random))),
+                    .seek(.ayah(AyahRef(unchecked: 112, Int.random(in: 1...4, using: &random)))),
+                    Int.random(in: 0...30, using: &random) == 0 ? .stop : .pause,
+                ]
+                let command = commands[Int.random(in: 0..<commands.count, using: &random)]
+                where_ += " \(command)"
+                engine.send(.heard(unplayed: engine.unplayed))
+                let heardBefore = engine.machine.heard
+                expectedOpenAfterResume = nil
+                do {
+                    engine.run(try engine.machine.on(command))
+                } catch {
+                    #expect(error.code == .usage, "\(where_)")
+                    #expect(engine.machine.heard == heardBefore, "a refused command moves nothing: \(where_)")
+                }
+                if wasPaused && engine.state == .paused {
+                    switch command {
+                    case .next:
+                        let group = plan.group(containing: min(heardBefore.index, plan.items.count - 1))
+                        if group.upperBound < plan.items.count {
+                            #expect(engine.machine.heard == PlanPosition(index: group.upperBound), "paused next: \(where_)")
+                        }
+                    case .seek(.ayah(let ayah)):
+                        #expect(engine.machine.heard == PlanPosition(index: plan.firstItem(of: ayah)!), "paused seek: \(where_)")
+                    default: break
+                    }
+                }
+                if wasPaused && (command == .resume || command == .toggle) && engine.state != .paused && !engine.state.isEnded {
+                    expectedOpenAfterResume = engine.machine.heard
+                }
+            }
+            // Invariants.
+            let machine = engine.machine
+            #expect(machine.heard.index <= plan.items.count, "\(where_)")
+            if machine.heard.index < plan.items.count {
+                #expect(machine.heard.offset <= machine.timeline.lengths[machine.heard.index].samples, "\(where_)")
+            }
+            if machine.isOpen { #expect(machine.heard <= machine.head, "heard is never ahead of what was written: \(where_)") }
+            if engine.state == .paused { #expect(engine.opens.count == before, "nothing opens while paused: \(where_)") }
+            if let expected = expectedOpenAfterResume, engine.opens.count > before {
+                let open = engine.opens[before]
+                let atItsEnd = expected.offset >= machine.timeline.lengths[expected.index].samples
+                let itsFileFailed = plan.items[expected.index].file.map(failedFiles.contains) ?? false
+                #expect(open == expected || ((atItsEnd || itsFileFailed) && open.index > expected.index && open.offset == 0),
+                    "resume starts exactly where the pause was: opened \(open), paused at \(expected); \(where_.suffix(400))")
+                expectedOpenAfterResume = nil
+            }
+            for open in engine.opens[before...] {
+                if let file = plan.items[open.index].file { #expect(!failedFiles.contains(file), "a failed file never opens: \(where_)") }
+            }
+            if engine.state == .finished {
+                #expect(engine.lastEnded == plan.items.count - 1, "finished only after the last item was written to its end: \(where_)")
+                #expect(engine.records.last?.reason == .end, "\(where_)")
+            } else {
+                #expect(!engine.records.contains { $0.reason == .end }, "no end record unless finished: \(where_)")
+            }
+            if engine.ended != nil { ends += 1 - endsBefore }
+            #expect(engine.state.isEnded == (engine.ended != nil), "\(where_)")
+            if engine.ended != nil { break }
+            where_ = String(where_.suffix(3000))
+        }
+        #expect(ends <= 1)
+        // Whatever happened, a run with every file ready and nothing else to do plays to a clean end.
+        if engine.ended == nil {
+            if engine.state == .paused { try engine.command(.resume) }
+            for file in files where !failedFiles.contains(file) { engine.send(.fileReady(file)) }
+            engine.playToEnd()
+            #expect(engine.ended != nil, "it ends: \(where_)")
+            if failedFiles.isEmpty { #expect(engine.ended?.0 == .finished, "\(where_)") }
+        }
     }
 }
