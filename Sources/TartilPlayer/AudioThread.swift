@@ -157,11 +157,12 @@ final class AudioThread {
     /// Silence before any file has played (a plan that starts, or resumes, on a pause, or whose first ayat
     /// were skipped) needs the output's format, which only a file gives: opens the first later file that is
     /// here, as the prepared next decoder. False when the silence cannot start yet: that file is still on its
-    /// way (buffering), or no later file can play, in which case the silence is passed over (nothing follows it
-    /// to be heard in any format).
+    /// way (buffering), or no file fetched ahead can play, in which case the silence is passed over (it follows
+    /// ayat that could not be had, and the files after the window are not asked for until playback moves on).
     private func learnFormatBeforeSilence() -> Bool {
         var index = plan.current
-        while let next = plan.nextFileItem(after: index), let file = plan.items[next].file {
+        let window = plan.filesAhead()
+        while let next = plan.nextFileItem(after: index), let file = plan.items[next].file, window.contains(file) {
             switch player.mailbox.read({ $0.files[file] }) {
             case nil:
                 setState(.buffering, ayah: file)

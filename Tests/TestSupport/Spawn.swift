@@ -85,7 +85,8 @@ public func runTartilBounded(
     process.standardInput = stdin
     try process.run()
     let group = DispatchGroup()
-    let writer = stdin.fileHandleForWriting.fileDescriptor
+    let writeEnd = stdin.fileHandleForWriting
+    let writer = writeEnd.fileDescriptor
     DispatchQueue.global().async(group: group) {
         input.withUnsafeBytes { buffer in
             var offset = 0
@@ -96,7 +97,7 @@ public func runTartilBounded(
                 offset += written
             }
         }
-        close(writer)
+        try? writeEnd.close()
     }
     nonisolated(unsafe) var errorData = Data()
     nonisolated(unsafe) var outputData = Data()
@@ -114,6 +115,9 @@ public func runTartilBounded(
     process.waitUntilExit()
     timer.cancel()
     group.wait()
+    // Close every end now: descriptors left to deinit pile up over thousands of runs.
+    try? stdout.fileHandleForReading.close()
+    try? stderr.fileHandleForReading.close()
     return BoundedRunResult(
         status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
         timedOut: killed.withLock { $0 }, stdout: outputData, stderr: errorData)
