@@ -8,9 +8,15 @@ import TartilSQLite
 /// A file that is not a tartil journal (another program's database, a text file, a corrupt file) is refused
 /// before anything is written to it.
 ///
+/// The write-ahead log is kept while the journal is open (appends cost one fsync each) and checkpointed into the
+/// database file when a writing connection closes (`PRAGMA wal_checkpoint(TRUNCATE)`), so after a clean exit the
+/// journal file alone holds every event: users copy, rsync and sync that one file.
+///
 /// The connection is confined to the thread that opened it.
 public final class JournalDatabase {
     public let connection: Connection
+    /// True when opened read-only (nothing is created, migrated or checkpointed).
+    public let isReadOnly: Bool
 
     /// The schema, as named migrations (see `Migrator`).
     static let migrator: Migrator = {
@@ -54,6 +60,7 @@ public final class JournalDatabase {
 
     /// Opens (creating when needed) the journal at `path`. With `readOnly`, nothing is created or migrated.
     public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int = 10_000) throws(SQLiteError) {
+        isReadOnly = readOnly
         try Self.checkHeader(path)
         connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
         do {
@@ -62,10 +69,8 @@ public final class JournalDatabase {
             if !readOnly {
                 try connection.enableWAL()
                 try connection.execute("PRAGMA synchronous = FULL")
-                // Closing leaves the log (no checkpoint and its two fsyncs on every exit); the log is checkpointed
-                // at 64 pages instead, so the next tartil to open the journal reads at most 256 KiB of it (at
-                // SQLite's default of 1000 pages, up to 4 MB on every start of playback).
-                try connection.keepLogOnClose()
+                // While open, the log is checkpointed every 64 pages (256 KiB), so it stays small during a long
+                // session; `close` checkpoints whatever is left.
                 try connection.execute("PRAGMA wal_autocheckpoint = 64")
                 try Self.migrator.migrate(connection)
             }
@@ -89,8 +94,24 @@ public final class JournalDatabase {
         }
     }
 
-    /// Closes the database.
-    public func close() throws(SQLiteError) { try connection.close() }
+    /// Checkpoints the write-ahead log into the database file and truncates it (a writing connection only), then
+    /// closes the database: afterwards the file alone holds every event. The checkpoint waits (up to the busy
+    /// timeout) for readers still reading the log; if it cannot finish, the events stay durable in the log, the
+    /// connection is closed anyway and the checkpoint's error is thrown.
+    ///
+    /// The corresponding C function is `sqlite3_wal_checkpoint_v2` with `SQLITE_CHECKPOINT_TRUNCATE`.
+    public func close() throws(SQLiteError) {
+        var checkpointError: SQLiteError?
+        if !isReadOnly {
+            do throws(SQLiteError) {
+                try connection.checkpoint(.truncate)
+            } catch {
+                checkpointError = error
+            }
+        }
+        try connection.close()
+        if let checkpointError { throw checkpointError }
+    }
 }
 
 @available(*, unavailable) extension JournalDatabase: Sendable {}

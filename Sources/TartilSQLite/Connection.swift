@@ -58,6 +58,26 @@ public final class Connection {
         try check(csqlite_no_checkpoint_on_close(handle))
     }
 
+    /// How much a checkpoint does (https://sqlite.org/c3ref/wal_checkpoint_v2.html).
+    public enum CheckpointMode: Sendable {
+        /// Copies what it can without waiting for readers or writers.
+        case passive
+        /// Waits (busy handler) for writers and for readers of the log, copies every frame and truncates the log
+        /// to zero bytes.
+        case truncate
+    }
+
+    /// Checkpoints the write-ahead log into the database file. Throws `.busy` when readers or a writer kept it
+    /// from completing within the busy timeout (what was copied stays copied).
+    ///
+    /// The corresponding C function is `sqlite3_wal_checkpoint_v2`.
+    public func checkpoint(_ mode: CheckpointMode) throws(SQLiteError) {
+        var logFrames: Int32 = 0
+        var copiedFrames: Int32 = 0
+        let cMode = mode == .truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE
+        try check(sqlite3_wal_checkpoint_v2(handle, nil, cMode, &logFrames, &copiedFrames), sql: "checkpoint")
+    }
+
     /// Closes the connection; statements must have been released first.
     public func close() throws(SQLiteError) {
         guard !isClosed else { return }

@@ -49,6 +49,33 @@ import Testing
         #expect(after.stdout.contains(",fixture,end,"))
     }
 
+    /// How many events a copy of `path` alone holds (no -wal or -shm beside the copy); -1 without an events table.
+    func eventsInACopyOfTheFileAlone(_ path: String) throws -> Int {
+        let copy = path + ".copy"
+        try? FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let count = try shell("sqlite3 'file:\(copy)?mode=ro&immutable=1' 'SELECT count(*) FROM events' 2>/dev/null")
+        return Int(count.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    @Test func afterACleanExitTheJournalFileAloneHoldsEveryEvent() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = directory + "/journal.sqlite"
+        let play = try tartil(["play", "112", "--reciter", "fixture", "--output", "null"], in: directory)
+        #expect(play.status == 0, "\(play.stderr)")
+        let exported = try tartil(["journal", "export"], in: directory).stdout.split(separator: "\n").count
+        #expect(exported >= 6)  // session-start, four ayah starts, end, session-end
+        #expect(try eventsInACopyOfTheFileAlone(journal) == exported)
+        #expect(((try? FileManager.default.attributesOfItem(atPath: journal + "-wal")[.size] as? Int) ?? 0) == 0)
+        // A longer session at the prompt, then bookmarks from a script: still every event in the file alone.
+        let lines = (1...150).map { "bookmark 2:\($0) --note n\($0)" }.joined(separator: "\n")
+        #expect(try tartil([], in: directory, input: lines).status == 0)
+        #expect(try tartil(["-c", "bookmark 3:1; bookmark 3:2"], in: directory).status == 0)
+        #expect(try eventsInACopyOfTheFileAlone(journal) == exported + 152)
+    }
+
     @Test func everyAppendThatReturnedSurvivesKillDashNine() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

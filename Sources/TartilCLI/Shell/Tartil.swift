@@ -14,8 +14,8 @@ public enum Tartil {
         let dataDirectory = Settings.findBundledDataDirectory(environment: environment, executablePath: executablePath)
         var settings = Settings(environment: environment, bundledDataDirectory: dataDirectory)
         let shell = Shell(table: .standard, console: console)
-        // Every position handed over is on disk before tartil exits, and the journal's connection is closed (it
-        // leaves its write-ahead log for the next start: see JournalDatabase).
+        // Every position handed over is on disk before tartil exits, and the journal is closed: its write-ahead log
+        // is checkpointed into the journal file, which then holds every event on its own (see JournalDatabase).
         defer { shell.session.closeJournal() }
 
         // Leading options: the global ones, -c, --help and --version.
