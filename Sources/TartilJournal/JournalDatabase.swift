@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import TartilSQLite
 
@@ -17,6 +18,7 @@ public final class JournalDatabase {
     public let connection: Connection
     /// True when opened read-only (nothing is created, migrated or checkpointed).
     public let isReadOnly: Bool
+    private var isClosed = false
 
     /// The schema, as named migrations (see `Migrator`).
     static let migrator: Migrator = {
@@ -62,6 +64,9 @@ public final class JournalDatabase {
     public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int = 10_000) throws(SQLiteError) {
         isReadOnly = readOnly
         try Self.checkHeader(path)
+        if !readOnly && access(path, F_OK) != 0 && errno == ENOENT {
+            try Self.create(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        }
         connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
         do {
             try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
@@ -80,17 +85,88 @@ public final class JournalDatabase {
         }
     }
 
-    /// A file that exists and is not empty must start with SQLite's header: anything else is refused before
-    /// SQLite opens it (which could write to it).
+    /// A journal path must name a regular file or nothing yet (a device such as `/dev/null`, a directory or a
+    /// FIFO is refused before SQLite opens it, which would create `/dev/null-journal` beside it or block), and a
+    /// file that exists and is not empty must start with SQLite's header: anything else is refused before SQLite
+    /// opens it (which could write to it).
     static func checkHeader(_ path: String) throws(SQLiteError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }  // not there yet: it will be created
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return }  // not there yet: it will be created
+            throw SQLiteError(code: .cantOpen, message: "\(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw SQLiteError(
+                code: .notADatabase,
+                message: "\(path) is not a tartil journal: it is \(fileKind(info.st_mode)), not a regular file (name a journal file, or a path where one may be created)")
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else { return }  // unreadable: SQLite says why
         defer { Glibc.close(descriptor) }
         var header = [UInt8](repeating: 0, count: 16)
         let count = read(descriptor, &header, 16)
         guard count != 0 else { return }  // an empty file becomes a journal
         guard count == 16, header == Array("SQLite format 3\0".utf8) else {
             throw SQLiteError(code: .notADatabase, message: "\(path) is not a tartil journal (not an SQLite database)")
+        }
+    }
+
+    /// Makes a new journal at `path` atomically, as readers see it: the schema, WAL mode and the device id are
+    /// written to a temporary file beside it, checkpointed into it and synced, and the file is then linked to
+    /// `path` (`link` fails when another process made the journal first: theirs is used). So a reader finds
+    /// either no journal or a complete one, never a file without its tables. Where hard links are not supported
+    /// the journal is made in place.
+    static func create(_ path: String, busyTimeoutMilliseconds: Int) throws(SQLiteError) {
+        let temporary = "\(path).new-\(UUID().uuidString.lowercased().prefix(8))"
+        func removeTemporary() {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+        }
+        do throws(SQLiteError) {
+            let connection = try Connection(path: temporary, mode: .readWriteCreate)
+            do throws(SQLiteError) {
+                try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+                try connection.enableWAL()
+                try connection.execute("PRAGMA synchronous = FULL")
+                try migrator.migrate(connection)
+                try connection.execute("INSERT INTO meta(key, value) VALUES ('device_id', '\(UUID().uuidString.lowercased())')")
+                try connection.checkpoint(.truncate)
+                try connection.close()
+            } catch {
+                try? connection.close()
+                throw error
+            }
+        } catch {
+            removeTemporary()
+            throw error
+        }
+        let linked = link(temporary, path) == 0
+        let linkError = errno
+        removeTemporary()
+        if linked {
+            let directory = open(parentDirectory(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directory >= 0 {
+                fsync(directory)
+                Glibc.close(directory)
+            }
+        } else if linkError != EEXIST {
+            return  // no hard links here (some FUSE and FAT file systems): the caller makes it in place
+        }
+    }
+
+    static func parentDirectory(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// What a file that is not a regular one is, for messages.
+    static func fileKind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "a directory"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        default: return "a special file"
         }
     }
 
@@ -101,6 +177,8 @@ public final class JournalDatabase {
     ///
     /// The corresponding C function is `sqlite3_wal_checkpoint_v2` with `SQLITE_CHECKPOINT_TRUNCATE`.
     public func close() throws(SQLiteError) {
+        guard !isClosed else { return }
+        isClosed = true
         var checkpointError: SQLiteError?
         if !isReadOnly {
             do throws(SQLiteError) {

@@ -163,7 +163,7 @@ enum PlayCommands {
         let session = context.session
         let journal = try session.journal(context.settings)
         if invocation.flag("--events") { session.setPrintEvents(true, console: context.console) }
-        let generation = session.begin()
+        let generation = session.begin(console: context.console)
         let plan = setup.plan
         journal.append(EventDraft(kind: .sessionStart, reciter: setup.reciter.id.rawValue, note: "play \(plan.rangeDescription)"))
         let player = try start(setup) { event in session.deliver(event, generation: generation) }
@@ -171,6 +171,7 @@ enum PlayCommands {
         guard context.blocking else { return }
         try waitForEnd(of: player, stopOnInterrupt: true, progress: context.console.errorIsTerminal && !invocation.flag("--events") ? context.console : nil)
         try checkEnd(of: player)
+        try session.checkPlaybackJournal()
     }
 
     static func runRender(_ invocation: Invocation, _ context: Context) throws {

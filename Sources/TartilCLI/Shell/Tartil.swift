@@ -137,6 +137,7 @@ struct Shell {
         do {
             try PlayCommands.waitForEnd(of: player, stopOnInterrupt: true)
             try PlayCommands.checkEnd(of: player)
+            try session.checkPlaybackJournal()
             return nil
         } catch {
             return ExitStatus.report(error, command: nil, console: console)
