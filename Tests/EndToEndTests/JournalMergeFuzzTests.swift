@@ -46,7 +46,7 @@ import Testing
             ("negative offset", insert + " ('f1', 'd', 1, 1000, 'position', 'r', 1, 1, -1, -1, 'pause', NULL)", 64),
             ("bad surah", insert + " ('f1', 'd', 1, 1000, 'bookmark', NULL, 0, 1, NULL, NULL, NULL, NULL)", 64),
             ("bad ayah", insert + " ('f1', 'd', 1, 1000, 'bookmark', NULL, 1, 8, NULL, NULL, NULL, NULL)", 64),
-            ("numeric event id", insert + " (12345, 'd', 1, 1000, 'bookmark', NULL, 1, 1, NULL, NULL, NULL, NULL)", 64),
+            ("empty event id", insert + " ('', 'd', 1, 1000, 'bookmark', NULL, 1, 1, NULL, NULL, NULL, NULL)", 64),
             ("real time", insert + " ('f1', 'd', 1, 1000.5, 'bookmark', NULL, 1, 1, NULL, NULL, NULL, NULL)", 64),
             ("negative time", insert + " ('f1', 'd', 1, -1, 'bookmark', NULL, 1, 1, NULL, NULL, NULL, NULL)", 64),
         ]
