@@ -34,6 +34,10 @@ func runTartilWithDeadline(_ arguments: [String], deadline: Double = 30, home: S
         exited.wait()
     }
     group.wait()
+    // Without these, each run would keep two descriptors open (the handler holds the process and its pipes).
+    process.terminationHandler = nil
+    try? stdout.fileHandleForReading.close()
+    try? stderr.fileHandleForReading.close()
     let result = RunResult(
         status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
         stderr: String(decoding: errorData, as: UTF8.self))

@@ -136,8 +136,13 @@ enum JournalCommands {
         overview: "Add the events of another journal (another device's) that this one lacks.",
         discussion: """
             Events are matched by their event id, so merging the same journal twice adds nothing, and the \
-            positions come out the same whatever order journals are merged in. The other file is only read; one \
-            that is not a tartil journal is refused and left as it is.
+            positions come out the same whatever order journals are merged in. The other file is only read \
+            (read-only and immutable: nothing is written beside it, so it may be on a read-only mount). It must be \
+            exactly a tartil journal (tables, columns, triggers, migrations, SQLite's quick check) and every \
+            event must be possible: a time at most 10 minutes ahead of this clock, a known kind and reason, a real \
+            surah and ayah, offsets not negative, a note of at most 4096 bytes. Otherwise it is refused with exit \
+            64 and nothing is merged. A file with a non-empty -wal beside it (in use, or not closed cleanly) is \
+            refused with exit 1. Ctrl-C or SIGTERM stops a merge with exit 130, the journal unchanged.
             """,
         arguments: [.init(name: "other", help: "The other journal.sqlite.")],
         examples: ["tartil journal merge ~/phone-journal.sqlite"],
@@ -198,7 +203,7 @@ enum JournalCommands {
 
     static let check = CommandSpec(
         path: ["journal", "check"],
-        overview: "Check the journal: SQLite's integrity check, the append-only triggers, WAL mode.",
+        overview: "Check the journal: SQLite's integrity check, the append-only triggers, WAL mode, unknown kinds.",
         discussion: "Exit 0 when all is well, 1 with each problem named otherwise.",
         run: { _, context in
             guard let journal = try openForReading(context) else {

@@ -25,8 +25,9 @@ enum PlayCommands {
             Files come from the verified cache; the current ayah and the next three are downloaded at top priority \
             when they are not there, and playback shows "buffering" until they arrive. An ayah that fails on every \
             mirror is reported and skipped. From the command line, play returns when playback ends (exit 0 when \
-            every ayah played, 1 when one was skipped, 130 on Ctrl-C). At the prompt or in a script it returns at \
-            once, and pause, seek, status and the rest control it; a script that ends waits for playback to end.
+            every ayah played, 1 when one was skipped or a position could not be saved to the journal, 130 on \
+            Ctrl-C). At the prompt or in a script it returns at once, and pause, seek, status and the rest control \
+            it; a script that ends waits for playback to end.
             With --events, one JSON object per line for each change: state, ayah, buffering, error, end.
             """,
         arguments: [
