@@ -30,22 +30,31 @@ extension Journal {
     public func merge(
         from otherPath: String, shouldStop: @escaping @Sendable () -> Bool = { false }, nowMs: Int64? = nil
     ) throws(JournalError) -> Int {
+        var mine = stat()
+        var theirs = stat()
+        if stat(path, &mine) == 0, stat(otherPath, &theirs) == 0, mine.st_dev == theirs.st_dev, mine.st_ino == theirs.st_ino {
+            return 0  // this journal itself: the union adds nothing
+        }
         try Self.checkMergeSource(otherPath)
         let connection = database.connection
         connection.setProgressHandler(every: 2000, shouldStop)
-        defer { connection.setProgressHandler(nil) }
         do {
             // Immutable: SQLite takes no lock and makes no side file; checkMergeSource made sure no log is beside it.
             let attach = try connection.prepare("ATTACH DATABASE ? AS other")
             try attach.bind([.text(Connection.readOnlyURI(otherPath, immutable: true))])
             try attach.step()
         } catch {
+            connection.setProgressHandler(nil)
             let unreadable = [ResultCode.cantOpen, .ioError, .busy, .locked, .interrupt].contains(error.code.primary)
             throw unreadable
                 ? JournalError(error, "cannot merge \(otherPath) into \(path)")
                 : JournalError(.notAJournal, "\(otherPath) is not a tartil journal (\(error.message))")
         }
-        defer { try? connection.execute("DETACH DATABASE other") }
+        defer {
+            // Without the progress handler: after an interrupt it would stop the clean-up too.
+            connection.setProgressHandler(nil)
+            try? connection.execute("DETACH DATABASE other")
+        }
         do {
             // Anything SQLite cannot read in the other file before the merge starts means it is not a journal.
             do {
@@ -67,6 +76,7 @@ extension Journal {
                 return after - before
             } catch {
                 // Rolled back before the deferred DETACH runs (a database cannot be detached inside a transaction).
+                connection.setProgressHandler(nil)
                 try? connection.execute("ROLLBACK")
                 throw error
             }

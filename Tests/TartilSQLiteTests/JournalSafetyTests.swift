@@ -99,6 +99,8 @@ import Testing
         defer { journal.close() }
         #expect(try journal.merge(from: other) == 4)
         #expect(!FileManager.default.fileExists(atPath: other + "-wal") && !FileManager.default.fileExists(atPath: other + "-shm"))
+        // Merging a journal into itself adds nothing (its own log beside it is not a reason to refuse).
+        #expect(try journal.merge(from: directory + "/journal.sqlite") == 0)
         // A log beside it may hold events the file lacks: refused (a failure, not bad input), nothing merged.
         try Data(repeating: 7, count: 100).write(to: URL(fileURLWithPath: other + "-wal"))
         #expect { try journal.merge(from: other) } throws: { ($0 as? JournalError)?.code == .failed }
