@@ -6,6 +6,12 @@ public struct RunResult: Sendable {
     public let status: Int32
     public let stdout: String
     public let stderr: String
+
+    public init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
 }
 
 /// Runs the built `tartil` with `arguments`, feeding `input` on standard input, in an environment with private
