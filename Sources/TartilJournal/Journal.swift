@@ -76,6 +76,11 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
     public enum Code: Sendable, Hashable {
         /// The file is not a tartil journal (or is damaged): nothing was written to it.
         case notAJournal
+        /// A file to merge from holds events that cannot be true (a time in the future, an unknown kind, a note
+        /// over the size limit, …): nothing was merged.
+        case refused
+        /// Ctrl-C or SIGTERM stopped the work; what it was doing was rolled back.
+        case interrupted
         /// Another kind of failure (disk full, permissions, …).
         case failed
     }
@@ -89,6 +94,10 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
     }
 
     init(_ error: SQLiteError, _ context: String) {
+        if error.code.primary == .interrupt {
+            self.init(.interrupted, "\(context): interrupted; nothing was changed")
+            return
+        }
         let refused = error.code.primary == .notADatabase || error.code.primary == .corrupt
         self.init(refused ? .notAJournal : .failed, refused ? error.message : "\(context): \(error.message)")
     }
@@ -263,52 +272,34 @@ public final class Journal {
             let statement = try database.connection.prepare(sql)
             try statement.bind(values)
             var events: [JournalEvent] = []
-            while try statement.step() { events.append(Self.event(statement)) }
+            while try statement.step() { events.append(try Self.event(statement)) }
             return events
         } catch {
             throw JournalError(error, "cannot read the journal \(path)")
         }
     }
 
-    static func event(_ row: Statement) -> JournalEvent {
-        JournalEvent(
-            eventID: row.text(at: 0) ?? "", deviceID: row.text(at: 1) ?? "", deviceSeq: row.integer(at: 2),
-            timeMs: row.integer(at: 3), kind: JournalEvent.Kind(rawValue: row.text(at: 4) ?? "") ?? .bookmark,
-            reciter: row.text(at: 5), surah: row.optionalInteger(at: 6).map(Int.init), ayah: row.optionalInteger(at: 7).map(Int.init),
-            offsetSamples: row.optionalInteger(at: 8), offsetMs: row.optionalInteger(at: 9),
-            reason: row.text(at: 10).flatMap(JournalEvent.Reason.init(rawValue:)), note: row.text(at: 11))
-    }
-
-    // MARK: - Merging
-
-    /// Adds every event of the journal at `otherPath` that this one lacks (by event id) and returns how many
-    /// were new. The other file is only read; one that is not a journal is refused.
-    @discardableResult
-    public func merge(from otherPath: String) throws(JournalError) -> Int {
-        // Validate the other file with a read-only connection of its own before attaching it.
-        let other = try Journal(path: otherPath, readOnly: true)
-        other.close()
-        let connection = database.connection
-        do {
-            let before = Int(try connection.scalarText("SELECT count(*) FROM events") ?? "0") ?? 0
-            // Read-only, so that nothing (not even a checkpoint of its log) is written to the other file.
-            let attach = try connection.prepare("ATTACH DATABASE ? AS other")
-            try attach.bind([.text(Connection.readOnlyURI(otherPath))])
-            try attach.step()
-            defer { try? connection.execute("DETACH DATABASE other") }
-            try connection.execute("""
-                BEGIN IMMEDIATE;
-                INSERT OR IGNORE INTO main.events(event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah,
-                                                  offset_samples, offset_ms, reason, note)
-                    SELECT \(Self.columns) FROM other.events ORDER BY ts_ms, device_id, event_id;
-                COMMIT;
-                """)
-            let after = Int(try connection.scalarText("SELECT count(*) FROM events") ?? "0") ?? 0
-            return after - before
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw JournalError(error, "cannot merge \(otherPath) into \(path)")
+    /// The event in the current row of a query of `columns`. A kind or reason this build does not know (a newer
+    /// tartil's, or a damaged row) is an error naming the event: it is never read as another kind.
+    static func event(_ row: Statement) throws(SQLiteError) -> JournalEvent {
+        let eventID = row.text(at: 0) ?? ""
+        let kindText = row.text(at: 4) ?? ""
+        guard let kind = JournalEvent.Kind(rawValue: kindText) else {
+            throw SQLiteError(
+                code: .error,
+                message: "the event \(eventID) has the kind '\(kindText)', which this build does not know (known: \(JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
+        let reasonText = row.text(at: 10)
+        let reason = reasonText.flatMap(JournalEvent.Reason.init(rawValue:))
+        if let reasonText, reason == nil {
+            throw SQLiteError(
+                code: .error, message: "the event \(eventID) has the reason '\(reasonText)', which this build does not know")
+        }
+        return JournalEvent(
+            eventID: eventID, deviceID: row.text(at: 1) ?? "", deviceSeq: row.integer(at: 2),
+            timeMs: row.integer(at: 3), kind: kind,
+            reciter: row.text(at: 5), surah: row.optionalInteger(at: 6).map(Int.init), ayah: row.optionalInteger(at: 7).map(Int.init),
+            offsetSamples: row.optionalInteger(at: 8), offsetMs: row.optionalInteger(at: 9), reason: reason, note: row.text(at: 11))
     }
 
     // MARK: - Checks and statistics
@@ -329,6 +320,11 @@ public final class Journal {
             for name in JournalDatabase.appendOnlyTriggers where !present.contains(name) {
                 problems.append("the append-only trigger \(name) is missing")
             }
+            let known = JournalEvent.Kind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            let reasons = JournalEvent.Reason.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            let unknown = Int(try connection.scalarText(
+                "SELECT count(*) FROM events WHERE kind NOT IN (\(known)) OR (reason IS NOT NULL AND reason NOT IN (\(reasons)))") ?? "0") ?? 0
+            if unknown > 0 { problems.append("\(unknown) event\(unknown == 1 ? " has" : "s have") a kind or reason this build does not know") }
             let mode = try connection.scalarText("PRAGMA journal_mode")
             if mode?.lowercased() != "wal" { problems.append("journal_mode is \(mode ?? "unknown"), not wal") }
             return problems
@@ -355,7 +351,7 @@ public final class Journal {
             while try kinds.step() {
                 if let kind = JournalEvent.Kind(rawValue: kinds.text(at: 0) ?? "") { stats.byKind[kind] = Int(kinds.integer(at: 1)) }
             }
-            stats.events = stats.byKind.values.reduce(0, +)
+            stats.events = Int(try connection.scalarText("SELECT count(*) FROM events") ?? "0") ?? 0
             let summary = try connection.prepare("""
                 SELECT count(DISTINCT device_id), min(ts_ms), max(ts_ms),
                        (SELECT count(DISTINCT surah) FROM events WHERE kind = 'position') FROM events

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import TartilSQLite
 
@@ -8,9 +9,16 @@ import TartilSQLite
 /// A file that is not a tartil journal (another program's database, a text file, a corrupt file) is refused
 /// before anything is written to it.
 ///
+/// The write-ahead log is kept while the journal is open (appends cost one fsync each) and checkpointed into the
+/// database file when a writing connection closes (`PRAGMA wal_checkpoint(TRUNCATE)`), so after a clean exit the
+/// journal file alone holds every event: users copy, rsync and sync that one file.
+///
 /// The connection is confined to the thread that opened it.
 public final class JournalDatabase {
     public let connection: Connection
+    /// True when opened read-only (nothing is created, migrated or checkpointed).
+    public let isReadOnly: Bool
+    private var isClosed = false
 
     /// The schema, as named migrations (see `Migrator`).
     static let migrator: Migrator = {
@@ -54,7 +62,11 @@ public final class JournalDatabase {
 
     /// Opens (creating when needed) the journal at `path`. With `readOnly`, nothing is created or migrated.
     public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int = 10_000) throws(SQLiteError) {
+        isReadOnly = readOnly
         try Self.checkHeader(path)
+        if !readOnly && access(path, F_OK) != 0 && errno == ENOENT {
+            try Self.create(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        }
         connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
         do {
             try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
@@ -62,10 +74,8 @@ public final class JournalDatabase {
             if !readOnly {
                 try connection.enableWAL()
                 try connection.execute("PRAGMA synchronous = FULL")
-                // Closing leaves the log (no checkpoint and its two fsyncs on every exit); the log is checkpointed
-                // at 64 pages instead, so the next tartil to open the journal reads at most 256 KiB of it (at
-                // SQLite's default of 1000 pages, up to 4 MB on every start of playback).
-                try connection.keepLogOnClose()
+                // While open, the log is checkpointed every 64 pages (256 KiB), so it stays small during a long
+                // session; `close` checkpoints whatever is left.
                 try connection.execute("PRAGMA wal_autocheckpoint = 64")
                 try Self.migrator.migrate(connection)
             }
@@ -75,11 +85,23 @@ public final class JournalDatabase {
         }
     }
 
-    /// A file that exists and is not empty must start with SQLite's header: anything else is refused before
-    /// SQLite opens it (which could write to it).
+    /// A journal path must name a regular file or nothing yet (a device such as `/dev/null`, a directory or a
+    /// FIFO is refused before SQLite opens it, which would create `/dev/null-journal` beside it or block), and a
+    /// file that exists and is not empty must start with SQLite's header: anything else is refused before SQLite
+    /// opens it (which could write to it).
     static func checkHeader(_ path: String) throws(SQLiteError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }  // not there yet: it will be created
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return }  // not there yet: it will be created
+            throw SQLiteError(code: .cantOpen, message: "\(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw SQLiteError(
+                code: .notADatabase,
+                message: "\(path) is not a tartil journal: it is \(fileKind(info.st_mode)), not a regular file (name a journal file, or a path where one may be created)")
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else { return }  // unreadable: SQLite says why
         defer { Glibc.close(descriptor) }
         var header = [UInt8](repeating: 0, count: 16)
         let count = read(descriptor, &header, 16)
@@ -89,8 +111,85 @@ public final class JournalDatabase {
         }
     }
 
-    /// Closes the database.
-    public func close() throws(SQLiteError) { try connection.close() }
+    /// Makes a new journal at `path` atomically, as readers see it: the schema, WAL mode and the device id are
+    /// written to a temporary file beside it, checkpointed into it and synced, and the file is then linked to
+    /// `path` (`link` fails when another process made the journal first: theirs is used). So a reader finds
+    /// either no journal or a complete one, never a file without its tables. Where hard links are not supported
+    /// the journal is made in place.
+    static func create(_ path: String, busyTimeoutMilliseconds: Int) throws(SQLiteError) {
+        let temporary = "\(path).new-\(UUID().uuidString.lowercased().prefix(8))"
+        func removeTemporary() {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+        }
+        do throws(SQLiteError) {
+            let connection = try Connection(path: temporary, mode: .readWriteCreate)
+            do throws(SQLiteError) {
+                try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+                try connection.enableWAL()
+                try connection.execute("PRAGMA synchronous = FULL")
+                try migrator.migrate(connection)
+                try connection.execute("INSERT INTO meta(key, value) VALUES ('device_id', '\(UUID().uuidString.lowercased())')")
+                try connection.checkpoint(.truncate)
+                try connection.close()
+            } catch {
+                try? connection.close()
+                throw error
+            }
+        } catch {
+            removeTemporary()
+            throw error
+        }
+        let linked = link(temporary, path) == 0
+        let linkError = errno
+        removeTemporary()
+        if linked {
+            let directory = open(parentDirectory(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directory >= 0 {
+                fsync(directory)
+                Glibc.close(directory)
+            }
+        } else if linkError != EEXIST {
+            return  // no hard links here (some FUSE and FAT file systems): the caller makes it in place
+        }
+    }
+
+    static func parentDirectory(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// What a file that is not a regular one is, for messages.
+    static func fileKind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "a directory"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        default: return "a special file"
+        }
+    }
+
+    /// Checkpoints the write-ahead log into the database file and truncates it (a writing connection only), then
+    /// closes the database: afterwards the file alone holds every event. The checkpoint waits (up to the busy
+    /// timeout) for readers still reading the log; if it cannot finish, the events stay durable in the log, the
+    /// connection is closed anyway and the checkpoint's error is thrown.
+    ///
+    /// The corresponding C function is `sqlite3_wal_checkpoint_v2` with `SQLITE_CHECKPOINT_TRUNCATE`.
+    public func close() throws(SQLiteError) {
+        guard !isClosed else { return }
+        isClosed = true
+        var checkpointError: SQLiteError?
+        if !isReadOnly {
+            do throws(SQLiteError) {
+                try connection.checkpoint(.truncate)
+            } catch {
+                checkpointError = error
+            }
+        }
+        try connection.close()
+        if let checkpointError { throw checkpointError }
+    }
 }
 
 @available(*, unavailable) extension JournalDatabase: Sendable {}

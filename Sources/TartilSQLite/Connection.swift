@@ -20,6 +20,8 @@ public final class Connection {
 
     let handle: OpaquePointer
     private var isClosed = false
+    /// The closure the progress handler calls, retained while it is installed.
+    private var progressCheck: ProgressCheck?
     public let path: String
 
     /// Process-wide settings, made before the first connection opens.
@@ -56,6 +58,50 @@ public final class Connection {
     /// next process to open the database reads the whole log.
     public func keepLogOnClose() throws(SQLiteError) {
         try check(csqlite_no_checkpoint_on_close(handle))
+    }
+
+    /// How much a checkpoint does (https://sqlite.org/c3ref/wal_checkpoint_v2.html).
+    public enum CheckpointMode: Sendable {
+        /// Copies what it can without waiting for readers or writers.
+        case passive
+        /// Waits (busy handler) for writers and for readers of the log, copies every frame and truncates the log
+        /// to zero bytes.
+        case truncate
+    }
+
+    /// Checkpoints the write-ahead log into the database file. Throws `.busy` when readers or a writer kept it
+    /// from completing within the busy timeout (what was copied stays copied).
+    ///
+    /// The corresponding C function is `sqlite3_wal_checkpoint_v2`.
+    public func checkpoint(_ mode: CheckpointMode) throws(SQLiteError) {
+        var logFrames: Int32 = 0
+        var copiedFrames: Int32 = 0
+        let cMode = mode == .truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE
+        try check(sqlite3_wal_checkpoint_v2(handle, nil, cMode, &logFrames, &copiedFrames), sql: "checkpoint")
+    }
+
+    /// Makes every statement on this connection call `shouldStop` every `instructions` virtual-machine steps and
+    /// stop with `ResultCode.interrupt` when it returns true (Ctrl-C during a long merge, say). The check runs on
+    /// the connection's own thread, so no other thread needs the handle (as `sqlite3_interrupt` would); nil
+    /// removes it.
+    ///
+    /// The corresponding C function is `sqlite3_progress_handler`.
+    public func setProgressHandler(every instructions: Int32 = 1000, _ shouldStop: (@Sendable () -> Bool)?) {
+        guard let shouldStop else {
+            sqlite3_progress_handler(handle, 0, nil, nil)
+            progressCheck = nil
+            return
+        }
+        let check = ProgressCheck(shouldStop)
+        progressCheck = check
+        sqlite3_progress_handler(handle, instructions, { context in
+            Unmanaged<ProgressCheck>.fromOpaque(context!).takeUnretainedValue().shouldStop() ? 1 : 0
+        }, Unmanaged.passUnretained(check).toOpaque())
+    }
+
+    final class ProgressCheck {
+        let shouldStop: @Sendable () -> Bool
+        init(_ shouldStop: @escaping @Sendable () -> Bool) { self.shouldStop = shouldStop }
     }
 
     /// Closes the connection; statements must have been released first.
@@ -127,8 +173,10 @@ public final class Connection {
     }
 
     /// A `file:` URI that opens (or attaches) `path` read-only: `ATTACH DATABASE ? AS x` with it never writes
-    /// to the file. (Connections accept URIs; a plain path is still a plain path.)
-    public static func readOnlyURI(_ path: String) -> String {
+    /// to the file. (Connections accept URIs; a plain path is still a plain path.) With `immutable`, SQLite also
+    /// takes no locks and opens no `-wal` or `-shm` file beside it (so a file on a read-only mount can be read),
+    /// and reads the database file alone: a write-ahead log beside it is ignored.
+    public static func readOnlyURI(_ path: String, immutable: Bool = false) -> String {
         var encoded = ""
         for byte in path.utf8 {
             switch byte {
@@ -138,7 +186,7 @@ public final class Connection {
                 encoded.unicodeScalars.append(Unicode.Scalar(byte))
             }
         }
-        return "file:\(encoded)?mode=ro"
+        return "file:\(encoded)?mode=ro" + (immutable ? "&immutable=1" : "")
     }
 
     /// The SQLite library version, e.g. `3.40.1`.

@@ -25,10 +25,11 @@ public struct Migrator: Sendable {
     }
 
     /// The names of the migrations `connection`'s database has had applied, in order.
-    public static func applied(_ connection: Connection) throws(SQLiteError) -> [String] {
-        guard try connection.scalarText("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'migrations'") != nil
+    /// (`schema` names an attached database: `main` by default.)
+    public static func applied(_ connection: Connection, schema: String = "main") throws(SQLiteError) -> [String] {
+        guard try connection.scalarText("SELECT name FROM \(schema).sqlite_master WHERE type = 'table' AND name = 'migrations'") != nil
         else { return [] }
-        let statement = try connection.prepare("SELECT name FROM migrations ORDER BY rowid")
+        let statement = try connection.prepare("SELECT name FROM \(schema).migrations ORDER BY rowid")
         var names: [String] = []
         while try statement.step() { names.append(statement.text(at: 0) ?? "") }
         return names

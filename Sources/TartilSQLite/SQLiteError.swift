@@ -18,6 +18,10 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let cantOpen = ResultCode(rawValue: SQLITE_CANTOPEN)
     public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
     public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
+    /// A statement was interrupted (`sqlite3_interrupt`, or a progress handler that asked to stop).
+    public static let interrupt = ResultCode(rawValue: SQLITE_INTERRUPT)
+    public static let full = ResultCode(rawValue: SQLITE_FULL)
+    public static let ioError = ResultCode(rawValue: SQLITE_IOERR)
     public static let row = ResultCode(rawValue: SQLITE_ROW)
     public static let done = ResultCode(rawValue: SQLITE_DONE)
 

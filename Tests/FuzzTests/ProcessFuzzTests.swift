@@ -66,6 +66,8 @@ import Testing
                     var status = stat()
                     guard lstat(path, &status) == 0 else { continue }
                     if (status.st_mode & S_IFMT) == S_IFDIR { files[path] = "dir"; continue }
+                    // An empty write-ahead log holds nothing: a connection that wrote nothing may leave one.
+                    if name.hasSuffix("-wal") && status.st_size == 0 { continue }
                     let data = FileManager.default.contents(atPath: path) ?? Data()
                     files[path] = "\(status.st_mode) \(data.count) \(data.hashValue)"
                 }

@@ -75,6 +75,42 @@ import Testing
         #expect(try journal.problems().isEmpty)
     }
 
+    /// The events in a copy of the journal file alone (no -wal or -shm beside the copy).
+    func eventsInACopyOfTheFileAlone(_ path: String) throws -> Int {
+        let copy = path + ".copy"
+        try? FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let connection = try Connection(path: Connection.readOnlyURI(copy) + "&immutable=1", mode: .readOnly)
+        defer { try? connection.close() }
+        guard try connection.scalarText("SELECT name FROM sqlite_master WHERE name = 'events'") != nil else { return -1 }
+        return Int(try connection.scalarText("SELECT count(*) FROM events") ?? "") ?? -1
+    }
+
+    @Test func afterCloseTheFileAloneHoldsEveryEventEvenWithAReaderStillOpen() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/journal.sqlite"
+        let journal = try Journal(path: path)
+        for ayah in 1...40 { try journal.append(EventDraft(kind: .bookmark, surah: 2, ayah: ayah)) }
+        // While open, the events are in the write-ahead log (kept while running).
+        #expect((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0 > 0)
+        // A reader that stays open: the writer is not the last connection, so SQLite's own close would not
+        // checkpoint; the journal's close must.
+        let reader = try Journal(path: path, readOnly: true)
+        #expect(try reader.events().count == 40)
+        journal.close()
+        #expect(try eventsInACopyOfTheFileAlone(path) == 40)
+        #expect((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0 == 0)
+        reader.close()
+        // Reopened and closed again: still every event, and no log left beside it.
+        let again = try Journal(path: path)
+        try again.append(EventDraft(kind: .bookmark, surah: 3, ayah: 1))
+        again.close()
+        #expect(try eventsInACopyOfTheFileAlone(path) == 41)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
     @Test func theDeviceIdIsMadeOnceAndSequenceNumbersCount() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -221,7 +257,9 @@ import Testing
         let before = try derived(ab)
         #expect(try ab.merge(from: "\(directory)/a.sqlite") == 0 && ab.merge(from: "\(directory)/b.sqlite") == 0)
         #expect(try derived(ab) == before)
-        // Associative: (a ∪ b) ∪ c == a ∪ (b ∪ c).
+        // Associative: (a ∪ b) ∪ c == a ∪ (b ∪ c). (A journal in use, with its log beside it, is not merged from:
+        // `ab` is closed first, which folds its log into the file.)
+        ab.close()
         let abThenC = try merged(["ab", "c"], into: "ab-c")
         let bc = try merged(["b", "c"], into: "bc")
         bc.close()

@@ -6,6 +6,12 @@ public struct RunResult: Sendable {
     public let status: Int32
     public let stdout: String
     public let stderr: String
+
+    public init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
 }
 
 /// Runs the built `tartil` with `arguments`, feeding `input` on standard input, in an environment with private
@@ -85,7 +91,8 @@ public func runTartilBounded(
     process.standardInput = stdin
     try process.run()
     let group = DispatchGroup()
-    let writer = stdin.fileHandleForWriting.fileDescriptor
+    let writeEnd = stdin.fileHandleForWriting
+    let writer = writeEnd.fileDescriptor
     DispatchQueue.global().async(group: group) {
         input.withUnsafeBytes { buffer in
             var offset = 0
@@ -96,7 +103,7 @@ public func runTartilBounded(
                 offset += written
             }
         }
-        close(writer)
+        try? writeEnd.close()
     }
     nonisolated(unsafe) var errorData = Data()
     nonisolated(unsafe) var outputData = Data()
@@ -114,6 +121,9 @@ public func runTartilBounded(
     process.waitUntilExit()
     timer.cancel()
     group.wait()
+    // Close every end now: descriptors left to deinit pile up over thousands of runs.
+    try? stdout.fileHandleForReading.close()
+    try? stderr.fileHandleForReading.close()
     return BoundedRunResult(
         status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
         timedOut: killed.withLock { $0 }, stdout: outputData, stderr: errorData)

@@ -65,12 +65,15 @@ enum JournalCommands {
         overview: "Record a bookmark at an ayah (or, while playing, where playback is).",
         arguments: [.init(name: "ref", help: "One ayah: 36:12, yasin:12 (default: the position playing now)", optional: true)],
         options: [
-            .init(names: ["--note"], valueName: "text", help: "Words to keep with it."),
+            .init(names: ["--note"], valueName: "text", help: "Words to keep with it (at most 4096 bytes)."),
             .init(names: ["--reciter"], valueName: "id", help: "The reciter it is for (default: the one playing, or none)."),
         ],
         examples: ["tartil bookmark 2:255 --note 'Ayat al-Kursi'"],
         run: { invocation, context in
             var draft = EventDraft(kind: .bookmark, reciter: invocation.value("--reciter"), note: invocation.value("--note"))
+            if let note = draft.note, note.utf8.count > Journal.MergeLimits.noteBytes {
+                throw TartilError.usage("--note takes at most \(Journal.MergeLimits.noteBytes) bytes, not \(note.utf8.count)")
+            }
             if let text = invocation.arguments.first {
                 let references = try ReferenceParser.parse([text])
                 guard references.count == 1, references[0].range.first == references[0].range.last else {
@@ -133,30 +136,32 @@ enum JournalCommands {
         overview: "Add the events of another journal (another device's) that this one lacks.",
         discussion: """
             Events are matched by their event id, so merging the same journal twice adds nothing, and the \
-            positions come out the same whatever order journals are merged in. The other file is only read; one \
-            that is not a tartil journal is refused and left as it is.
+            positions come out the same whatever order journals are merged in. The other file is only read \
+            (read-only and immutable: nothing is written beside it, so it may be on a read-only mount). It must be \
+            exactly a tartil journal (tables, columns, triggers, migrations, SQLite's quick check) and every \
+            event must be possible: a time at most 10 minutes ahead of this clock, a known kind and reason, a real \
+            surah and ayah, offsets not negative, a note of at most 4096 bytes. Otherwise it is refused with exit \
+            64 and nothing is merged. A file with a non-empty -wal beside it (in use, or not closed cleanly) is \
+            refused with exit 1. Ctrl-C or SIGTERM stops a merge with exit 130, the journal unchanged.
             """,
         arguments: [.init(name: "other", help: "The other journal.sqlite.")],
         examples: ["tartil journal merge ~/phone-journal.sqlite"],
         run: { invocation, context in
             let other = invocation.arguments[0]
             guard FileManager.default.fileExists(atPath: other) else { throw TartilError.usage("\(other) does not exist") }
+            // The merge runs on the session's journal writer, which stays open for the commands after it.
             let writer = try context.session.journal(context.settings)
-            writer.close()
-            let journal: Journal
-            do throws(JournalError) {
-                journal = try Journal(path: context.settings.journalFile)
-            } catch {
-                throw TartilError(.failure, error.message)
-            }
-            defer { journal.close() }
             let added: Int
             do throws(JournalError) {
-                added = try journal.merge(from: other)
-            } catch where error.code == .notAJournal {
-                throw TartilError(.usage, error.message)
+                added = try writer.withJournal { journal throws(JournalError) in
+                    try journal.merge(from: other, shouldStop: { Interrupt.isPending })
+                }
             } catch {
-                throw TartilError(.failure, error.message)
+                switch error.code {
+                case .notAJournal, .refused: throw TartilError(.usage, error.message)
+                case .interrupted: throw TartilError(.interrupted, error.message)
+                default: throw TartilError(.failure, error.message)
+                }
             }
             if context.settings.json {
                 context.console.json(.object([("merged", .string(other)), ("new_events", .int(added))]))
@@ -198,7 +203,7 @@ enum JournalCommands {
 
     static let check = CommandSpec(
         path: ["journal", "check"],
-        overview: "Check the journal: SQLite's integrity check, the append-only triggers, WAL mode.",
+        overview: "Check the journal: SQLite's integrity check, the append-only triggers, WAL mode, unknown kinds.",
         discussion: "Exit 0 when all is well, 1 with each problem named otherwise.",
         run: { _, context in
             guard let journal = try openForReading(context) else {
@@ -221,7 +226,9 @@ enum JournalCommands {
     /// The journal opened read-only, or nil when there is none yet. A file that is not a journal is refused.
     static func openForReading(_ context: Context) throws(TartilError) -> Journal? {
         let path = context.settings.journalFile
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        // No journal yet, or an empty file that the first writer will make one.
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_size > 0 || info.st_mode & S_IFMT != S_IFREG else { return nil }
         do {
             return try Journal(path: path, readOnly: true)
         } catch {

@@ -25,8 +25,9 @@ enum PlayCommands {
             Files come from the verified cache; the current ayah and the next three are downloaded at top priority \
             when they are not there, and playback shows "buffering" until they arrive. An ayah that fails on every \
             mirror is reported and skipped. From the command line, play returns when playback ends (exit 0 when \
-            every ayah played, 1 when one was skipped, 130 on Ctrl-C). At the prompt or in a script it returns at \
-            once, and pause, seek, status and the rest control it; a script that ends waits for playback to end.
+            every ayah played, 1 when one was skipped or a position could not be saved to the journal, 130 on \
+            Ctrl-C). At the prompt or in a script it returns at once, and pause, seek, status and the rest control \
+            it; a script that ends waits for playback to end.
             With --events, one JSON object per line for each change: state, ayah, buffering, error, end.
             """,
         arguments: [
@@ -163,7 +164,7 @@ enum PlayCommands {
         let session = context.session
         let journal = try session.journal(context.settings)
         if invocation.flag("--events") { session.setPrintEvents(true, console: context.console) }
-        let generation = session.begin()
+        let generation = session.begin(console: context.console)
         let plan = setup.plan
         journal.append(EventDraft(kind: .sessionStart, reciter: setup.reciter.id.rawValue, note: "play \(plan.rangeDescription)"))
         let player = try start(setup) { event in session.deliver(event, generation: generation) }
@@ -171,6 +172,7 @@ enum PlayCommands {
         guard context.blocking else { return }
         try waitForEnd(of: player, stopOnInterrupt: true, progress: context.console.errorIsTerminal && !invocation.flag("--events") ? context.console : nil)
         try checkEnd(of: player)
+        try session.checkPlaybackJournal()
     }
 
     static func runRender(_ invocation: Invocation, _ context: Context) throws {

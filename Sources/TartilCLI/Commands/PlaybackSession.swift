@@ -16,6 +16,13 @@ final class PlaybackSession: Sendable {
         var generation = 0
         var printEvents = false
         var console: Console?
+        /// Where a journal failure during playback is reported, once per playback.
+        var errorConsole: Console?
+        /// The journal writer's count of failed events when the current playback began.
+        var failedAtBegin = 0
+        /// The first journal failure of the current playback, and whether it was printed.
+        var playbackFailure: JournalError?
+        var failureReported = false
     }
 
     private let state = Mutex(State())
@@ -31,12 +38,17 @@ final class PlaybackSession: Sendable {
     /// The player, if one was started (ended or not).
     var current: Player? { state.withLock { $0.player } }
 
-    /// Stops the session's player (if any) before a new one starts; returns the new player's generation.
-    func begin() -> Int {
+    /// Stops the session's player (if any) before a new one starts; returns the new player's generation. A
+    /// position the journal cannot make durable from now on is reported once on `console`.
+    func begin(console: Console? = nil) -> Int {
         let previous = state.withLock { state in
             defer {
                 state.player = nil
                 state.generation += 1
+                state.errorConsole = console
+                state.failedAtBegin = state.journal?.failedEvents ?? 0
+                state.playbackFailure = nil
+                state.failureReported = false
             }
             return state.player
         }
@@ -69,10 +81,46 @@ final class PlaybackSession: Sendable {
         switch event {
         case .position(let position): journal?.append(position.draft)
         case .end(let final, let message):
-            journal?.append(EventDraft(kind: .sessionEnd, note: message.map { "\(final.rawValue): \($0)" } ?? final.rawValue))
+            let note = message.map { "\(final.rawValue): \($0)" } ?? final.rawValue
+            // Within the journal's note limit (an error message could be longer), cut on a character boundary.
+            var kept = Substring(note)
+            while kept.utf8.count > Journal.MergeLimits.noteBytes { kept = kept.dropLast(max(1, (kept.utf8.count - Journal.MergeLimits.noteBytes) / 4)) }
+            journal?.append(EventDraft(kind: .sessionEnd, note: String(kept)))
         default: break
         }
         target?.json(PlayCommands.json(event))
+    }
+
+    /// Called on the journal writer's thread when events could not be made durable: during playback, the first
+    /// such failure is printed at once (playback goes on); `checkPlaybackJournal` turns it into the exit status.
+    private func journalFailed(_ error: JournalError) {
+        let console = state.withLock { state -> Console? in
+            guard state.errorConsole != nil, state.playbackFailure == nil else { return nil }
+            state.playbackFailure = error
+            guard state.player.map({ !$0.status.state.isEnded }) ?? true else { return nil }
+            state.failureReported = true
+            return state.errorConsole
+        }
+        guard let console else { return }
+        let clear = console.errorIsTerminal ? "\r\u{1B}[K" : ""
+        console.writeError("\(clear)Error: \(error.message); playback goes on, but its positions are not being saved\n")
+    }
+
+    /// Throws when positions of the current playback could not be made durable (after waiting for the journal):
+    /// the listener must know that resume will not find them. The error's text was printed when it happened;
+    /// this one says how many were lost.
+    func checkPlaybackJournal() throws(TartilError) {
+        guard let writer = state.withLock({ $0.journal }) else { return }
+        writer.flush()
+        let (lost, failure, reported) = state.withLock { state in
+            (writer.failedEvents - state.failedAtBegin, state.playbackFailure, state.failureReported)
+        }
+        guard lost > 0 else { return }
+        let what = "\(lost) event\(lost == 1 ? "" : "s") of this playback could not be saved to the journal \(writer.path)"
+        if reported || failure == nil {
+            throw TartilError(.failure, what + " (the error is above)")
+        }
+        throw TartilError(.failure, what + ": \(failure!.message)")
     }
 
     /// The journal at `settings.journalFile`, opened once per session. A file that is not a journal is refused
@@ -96,7 +144,7 @@ final class PlaybackSession: Sendable {
         if let open = state.withLock({ $0.journal }), open.path == settings.journalFile { return open }
         let directory = Path.parent(settings.journalFile)
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let writer = JournalWriter(path: settings.journalFile)
+        let writer = JournalWriter(path: settings.journalFile) { [weak self] error, _ in self?.journalFailed(error) }
         let previous = state.withLock { state in
             defer { state.journal = writer }
             return state.journal

@@ -14,8 +14,8 @@ public enum Tartil {
         let dataDirectory = Settings.findBundledDataDirectory(environment: environment, executablePath: executablePath)
         var settings = Settings(environment: environment, bundledDataDirectory: dataDirectory)
         let shell = Shell(table: .standard, console: console)
-        // Every position handed over is on disk before tartil exits, and the journal's connection is closed (it
-        // leaves its write-ahead log for the next start: see JournalDatabase).
+        // Every position handed over is on disk before tartil exits, and the journal is closed: its write-ahead log
+        // is checkpointed into the journal file, which then holds every event on its own (see JournalDatabase).
         defer { shell.session.closeJournal() }
 
         // Leading options: the global ones, -c, --help and --version.
@@ -137,6 +137,7 @@ struct Shell {
         do {
             try PlayCommands.waitForEnd(of: player, stopOnInterrupt: true)
             try PlayCommands.checkEnd(of: player)
+            try session.checkPlaybackJournal()
             return nil
         } catch {
             return ExitStatus.report(error, command: nil, console: console)

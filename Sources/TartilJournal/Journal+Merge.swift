@@ -1,0 +1,245 @@
+import Glibc
+import TartilCore
+import TartilSQLite
+
+/// `journal merge`: adding another device's events, without trusting the other file.
+///
+/// The other file is opened strictly read-only and immutable (no lock, no `-wal` or `-shm` beside it, so a journal
+/// on a read-only mount merges), and refused before a single event is read unless it is exactly a tartil journal:
+/// tables (not views) with this build's columns, indexes and triggers, its migrations and a device id, and
+/// SQLite's `quick_check` passing. Then every event must be one that can be true (see `MergeLimits`); one that is
+/// not refuses the whole file. The events are added in one transaction, which Ctrl-C or SIGTERM (through
+/// `shouldStop`) rolls back: the journal is then exactly as it was.
+extension Journal {
+    /// The limits an event from another journal must keep to (the README documents them).
+    public enum MergeLimits {
+        /// How far in the future an event's time may be: clocks of devices differ a little, but an event from
+        /// far ahead would be "the latest" position forever in an append-only journal. 10 minutes.
+        public static let futureSkewMs: Int64 = 10 * 60 * 1000
+        /// The longest note, in bytes of UTF-8 (a bookmark's `--note` has the same limit). 4 KiB.
+        public static let noteBytes = 4096
+        /// The longest event id, device id and reciter id, in bytes.
+        public static let idBytes = 128
+    }
+
+    /// Adds every event of the journal at `otherPath` that this one lacks (by event id) and returns how many were
+    /// new. The other file is only read. Throws `.notAJournal` for a file that is not exactly a tartil journal,
+    /// `.refused` for one holding events that cannot be true (nothing is merged from either), `.interrupted` when
+    /// `shouldStop` returned true (checked every few thousand SQLite steps; the merge is rolled back).
+    @discardableResult
+    public func merge(
+        from otherPath: String, shouldStop: @escaping @Sendable () -> Bool = { false }, nowMs: Int64? = nil
+    ) throws(JournalError) -> Int {
+        var mine = stat()
+        var theirs = stat()
+        if stat(path, &mine) == 0, stat(otherPath, &theirs) == 0, mine.st_dev == theirs.st_dev, mine.st_ino == theirs.st_ino {
+            return 0  // this journal itself: the union adds nothing
+        }
+        try Self.checkMergeSource(otherPath)
+        let connection = database.connection
+        connection.setProgressHandler(every: 2000, shouldStop)
+        do {
+            // Immutable: SQLite takes no lock and makes no side file; checkMergeSource made sure no log is beside it.
+            let attach = try connection.prepare("ATTACH DATABASE ? AS other")
+            try attach.bind([.text(Connection.readOnlyURI(otherPath, immutable: true))])
+            try attach.step()
+        } catch {
+            connection.setProgressHandler(nil)
+            let unreadable = [ResultCode.cantOpen, .ioError, .busy, .locked, .interrupt].contains(error.code.primary)
+            throw unreadable
+                ? JournalError(error, "cannot merge \(otherPath) into \(path)")
+                : JournalError(.notAJournal, "\(otherPath) is not a tartil journal (\(error.message))")
+        }
+        defer {
+            // Without the progress handler: after an interrupt it would stop the clean-up too.
+            connection.setProgressHandler(nil)
+            try? connection.execute("DETACH DATABASE other")
+        }
+        do {
+            // Anything SQLite cannot read in the other file before the merge starts means it is not a journal.
+            do {
+                try Self.checkSchema(connection, otherPath)
+                try Self.checkEvents(connection, otherPath, nowMs: nowMs ?? Self.now())
+            } catch let error as SQLiteError where error.code.primary != .interrupt {
+                throw JournalError(.notAJournal, "\(otherPath) is not a tartil journal (\(error.message))")
+            }
+            let before = Int(try connection.scalarText("SELECT count(*) FROM main.events") ?? "0") ?? 0
+            try connection.execute("BEGIN IMMEDIATE")
+            do throws(SQLiteError) {
+                try connection.execute("""
+                    INSERT OR IGNORE INTO main.events(event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah,
+                                                      offset_samples, offset_ms, reason, note)
+                        SELECT \(Self.columns) FROM other.events ORDER BY ts_ms, device_id, event_id
+                    """)
+                let after = Int(try connection.scalarText("SELECT count(*) FROM main.events") ?? "0") ?? 0
+                try connection.execute("COMMIT")
+                return after - before
+            } catch {
+                // Rolled back before the deferred DETACH runs (a database cannot be detached inside a transaction).
+                connection.setProgressHandler(nil)
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        } catch let error as JournalError {
+            throw error
+        } catch let error as SQLiteError {
+            throw JournalError(error, "cannot merge \(otherPath) into \(path)")
+        } catch {
+            throw JournalError(.failed, "cannot merge \(otherPath) into \(path): \(error)")
+        }
+    }
+
+    // MARK: - Checks of the other file
+
+    /// The other file must be a regular, non-empty file starting with SQLite's header, with no write-ahead log
+    /// beside it that could hold events the file lacks.
+    static func checkMergeSource(_ path: String) throws(JournalError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw JournalError(.failed, "cannot merge \(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_size > 0 || info.st_mode & S_IFMT != S_IFREG else {
+            throw JournalError(.notAJournal, "\(path) is not a tartil journal (it is empty)")
+        }
+        do {
+            try JournalDatabase.checkHeader(path)
+        } catch {
+            throw JournalError(.notAJournal, error.message)
+        }
+        var log = stat()
+        if stat(path + "-wal", &log) == 0 && log.st_size > 0 {
+            throw JournalError(
+                .failed,
+                "cannot merge \(path): a write-ahead log is beside it (\(path)-wal), so a tartil is using it or did not close it; merge once that tartil has exited (its exit folds the log into the file), or run 'tartil journal check --journal \(path)' on that device")
+        }
+    }
+
+    /// The schema a tartil journal has: every object of `sqlite_master` but the root pages, from this build's
+    /// migrations applied to an empty database.
+    static func expectedSchema() throws(SQLiteError) -> [SchemaObject] {
+        let reference = try Connection(path: ":memory:")
+        defer { try? reference.close() }
+        try JournalDatabase.migrator.migrate(reference)
+        return try schema(reference, "main")
+    }
+
+    struct SchemaObject: Hashable {
+        let type: String
+        let name: String
+        let table: String
+        let sql: String
+    }
+
+    static func schema(_ connection: Connection, _ database: String) throws(SQLiteError) -> [SchemaObject] {
+        let statement = try connection.prepare(
+            "SELECT type, name, tbl_name, coalesce(sql, '') FROM \(database).sqlite_master ORDER BY type, name")
+        var objects: [SchemaObject] = []
+        while try statement.step() {
+            objects.append(
+                SchemaObject(
+                    type: statement.text(at: 0) ?? "", name: statement.text(at: 1) ?? "", table: statement.text(at: 2) ?? "",
+                    sql: statement.text(at: 3) ?? ""))
+            if objects.count > 1000 { break }  // far more than a journal has: enough to say it is not one
+        }
+        return objects
+    }
+
+    /// Exactly a tartil journal's tables, columns, indexes and triggers (no views), this build's migrations, a
+    /// device id, and SQLite's quick check passing.
+    static func checkSchema(_ connection: Connection, _ path: String) throws {
+        let expected = try expectedSchema()
+        let found = try schema(connection, "other")
+        if found != expected {
+            if let newer = try? newerMigration(connection, found) {
+                throw JournalError(
+                    .notAJournal, "\(path) was written by a newer version (its schema has '\(newer)', which this build does not know)")
+            }
+            throw JournalError(.notAJournal, "\(path) is not a tartil journal: \(schemaDifference(expected: expected, found: found))")
+        }
+        let applied = try Migrator.applied(connection, schema: "other")
+        guard applied == JournalDatabase.migrator.migrations.map(\.name) else {
+            throw JournalError(.notAJournal, "\(path) is not a tartil journal: its migrations are \(applied), not \(JournalDatabase.migrator.migrations.map(\.name))")
+        }
+        let devices = try connection.prepare(
+            "SELECT count(*), sum(typeof(value) = 'text' AND length(CAST(value AS BLOB)) BETWEEN 1 AND \(MergeLimits.idBytes)) FROM other.meta WHERE key = 'device_id'")
+        guard try devices.step(), devices.integer(at: 0) == 1, devices.integer(at: 1) == 1 else {
+            throw JournalError(.notAJournal, "\(path) is not a tartil journal: its meta table has no valid device id")
+        }
+        let check = try connection.prepare("PRAGMA other.quick_check(5)")
+        var lines: [String] = []
+        while try check.step() { lines.append(check.text(at: 0) ?? "") }
+        guard lines == ["ok"] else {
+            throw JournalError(.notAJournal, "\(path) is not a tartil journal (damaged: \(lines.joined(separator: "; ").prefix(300)))")
+        }
+    }
+
+    /// A migration the other file records that this build does not know (a newer tartil wrote it), if any.
+    static func newerMigration(_ connection: Connection, _ found: [SchemaObject]) throws(SQLiteError) -> String? {
+        guard found.contains(where: { $0.type == "table" && $0.name == "migrations" }) else { return nil }
+        let statement = try connection.prepare("SELECT name FROM other.migrations LIMIT 100")
+        let known = Set(JournalDatabase.migrator.migrations.map(\.name))
+        while try statement.step() {
+            let name = statement.text(at: 0) ?? ""
+            if !known.contains(name) { return String(name.prefix(80)) }
+        }
+        return nil
+    }
+
+    /// The first way `found` differs from `expected`, in words.
+    static func schemaDifference(expected: [SchemaObject], found: [SchemaObject]) -> String {
+        for object in expected {
+            if let match = found.first(where: { $0.name == object.name }), match.type != object.type {
+                return "its \(object.name) is a \(match.type), not a \(object.type)"
+            }
+        }
+        for object in expected.sorted(by: { ($0.type == "table" ? 0 : 1, $0.name) < ($1.type == "table" ? 0 : 1, $1.name) }) {
+            guard let match = found.first(where: { $0.name == object.name }) else { return "it has no \(object.type) \(object.name)" }
+            if match != object { return "its \(object.type) \(object.name) is not a tartil journal's" }
+        }
+        if let extra = found.first(where: { !expected.contains($0) }) {
+            return "it has the \(extra.type) \(extra.name.prefix(80)), which a tartil journal does not"
+        }
+        return "its schema differs"
+    }
+
+    /// Every event must be one that can be true; the first that is not refuses the file.
+    static func checkEvents(_ connection: Connection, _ path: String, nowMs: Int64) throws {
+        let kinds = JournalEvent.Kind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        let kindNames = JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+        let reasons = JournalEvent.Reason.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        let ayahCounts = Catalog.surahs.map { "WHEN \($0.number) THEN \($0.ayahCount)" }.joined(separator: " ")
+        let latest = nowMs + MergeLimits.futureSkewMs
+        let id = MergeLimits.idBytes
+        func isText(_ column: String, _ most: Int) -> String {
+            "typeof(\(column)) = 'text' AND length(CAST(\(column) AS BLOB)) BETWEEN 1 AND \(most)"
+        }
+        func isCount(_ column: String, from least: Int) -> String { "typeof(\(column)) = 'integer' AND \(column) >= \(least)" }
+        let statement = try connection.prepare("""
+            SELECT event_id, problem FROM (
+                SELECT event_id, CASE
+                    WHEN NOT (\(isText("event_id", id))) THEN 'its event id is not an id'
+                    WHEN NOT (\(isText("device_id", id))) THEN 'its device id is not an id'
+                    WHEN NOT (\(isCount("device_seq", from: 1))) THEN 'its device sequence number is not a whole number from 1'
+                    WHEN NOT (\(isCount("ts_ms", from: 0))) THEN 'its time is not a whole number of milliseconds since 1970'
+                    WHEN ts_ms > \(latest) THEN 'its time (ts_ms ' || ts_ms || ') is in the future, more than 10 minutes after this device''s clock (' || \(nowMs) || ')'
+                    WHEN typeof(kind) != 'text' OR kind NOT IN (\(kinds)) THEN 'its kind ' || quote(substr(CAST(kind AS TEXT), 1, 40)) || ' is not one tartil knows (\(kindNames))'
+                    WHEN reason IS NOT NULL AND (typeof(reason) != 'text' OR reason NOT IN (\(reasons))) THEN 'its reason ' || quote(substr(CAST(reason AS TEXT), 1, 40)) || ' is not one tartil knows'
+                    WHEN surah IS NOT NULL AND NOT (typeof(surah) = 'integer' AND surah BETWEEN 1 AND 114) THEN 'its surah is not 1-114'
+                    WHEN ayah IS NOT NULL AND NOT (typeof(ayah) = 'integer' AND surah IS NOT NULL AND ayah BETWEEN 1 AND (CASE surah \(ayahCounts) END)) THEN 'its ayah is not one of its surah'
+                    WHEN offset_samples IS NOT NULL AND NOT (\(isCount("offset_samples", from: 0))) THEN 'its offset in samples is negative or not a number'
+                    WHEN offset_ms IS NOT NULL AND NOT (\(isCount("offset_ms", from: 0))) THEN 'its offset in milliseconds is negative or not a number'
+                    WHEN reciter IS NOT NULL AND NOT (\(isText("reciter", id))) THEN 'its reciter is not a reciter id'
+                    WHEN note IS NOT NULL AND NOT (typeof(note) = 'text' AND length(CAST(note AS BLOB)) <= \(MergeLimits.noteBytes)) THEN 'its note is longer than \(MergeLimits.noteBytes) bytes'
+                    WHEN kind = 'position' AND (surah IS NULL OR ayah IS NULL OR reciter IS NULL OR reason IS NULL OR offset_samples IS NULL OR offset_ms IS NULL) THEN 'it is a position without a surah, ayah, reciter, reason or offset'
+                    WHEN kind = 'bookmark' AND (surah IS NULL OR ayah IS NULL) THEN 'it is a bookmark without a surah and ayah'
+                    END AS problem
+                FROM other.events)
+            WHERE problem IS NOT NULL LIMIT 1
+            """)
+        if try statement.step() {
+            let event = (statement.text(at: 0) ?? "").prefix(40)
+            throw JournalError(
+                .refused, "\(path) is refused: its event \(event) cannot be true (\(statement.text(at: 1) ?? "")); nothing was merged")
+        }
+    }
+}
