@@ -281,14 +281,23 @@ final class AudioThread {
 
     // MARK: - Publishing
 
-    /// The status `status` reads: the machine's state and the scrubber over the heard item's surah.
+    /// The status `status` reads.
     private func publishStatus() {
+        let status = Self.status(
+            of: machine, reciter: player.reciter, bufferingAyah: bufferingAyah, writtenFrames: writtenFrames,
+            writtenSeconds: writtenSeconds)
+        player.published.withLock { $0 = status }
+    }
+
+    /// The machine's state and the scrubber over the heard item's surah.
+    static func status(
+        of machine: PlaybackMachine, reciter: ReciterID, bufferingAyah: AyahRef?, writtenFrames: Int, writtenSeconds: Double
+    ) -> PlayerStatus {
         let plan = machine.plan
         let timeline = machine.timeline
         let heard = machine.heard
         let index = min(heard.index, plan.items.count)
-        guard !plan.items.isEmpty else { return }
-        let span = plan.surahSpan(containing: min(index, plan.items.count - 1))
+        let span = plan.items.isEmpty ? 0..<0 : plan.surahSpan(containing: min(index, plan.items.count - 1))
         let spanStart = PlanPosition(index: span.lowerBound)
         var ticks: [Double] = []
         var item = span.lowerBound
@@ -298,16 +307,17 @@ final class AudioThread {
         }
         let position = min(heard, PlanPosition(index: span.upperBound))
         let skipped = Dictionary(machine.skipped.map { ($0.ayah, $0.reason) }, uniquingKeysWith: { first, _ in first })
-        let status = PlayerStatus(
-            state: machine.state, reciter: player.reciter, index: index, item: index < plan.items.count ? plan.items[index] : nil,
-            itemCount: plan.items.count, surah: plan.items[span.lowerBound].ayah.surah,
+        return PlayerStatus(
+            state: machine.state, reciter: reciter, index: index, item: index < plan.items.count ? plan.items[index] : nil,
+            itemCount: plan.items.count, surah: span.isEmpty ? 0 : plan.items[span.lowerBound].ayah.surah,
             positionSeconds: timeline.seconds(at: position) - timeline.seconds(at: spanStart),
             positionSamples: timeline.sample(at: position) - timeline.sample(at: spanStart),
             durationSeconds: timeline.seconds(in: span), durationSamples: timeline.samples(in: span),
-            sampleRate: timeline.lengths[min(index, plan.items.count - 1)].rate, isEstimated: timeline.isEstimated(in: span),
-            ayahStarts: ticks, bufferingAyah: machine.state == .buffering ? bufferingAyah : nil, skipped: skipped,
-            totalSamples: timeline.totalSamples, writtenSeconds: writtenSeconds, endMessage: machine.endMessage)
-        player.published.withLock { $0 = status }
+            sampleRate: plan.items.isEmpty ? 0 : timeline.lengths[min(index, plan.items.count - 1)].rate,
+            isEstimated: timeline.isEstimated(in: span), ayahStarts: ticks,
+            bufferingAyah: machine.state == .buffering ? bufferingAyah : nil, skipped: skipped,
+            totalSamples: timeline.totalSamples, writtenFrames: writtenFrames, writtenSeconds: writtenSeconds,
+            endMessage: machine.endMessage)
     }
 
     /// How long what was written lasts (what `render` wrote).

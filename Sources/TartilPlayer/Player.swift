@@ -64,6 +64,9 @@ public final class Player: Sendable {
     /// Events on their way to the event thread.
     struct EventQueue: Sendable {
         var events: [PlayerEvent] = []
+        /// Events queued and events handed over, so that a command can wait until its own were.
+        var emitted = 0
+        var handedOver = 0
         var closed = false
         var delivered = false
     }
@@ -82,18 +85,13 @@ public final class Player: Sendable {
         } else if let target = setup.start {
             start = try machine.target(of: target)
         }
+        let startActions = machine.start(at: start)
         published = Mutex(
-            PlayerStatus(
-                state: .playing, reciter: setup.reciter.id, index: start?.index ?? 0, item: setup.plan.items.first,
-                itemCount: setup.plan.items.count, surah: setup.plan.items.first?.ayah.surah ?? 0, positionSeconds: 0,
-                positionSamples: 0, durationSeconds: 0, durationSamples: 0, sampleRate: machine.timeline.lengths.first?.rate ?? 0,
-                isEstimated: false, ayahStarts: [], bufferingAyah: nil, skipped: [:], totalSamples: machine.timeline.totalSamples,
-                writtenSeconds: 0, endMessage: nil))
+            AudioThread.status(of: machine, reciter: setup.reciter.id, bufferingAyah: nil, writtenFrames: 0, writtenSeconds: 0))
         mailbox = Monitor(Mailbox())
         eventQueue = Monitor(EventQueue())
         let output = try setup.output.open()
         let decoders = (try Mpg123Decoder(), try Mpg123Decoder())
-        let startActions = machine.start(at: start)
         let loader = FileLoader(setup: setup, mailbox: mailbox)
         let audio = AudioThread(player: self, machine: machine, output: output, decoders: decoders)
         let handOver = UnsafeHandOver((audio, loader))
@@ -120,6 +118,10 @@ public final class Player: Sendable {
             box.refusals.removeValue(forKey: ticket)
         }
         if let refusal { throw refusal }
+        // The command's events (its position first) were queued before it was marked done: wait until they are
+        // handed over, so the caller can then wait for the journal.
+        let mark = eventQueue.read { $0.emitted }
+        eventQueue.wait(until: { $0.handedOver >= mark || $0.delivered }) { _ in }
     }
 
     public func pause() { try? perform(.pause) }
@@ -151,7 +153,10 @@ public final class Player: Sendable {
 
     /// Queues an event for the event thread (from the audio thread: never blocks on the receiver).
     func emit(_ event: PlayerEvent) {
-        eventQueue.update { $0.events.append(event) }
+        eventQueue.update { queue in
+            queue.events.append(event)
+            queue.emitted += 1
+        }
     }
 
     /// No more events after these.
@@ -169,6 +174,7 @@ public final class Player: Sendable {
                 return (box.events, box.closed)
             }
             for event in events { receiver(event) }
+            queue.update { $0.handedOver += events.count }
             if closed { break }
         }
         queue.update { $0.delivered = true }

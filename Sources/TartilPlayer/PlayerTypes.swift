@@ -113,6 +113,7 @@ public struct PlayerStatus: Sendable, Hashable {
     public var skipped: [AyahRef: String]
     /// The frames of the whole plan, and how many were written (what `render` wrote).
     public var totalSamples: Int
+    public var writtenFrames: Int
     public var writtenSeconds: Double
     /// Why playback failed (with `failed`).
     public var endMessage: String?

@@ -63,8 +63,8 @@ enum PlayCommands {
             ],
         examples: ["tartil resume", "tartil resume --surah 36", "tartil resume --reciter ibrahim-alakhdar"],
         run: { invocation, context in
-            if let player = context.session.current, !player.status.state.isEnded, invocation.values.isEmpty {
-                player.resume()
+            if let player = context.session.current, !player.status.state.isEnded, invocation.values.filter({ $0.key != "--json" }).isEmpty {
+                reportStatus(try context.session.control("resume", .resume), context)
                 return
             }
             try runPlay(invocation, context)
@@ -83,12 +83,12 @@ enum PlayCommands {
         examples: ["tartil render 112 --reciter ibrahim-alakhdar -o ikhlas.wav"],
         run: runRender)
 
-    static let pause = control(["pause"], "Pause playback (resume continues from the same sample).") { $0.pause() }
-    static let toggle = control(["toggle"], "Pause when playing, resume when paused.") { $0.toggle() }
-    static let stop = control(["stop"], "Stop playback.") { $0.stop() }
-    static let next = control(["next"], "Skip to the next ayah.") { try $0.next() }
+    static let pause = control(["pause"], "Pause playback (resume continues from the same sample).", .pause)
+    static let toggle = control(["toggle"], "Pause when playing, resume when paused.", .toggle)
+    static let stop = control(["stop"], "Stop playback.", .stop)
+    static let next = control(["next"], "Skip to the next ayah.", .next)
     static let prev = control(
-        ["prev"], "Go back to the previous ayah (or to the start of this one when more than 1.5 s into it).") { try $0.previous() }
+        ["prev"], "Go back to the previous ayah (or to the start of this one when more than 1.5 s into it).", .previous)
 
     static let seek = CommandSpec(
         path: ["seek"],
@@ -101,8 +101,8 @@ enum PlayCommands {
         arguments: [.init(name: "target", help: "3:20, +30, -10, 45%, 2:255, ayah 3:20", repeating: true)],
         examples: ["seek 3:20", "seek -10", "seek 45%", "seek 2:255"],
         run: { invocation, context in
-            let player = try context.session.player(for: "seek")
-            try player.seek(try SeekTarget.parse(invocation.arguments.joined(separator: " ")))
+            let target = try SeekTarget.parse(invocation.arguments.joined(separator: " "))
+            reportStatus(try context.session.control("seek", .seek(target)), context)
         })
 
     static let status = CommandSpec(
@@ -125,6 +125,8 @@ enum PlayCommands {
         run: { _, context in
             let player = try context.session.player(for: "wait")
             try waitForEnd(of: player, stopOnInterrupt: false)
+            context.session.flushJournal()  // the end's position is durable when wait returns
+            reportStatus(player, context)
         })
 
     static let events = CommandSpec(
@@ -135,10 +137,24 @@ enum PlayCommands {
             let word = invocation.arguments.first ?? "on"
             guard word == "on" || word == "off" else { throw TartilError.usage("events takes on or off, not '\(word)'") }
             context.session.setPrintEvents(word == "on", console: context.console)
+            if context.settings.json { context.console.json(.object([("events", .string(word))])) }
         })
 
-    private static func control(_ path: [String], _ overview: String, _ action: @escaping @Sendable (Player) throws -> Void) -> CommandSpec {
-        CommandSpec(path: path, overview: overview, run: { _, context in try action(try context.session.player(for: path[0])) })
+    /// A command that moves or ends playback: it returns once it took effect and its position is durable, and
+    /// prints the status (the JSON object with `--json`; the status line at the prompt).
+    private static func control(_ path: [String], _ overview: String, _ command: PlaybackMachine.Command) -> CommandSpec {
+        CommandSpec(path: path, overview: overview, run: { _, context in
+            reportStatus(try context.session.control(path[0], command), context)
+        })
+    }
+
+    /// After a control command: the status object with `--json`, the status line at the interactive prompt.
+    static func reportStatus(_ player: Player, _ context: Context) {
+        if context.settings.json {
+            context.console.json(json(player.status))
+        } else if context.interactive {
+            context.console.line(progressLine(player.status))
+        }
     }
 
     // MARK: - play and render
@@ -169,10 +185,16 @@ enum PlayCommands {
         journal.append(EventDraft(kind: .sessionStart, reciter: setup.reciter.id.rawValue, note: "play \(plan.rangeDescription)"))
         let player = try start(setup) { event in session.deliver(event, generation: generation) }
         session.attach(player, generation: generation)
-        guard context.blocking else { return }
+        guard context.blocking else {
+            if context.settings.json { context.console.json(json(player.status)) }
+            return
+        }
         try waitForEnd(of: player, stopOnInterrupt: true, progress: context.console.errorIsTerminal && !invocation.flag("--events") ? context.console : nil)
+        session.flushJournal()
+        session.drainEvents()
         try checkEnd(of: player)
         try session.checkPlaybackJournal()
+        if context.settings.json { context.console.json(json(player.status)) }
     }
 
     static func runRender(_ invocation: Invocation, _ context: Context) throws {
@@ -184,6 +206,12 @@ enum PlayCommands {
         try checkEnd(of: player)
         let status = player.status
         context.console.note("wrote \(path): \(Formatting.duration(seconds: status.writtenSeconds)) of audio")
+        if context.settings.json {
+            context.console.json(.object([
+                ("file", .string(path)), ("frames", .int(status.writtenFrames)),
+                ("duration_ms", .int(Int((status.writtenSeconds * 1000).rounded()))), ("sample_rate", .int(status.sampleRate)),
+            ]))
+        }
     }
 
     private static func start(_ setup: PlayerSetup, events: @escaping @Sendable (PlayerEvent) -> Void) throws -> Player {

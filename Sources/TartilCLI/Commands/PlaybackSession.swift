@@ -14,8 +14,8 @@ final class PlaybackSession: Sendable {
         var journal: JournalWriter?
         /// Counts `begin` calls: events of an earlier player are not printed.
         var generation = 0
-        var printEvents = false
-        var console: Console?
+        /// Where events are printed (`--events`, `events on`), if anywhere.
+        var printer: EventPrinter?
         /// Where a journal failure during playback is reported, once per playback.
         var errorConsole: Console?
         /// The journal writer's count of failed events when the current playback began.
@@ -66,17 +66,23 @@ final class PlaybackSession: Sendable {
 
     /// Prints events as JSON lines on `console` from now on (or stops printing them).
     func setPrintEvents(_ on: Bool, console: Console) {
-        state.withLock { state in
-            state.printEvents = on
-            state.console = console
+        let previous = state.withLock { state -> EventPrinter? in
+            defer { state.printer = on ? (state.printer ?? EventPrinter(console: console)) : nil }
+            return on ? nil : state.printer
         }
+        previous?.drain()
+    }
+
+    /// Waits (briefly: see `EventPrinter.drain`) until the events queued for printing are written.
+    func drainEvents() {
+        state.withLock { $0.printer }?.drain()
     }
 
     /// Called by the player's threads: positions go to the journal (on its own thread), and the event is printed
     /// when events are on and it is the current player's.
     func deliver(_ event: PlayerEvent, generation: Int) {
-        let (target, journal) = state.withLock { state -> (Console?, JournalWriter?) in
-            (state.printEvents && state.generation == generation ? state.console : nil, state.journal)
+        let (target, journal) = state.withLock { state -> (EventPrinter?, JournalWriter?) in
+            (state.generation == generation ? state.printer : nil, state.journal)
         }
         switch event {
         case .position(let position): journal?.append(position.draft)
@@ -88,7 +94,7 @@ final class PlaybackSession: Sendable {
             journal?.append(EventDraft(kind: .sessionEnd, note: String(kept)))
         default: break
         }
-        target?.json(PlayCommands.json(event))
+        target?.offer(PlayCommands.json(event).rendered())
     }
 
     /// Called on the journal writer's thread when events could not be made durable: during playback, the first
@@ -161,11 +167,23 @@ final class PlaybackSession: Sendable {
             player.waitUntilEnded()
         }
         flushJournal()
+        drainEvents()
     }
 
     /// Waits until every position handed to the journal is durable.
     func flushJournal() {
         _ = state.withLock { $0.journal }?.flush()
+    }
+
+    /// Carries out a command that moves or ends playback, and returns once the position it recorded is durable
+    /// in the journal (so `stop; positions` sees it).
+    func control(_ name: String, _ command: PlaybackMachine.Command) throws(TartilError) -> Player {
+        let player = try player(for: name)
+        let state = player.status.state
+        guard !state.isEnded else { throw .usage("\(name): nothing is playing (playback \(state.rawValue); start with: play REF)") }
+        try player.perform(command)
+        flushJournal()
+        return player
     }
 
     /// Flushes and closes the journal (before tartil exits).

@@ -12,6 +12,8 @@ struct Context: Sendable {
     let session: PlaybackSession
     /// True when tartil runs one command from its arguments: `play` then blocks until playback ends.
     let blocking: Bool
+    /// True at the interactive prompt: control commands print the status line once they took effect.
+    var interactive = false
 
     /// Loads `mirrors.json` and locates the tables as the settings say.
     func library() throws(TartilError) -> ReciterLibrary {

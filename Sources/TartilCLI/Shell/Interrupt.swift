@@ -53,6 +53,8 @@ enum Interrupt {
         action.sa_flags = 0  // no SA_RESTART: a blocked read returns, so a script on standard input can be interrupted
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
+        // A reader that goes away (`play --events | head -2`) ends that output, not tartil: writes get EPIPE.
+        signal(SIGPIPE, SIG_IGN)
         // A parent may have started us with these signals blocked (the mask is inherited): unblock them.
         var signals = sigset_t()
         sigemptyset(&signals)

@@ -113,7 +113,7 @@ struct Shell {
         do {
             commands = try CommandLineSplitter.split(script)
         } catch {
-            return ExitStatus.report(error, command: nil, console: console)
+            return reportLineError(error, settings: settings)
         }
         for words in commands {
             switch run(words, settings: settings) {
@@ -166,17 +166,18 @@ struct Shell {
             }
             guard let line else { break }
             let commands: [[String]]
-            do {
+            do throws(CommandLineError) {
                 switch line {
                 case .text(let text): commands = try CommandLineSplitter.split(text)
                 case .tooLong(let bytes): throw CommandLineSplitter.tooLong(bytes: bytes)
                 }
             } catch {
-                firstFailure = firstFailure ?? ExitStatus.report(error, command: nil, console: console)
+                let code = reportLineError(error, settings: settings)
+                if !interactive { firstFailure = firstFailure ?? code }
                 continue
             }
             for words in commands {
-                switch run(words, settings: settings) {
+                switch run(words, settings: settings, interactive: interactive) {
                 case .quit:
                     session.stopAndWait()
                     return firstFailure ?? ExitStatus.success
@@ -202,8 +203,24 @@ struct Shell {
         return firstFailure ?? playback ?? ExitStatus.success
     }
 
+    /// A line that could not be split: the message (and with --json its JSON value); returns the exit code.
+    private func reportLineError(_ error: CommandLineError, settings: Settings) -> Int32 {
+        let code = ExitStatus.report(error, command: nil, console: console)
+        if settings.json { console.json(.object([("error", .string(error.message)), ("exit_code", .int(Int(code)))])) }
+        return code
+    }
+
     /// Finds, parses and runs one command.
-    func run(_ words: [String], settings: Settings, blocking: Bool = false) -> Outcome {
+    func run(_ words: [String], settings: Settings, blocking: Bool = false, interactive: Bool = false) -> Outcome {
+        // With --json, a failed command prints its one JSON value too: the error and the exit code.
+        let json = settings.json || words.contains("--json")
+        func failed(_ error: any Error, _ command: CommandSpec?) -> Outcome {
+            let code = ExitStatus.report(error, command: command, console: console)
+            if json {
+                console.json(.object([("error", .string(ExitStatus.describe(error).1)), ("exit_code", .int(Int(code)))]))
+            }
+            return .finished(code)
+        }
         guard let (found, used) = table.find(words) else {
             let name = words.first ?? ""
             let close = name.utf8.count > 32 ? [] : table.topLevelNames.filter { EditDistance.between($0, name) <= 2 }
@@ -211,7 +228,7 @@ struct Shell {
             let error = UsageError(
                 message: "unknown command '\(name)'\(hint) (commands: \(table.topLevelNames.joined(separator: ", ")))",
                 command: nil)
-            return .finished(ExitStatus.report(error, command: nil, console: console))
+            return failed(error, nil)
         }
         var command = found
         let rest = Array(words[used...])
@@ -225,7 +242,7 @@ struct Shell {
             let message = rest.isEmpty
                 ? "\(command.name) needs a subcommand: \(names.joined(separator: ", "))"
                 : "unknown subcommand '\(rest[0])' for \(command.name) (subcommands: \(names.joined(separator: ", ")))"
-            return .finished(ExitStatus.report(UsageError(message: message, command: nil), command: nil, console: console))
+            return failed(UsageError(message: message, command: nil), nil)
         }
         command = found
         var commandSettings = settings
@@ -235,14 +252,14 @@ struct Shell {
                 console.writeOut(Help.command(command, table: table))
                 return .finished(ExitStatus.success)
             }
-            try command.run!(
-                invocation,
-                Context(settings: commandSettings, console: console, table: table, session: session, blocking: blocking))
+            var context = Context(settings: commandSettings, console: console, table: table, session: session, blocking: blocking)
+            context.interactive = interactive
+            try command.run!(invocation, context)
             return .finished(ExitStatus.success)
         } catch is QuitRequest {
             return .quit
         } catch {
-            return .finished(ExitStatus.report(error, command: command, console: console))
+            return failed(error, command)
         }
     }
 }
