@@ -12,7 +12,7 @@ func runTartilWithDeadline(_ arguments: [String], deadline: Double = 30, home: S
     process.arguments = arguments
     process.environment = [
         "HOME": home, "PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data",
-        "XDG_CACHE_HOME": home + "/cache", "XDG_STATE_HOME": home + "/state",
+        "XDG_CACHE_HOME": home + "/cache", "XDG_STATE_HOME": home + "/state", "XDG_RUNTIME_DIR": home + "/run",
     ]
     let stdout = Pipe()
     let stderr = Pipe()
@@ -163,7 +163,7 @@ enum TestMounts {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)
         process.arguments = ["journal", "merge", other] + (try common(directory))
-        process.environment = ["HOME": directory]
+        process.environment = ["XDG_RUNTIME_DIR": directory + "/run", "HOME": directory]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice

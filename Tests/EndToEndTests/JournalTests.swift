@@ -93,7 +93,7 @@ import Testing
             let process = Process()
             process.executableURL = URL(fileURLWithPath: TestPaths.executable)
             process.arguments = ["--mirrors", mirrors, "--journal", directory + "/journal.sqlite"]
-            process.environment = ["HOME": directory, "XDG_STATE_HOME": directory + "/state"]
+            process.environment = ["XDG_RUNTIME_DIR": directory + "/run", "HOME": directory, "XDG_STATE_HOME": directory + "/state"]
             let input = Pipe()
             let output = Pipe()
             process.standardInput = input
@@ -152,7 +152,7 @@ import Testing
         let player = Process()
         player.executableURL = URL(fileURLWithPath: TestPaths.executable)
         player.arguments = ["play", "1:1-4", "--reciter", "fixture", "--output", "silent", "--repeat", "3", "--pause", "0.2"] + common
-        player.environment = ["HOME": directory]
+        player.environment = ["XDG_RUNTIME_DIR": directory + "/run", "HOME": directory]
         player.standardOutput = FileHandle.nullDevice
         let playerErrors = Pipe()
         player.standardError = playerErrors

@@ -243,7 +243,7 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
             "play", "1:1-4", "--reciter", "fixture", "--output", "silent", "--events", "--mirrors", mirrors, "--tables",
             environment.tables, "--cache-dir", directory + "/cache",
         ]
-        process.environment = ["HOME": directory, "XDG_STATE_HOME": directory + "/state"]
+        process.environment = ["XDG_RUNTIME_DIR": directory + "/run", "HOME": directory, "XDG_STATE_HOME": directory + "/state"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -249,7 +249,7 @@ func sha256(_ path: String) -> String {
             process.executableURL = URL(fileURLWithPath: TestPaths.executable)
             process.arguments = ["prefetch", "1", "112", "--reciter", "fixture", "--jobs", "4", "--mirrors", mirrors,
                                  "--tables", environment.tables, "--cache-dir", directory + "/cache"]
-            process.environment = ["HOME": directory, "PATH": "/usr/bin:/bin"]
+            process.environment = ["XDG_RUNTIME_DIR": directory + "/run", "HOME": directory, "PATH": "/usr/bin:/bin"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -272,7 +272,7 @@ func sha256(_ path: String) -> String {
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)
         process.arguments = ["prefetch", "1", "112", "--reciter", "fixture", "--jobs", "2", "--mirrors", mirrors,
                              "--tables", environment.tables, "--cache-dir", directory + "/cache"]
-        process.environment = ["HOME": directory, "PATH": "/usr/bin:/bin"]
+        process.environment = ["XDG_RUNTIME_DIR": directory + "/run", "HOME": directory, "PATH": "/usr/bin:/bin"]
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
@@ -301,7 +301,7 @@ func sha256(_ path: String) -> String {
             process.executableURL = URL(fileURLWithPath: TestPaths.executable)
             process.arguments = ["prefetch", "1", "112", "--reciter", "fixture", "--mirrors", mirrors,
                                  "--tables", environment.tables, "--cache-dir", directory + "/cache"]
-            process.environment = ["HOME": directory, "PATH": "/usr/bin:/bin"]
+            process.environment = ["XDG_RUNTIME_DIR": directory + "/run", "HOME": directory, "PATH": "/usr/bin:/bin"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             return process

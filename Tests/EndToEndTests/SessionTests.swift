@@ -99,7 +99,7 @@ import Testing
         let mirrors = try environment.mirrorsFile([environment.clean], in: place.directory)
         let statusFile = place.directory + "/status"
         let output = try shell(
-            "{ TARTIL_RECITER=fixture HOME=\(place.directory) \(TestPaths.executable) play 112 --output null --events --mirrors \(mirrors) "
+            "{ TARTIL_RECITER=fixture HOME=\(place.directory) XDG_RUNTIME_DIR=\(place.directory)/run \(TestPaths.executable) play 112 --output null --events --mirrors \(mirrors) "
                 + "--tables \(environment.tables) --cache-dir \(place.directory)/cache --journal \(place.directory)/journal.sqlite; "
                 + "echo $? > \(statusFile); } | head -2")
         #expect(output.split(separator: "\n").count == 2, "\(output)")

@@ -25,6 +25,7 @@ public func runTartil(
     let isolatedHome = home ?? TestPaths.makeTemporaryDirectory()
     var env = [
         "HOME": isolatedHome, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        "XDG_RUNTIME_DIR": isolatedHome + "/run",  // each test's players serve a control socket of their own
         "XDG_CONFIG_HOME": isolatedHome + "/config", "XDG_DATA_HOME": isolatedHome + "/data",
         "XDG_CACHE_HOME": isolatedHome + "/cache", "XDG_STATE_HOME": isolatedHome + "/state",
     ]
@@ -78,6 +79,7 @@ public func runTartilBounded(
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
     var env = [
         "HOME": home, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        "XDG_RUNTIME_DIR": home + "/run",
         "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "XDG_CACHE_HOME": home + "/cache",
         "XDG_STATE_HOME": home + "/state", "SWIFT_BACKTRACE": "enable=no",
     ]

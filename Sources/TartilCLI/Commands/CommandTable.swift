@@ -22,7 +22,7 @@ struct CommandTable: Sendable {
         PlayCommands.seek,
         PlayCommands.status,
         PlayCommands.wait,
-        PlayCommands.events,
+        PlayCommands.events, PlayCommands.watch,
         JournalCommands.positions,
         JournalCommands.history,
         JournalCommands.bookmark,

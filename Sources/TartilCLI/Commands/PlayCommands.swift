@@ -129,6 +129,23 @@ enum PlayCommands {
             reportStatus(player, context)
         })
 
+    static let watch = CommandSpec(
+        path: ["watch"],
+        overview: "Print the player's events as JSON lines until playback ends.",
+        discussion: """
+            Watches the player of this prompt or script, or else the player another tartil serves on the control \
+            socket. With --follow it goes on across playbacks until interrupted.
+            """,
+        options: [.init(names: ["--follow"], valueName: nil, help: "Go on across playbacks (until Ctrl-C).")],
+        run: { invocation, context in
+            guard context.session.current != nil else { throw TartilError.usage("watch: nothing is playing (start with: play REF)") }
+            let console = context.console
+            _ = context.session.watch(follow: invocation.flag("--follow")) { line in
+                console.writeOut(line)
+                return !Interrupt.isPending
+            }
+        })
+
     static let events = CommandSpec(
         path: ["events"],
         overview: "Print playback events as JSON lines from now on (events off stops).",
@@ -185,6 +202,7 @@ enum PlayCommands {
         journal.append(EventDraft(kind: .sessionStart, reciter: setup.reciter.id.rawValue, note: "play \(plan.rangeDescription)"))
         let player = try start(setup) { event in session.deliver(event, generation: generation) }
         session.attach(player, generation: generation)
+        session.serveControl(context.settings, table: context.table, console: context.console)
         guard context.blocking else {
             if context.settings.json { context.console.json(json(player.status)) }
             return

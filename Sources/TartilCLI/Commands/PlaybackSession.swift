@@ -16,6 +16,11 @@ final class PlaybackSession: Sendable {
         var generation = 0
         /// Where events are printed (`--events`, `events on`), if anywhere.
         var printer: EventPrinter?
+        /// Clients of the control socket watching events (`watch`), by number.
+        var watchers: [Int: Watcher] = [:]
+        var nextWatcher = 0
+        /// The control socket this session serves, once a player has started here.
+        var server: ControlServer?
         /// Where a journal failure during playback is reported, once per playback.
         var errorConsole: Console?
         /// The journal writer's count of failed events when the current playback began.
@@ -71,6 +76,7 @@ final class PlaybackSession: Sendable {
             return on ? nil : state.printer
         }
         previous?.drain()
+        previous?.close()
     }
 
     /// Waits (briefly: see `EventPrinter.drain`) until the events queued for printing are written.
@@ -83,6 +89,14 @@ final class PlaybackSession: Sendable {
     func deliver(_ event: PlayerEvent, generation: Int) {
         let (target, journal) = state.withLock { state -> (EventPrinter?, JournalWriter?) in
             (state.generation == generation ? state.printer : nil, state.journal)
+        }
+        let watchers = state.withLock { Array($0.watchers.values) }
+        if !watchers.isEmpty {
+            let line = PlayCommands.json(event).rendered()
+            for watcher in watchers { watcher.printer.offer(line) }
+            if case .end = event {
+                for watcher in watchers where !watcher.follow { watcher.finished.store(true, ordering: .relaxed) }
+            }
         }
         switch event {
         case .position(let position): journal?.append(position.draft)
@@ -184,6 +198,61 @@ final class PlaybackSession: Sendable {
         try player.perform(command)
         flushJournal()
         return player
+    }
+
+    // MARK: - The control socket
+
+    /// A `watch` client: its printer, and whether it follows across playbacks.
+    final class Watcher: Sendable {
+        let printer: EventPrinter
+        let follow: Bool
+        let finished = Atomic<Bool>(false)
+        let gone = Atomic<Bool>(false)
+
+        init(printer: EventPrinter, follow: Bool) {
+            self.printer = printer
+            self.follow = follow
+        }
+    }
+
+    /// Serves the control socket for this session from now on (the first player started here does this; when
+    /// another live player already serves this user, nothing happens).
+    func serveControl(_ settings: Settings, table: CommandTable, console: Console) {
+        guard state.withLock({ $0.server == nil }) else { return }
+        let server = ControlServer.start(settings: settings, table: table, session: self, console: console)
+        state.withLock { $0.server = server }
+    }
+
+    /// Removes the control socket (at exit).
+    func stopControl() {
+        state.withLock { $0.server }?.stop()
+    }
+
+    /// Streams events as JSON lines through `send` until playback ends (with `follow`, until `send` fails);
+    /// true when it ended, false when the receiver went away. With no player it returns at once (true) unless
+    /// following.
+    func watch(follow: Bool, send: @escaping @Sendable (String) -> Bool) -> Bool {
+        let gone = Atomic<Bool>(false)
+        let console = Console(writeOut: { text in if !send(text) { gone.store(true, ordering: .relaxed) } }, writeError: { _ in })
+        let watcher = Watcher(printer: EventPrinter(console: console), follow: follow)
+        let (number, player) = state.withLock { state -> (Int, Player?) in
+            state.nextWatcher += 1
+            state.watchers[state.nextWatcher] = watcher
+            return (state.nextWatcher, state.player)
+        }
+        defer {
+            _ = state.withLock { $0.watchers.removeValue(forKey: number) }
+            watcher.printer.close()
+        }
+        if !follow && (player == nil || player!.status.state.isEnded) { return true }
+        while !gone.load(ordering: .relaxed) {
+            if watcher.finished.load(ordering: .relaxed) {
+                watcher.printer.drain()
+                return !gone.load(ordering: .relaxed)
+            }
+            usleep(50_000)
+        }
+        return false
     }
 
     /// Flushes and closes the journal (before tartil exits).

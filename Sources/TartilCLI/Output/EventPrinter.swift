@@ -12,6 +12,7 @@ final class EventPrinter: Sendable {
         var lines: [String] = []
         var writing = false
         var dropped = false
+        var closed = false
     }
 
     private let queue = Monitor(Queue())
@@ -22,15 +23,16 @@ final class EventPrinter: Sendable {
         let queue = self.queue
         NativeThread.start(stackSize: 128 << 10) {
             while true {
-                let lines = queue.wait(until: { !$0.lines.isEmpty }) { box in
+                let (lines, closed) = queue.wait(until: { !$0.lines.isEmpty || $0.closed }) { box in
                     defer {
                         box.lines.removeAll(keepingCapacity: true)
                         box.writing = true
                     }
-                    return box.lines
+                    return (box.lines, box.closed)
                 }
-                console.writeOut(lines.joined())
+                if !lines.isEmpty { console.writeOut(lines.joined()) }
                 queue.update { $0.writing = false }
+                if closed { break }
             }
         }
     }
@@ -50,6 +52,11 @@ final class EventPrinter: Sendable {
         if dropNow {
             console.writeError("Error: the events reader is not keeping up (\(Self.capacity) lines waiting); its events stop here, playback goes on\n")
         }
+    }
+
+    /// Ends the printer's thread once what is queued is written.
+    func close() {
+        queue.update { $0.closed = true }
     }
 
     /// Waits until every queued line is written, for at most `seconds` (a reader that never reads cannot hold

@@ -207,6 +207,10 @@ struct GlobalOption: Sendable {
             name: "--journal", valueName: "file", variable: "TARTIL_JOURNAL",
             help: "The positions journal (default: $XDG_DATA_HOME/tartil/journal.sqlite).",
             apply: { value, settings in settings.journalOption = value }),
+        GlobalOption(
+            name: "--socket", valueName: "path", variable: "TARTIL_SOCKET",
+            help: "The control socket (default: $XDG_RUNTIME_DIR/tartil/control.sock, else /tmp/tartil-UID/control.sock).",
+            apply: { value, settings in settings.socketOption = value }),
     ]
 
     static func named(_ name: String) -> GlobalOption? { all.first { $0.name == name } }

@@ -20,6 +20,7 @@ public struct Settings: Sendable {
     public var tablesOption: String?
     public var cacheDirectoryOption: String?
     public var journalOption: String?
+    public var socketOption: String?
 
     /// The process environment (injectable for tests).
     public let environment: [String: String]

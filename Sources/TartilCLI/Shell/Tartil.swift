@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 import TartilCore
 
 /// tartil's command-line front end: one command table serving argv, `-c "…; …"`, a script on standard input
@@ -16,7 +17,10 @@ public enum Tartil {
         let shell = Shell(table: .standard, console: console)
         // Every position handed over is on disk before tartil exits, and the journal is closed: its write-ahead log
         // is checkpointed into the journal file, which then holds every event on its own (see JournalDatabase).
-        defer { shell.session.closeJournal() }
+        defer {
+            shell.session.stopControl()
+            shell.session.closeJournal()
+        }
 
         // Leading options: the global ones, -c, --help and --version.
         var script: String?
@@ -89,8 +93,14 @@ public enum Tartil {
 struct Shell {
     let table: CommandTable
     let console: Console
-    /// The player the commands of one prompt or script share.
-    let session = PlaybackSession()
+    /// The player the commands of one prompt or script share (and the control socket serves).
+    let session: PlaybackSession
+
+    init(table: CommandTable, console: Console, session: PlaybackSession = PlaybackSession()) {
+        self.table = table
+        self.console = console
+        self.session = session
+    }
 
     /// The outcome of one command.
     enum Outcome: Equatable {
@@ -214,9 +224,18 @@ struct Shell {
     func run(_ words: [String], settings: Settings, blocking: Bool = false, interactive: Bool = false) -> Outcome {
         // With --json, a failed command prints its one JSON value too: the error and the exit code.
         let json = settings.json || words.contains("--json")
+        // Whether the command printed on standard output (its JSON value, when it has one before failing).
+        let printed = Atomic<Bool>(false)
+        let console = Console(
+            writeOut: { [console] text in
+                printed.store(true, ordering: .relaxed)
+                console.writeOut(text)
+            },
+            writeError: self.console.writeError, errorIsTerminal: self.console.errorIsTerminal,
+            outputIsTerminal: self.console.outputIsTerminal, outputDescriptor: self.console.outputDescriptor)
         func failed(_ error: any Error, _ command: CommandSpec?) -> Outcome {
             let code = ExitStatus.report(error, command: command, console: console)
-            if json {
+            if json && !printed.load(ordering: .relaxed) {
                 console.json(.object([("error", .string(ExitStatus.describe(error).1)), ("exit_code", .int(Int(code)))]))
             }
             return .finished(code)
@@ -232,6 +251,14 @@ struct Shell {
         }
         var command = found
         let rest = Array(words[used...])
+        // No player here: a control command goes to this user's player, if one is running (like mpc).
+        if ControlSocket.forwarded.contains(command.name), session.current == nil,
+            command.name != "play" || blocking, !rest.contains("-h"), !rest.contains("--help")
+        {
+            var forwardSettings = settings
+            forwardSettings.json = json
+            if let code = ControlSocket.forward(words, settings: forwardSettings, console: console) { return .finished(code) }
+        }
         if command.run == nil {
             // A group such as `table`: help, or a usage error naming its subcommands.
             let names = table.subcommands(of: command).map { $0.path.last! }
