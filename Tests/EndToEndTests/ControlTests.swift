@@ -133,6 +133,21 @@ import Testing
         second.waitUntilExit()
     }
 
+    /// Like mpc, one player per user: `play` from another terminal replaces what the player plays (on the same
+    /// output), and the first `tartil play` goes on with it until it ends.
+    @Test func playFromAnotherTerminalReplacesWhatPlays() throws {
+        let home = try Home(environment)
+        let player = try home.startPlayer(["play", "112", "--output", "silent"])
+        defer { if player.isRunning { player.terminate() } }
+        let replace = try home.run(["play", "1:1-2", "--json"])
+        #expect(replace.status == 0, "\(replace.stderr)")
+        #expect(try object(replace.stdout)["surah"] as? Int == 1)
+        player.waitUntilExit()
+        #expect(player.terminationStatus == 0)
+        let history = try home.run(["history"])
+        #expect(history.stdout.contains("started play 1:1-2") && history.stdout.contains("end 1:2"), "\(history.stdout)")
+    }
+
     @Test func watchPrintsThePlayersEventsUntilTheEnd() throws {
         let home = try Home(environment)
         let player = try home.startPlayer(["play", "112:3-4", "--output", "silent"])

@@ -178,11 +178,15 @@ enum PlayCommands {
 
     static func runPlay(_ invocation: Invocation, _ context: Context) throws {
         context.session.startJournal(context.settings)  // opens while the plan and the table are read
-        let device = invocation.value("--device") ?? context.settings.environment["TARTIL_DEVICE"] ?? "default"
-        let outputText = invocation.value("--output") ?? context.settings.environment["TARTIL_OUTPUT"] ?? "alsa"
+        // The output: as given, else the session's (what its last play used: a `play` sent from another
+        // terminal plays where the player it replaces did), else TARTIL_OUTPUT and TARTIL_DEVICE.
+        let previous = context.session.lastOutput
+        let device = invocation.value("--device") ?? previous?.device ?? context.settings.environment["TARTIL_DEVICE"] ?? "default"
+        let outputText = invocation.value("--output") ?? previous?.output ?? context.settings.environment["TARTIL_OUTPUT"] ?? "alsa"
         guard let output = OutputChoice.parse(outputText, device: device) else {
             throw TartilError.usage("--output takes \(OutputChoice.forms), not '\(outputText)'")
         }
+        context.session.lastOutput = (outputText, device)
         var setup: PlayerSetup
         if invocation.command.name == "resume" || invocation.flag("--resume") {
             if invocation.value("--from") != nil { throw TartilError.usage("--from and --resume cannot be used together") }
@@ -207,12 +211,19 @@ enum PlayCommands {
             if context.settings.json { context.console.json(json(player.status)) }
             return
         }
-        try waitForEnd(of: player, stopOnInterrupt: true, progress: context.console.errorIsTerminal && !invocation.flag("--events") ? context.console : nil)
+        // Until playback ends: a `play` from another process (the control socket) replaces the player, and this
+        // one then watches the new one.
+        var (watched, watchedGeneration) = (player, generation)
+        while true {
+            try waitForEnd(of: watched, stopOnInterrupt: true, progress: context.console.errorIsTerminal && !invocation.flag("--events") ? context.console : nil)
+            guard let next = session.replacement(of: watched, generation: watchedGeneration) else { break }
+            (watched, watchedGeneration) = next
+        }
         session.flushJournal()
         session.drainEvents()
-        try checkEnd(of: player)
+        try checkEnd(of: watched)
         try session.checkPlaybackJournal()
-        if context.settings.json { context.console.json(json(player.status)) }
+        if context.settings.json { context.console.json(json(watched.status)) }
     }
 
     static func runRender(_ invocation: Invocation, _ context: Context) throws {

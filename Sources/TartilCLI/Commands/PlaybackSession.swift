@@ -21,6 +21,8 @@ final class PlaybackSession: Sendable {
         var nextWatcher = 0
         /// The control socket this session serves, once a player has started here.
         var server: ControlServer?
+        /// The output and device the session's last `play` used.
+        var lastOutput: (output: String, device: String)?
         /// Where a journal failure during playback is reported, once per playback.
         var errorConsole: Console?
         /// The journal writer's count of failed events when the current playback began.
@@ -38,6 +40,12 @@ final class PlaybackSession: Sendable {
             throw .usage("\(command): nothing is playing (start with: play REF)")
         }
         return player
+    }
+
+    /// The output and device the session's last `play` used (the default for its next).
+    var lastOutput: (output: String, device: String)? {
+        get { state.withLock { $0.lastOutput } }
+        set { state.withLock { $0.lastOutput = newValue } }
     }
 
     /// The player, if one was started (ended or not).
@@ -60,6 +68,18 @@ final class PlaybackSession: Sendable {
         previous?.stop()
         previous?.waitUntilEnded()
         return state.withLock { $0.generation }
+    }
+
+    /// The player that replaced `player` (started with `generation`) through the control socket, and its
+    /// generation, waiting a little while one is being set up; nil when nothing replaced it.
+    func replacement(of player: Player, generation: Int) -> (player: Player, generation: Int)? {
+        for _ in 0..<200 {
+            let (current, now) = state.withLock { ($0.player, $0.generation) }
+            if now == generation { return nil }
+            if let current, current !== player { return (current, now) }
+            usleep(50_000)  // a new player is being set up (its files checked, its output opened)
+        }
+        return nil
     }
 
     /// Makes `player` (started after `begin` returned `generation`) the session's player.
