@@ -62,6 +62,17 @@ import Testing
     }
 }
 
+@Suite struct PlaylistOrderTests {
+    /// A plan plays the references in the order written, like a playlist; an ayah named twice plays once, first.
+    @Test func referencesPlayInTheOrderWritten() throws {
+        let ayat = ReferenceParser.uniqueAyat(of: try ReferenceParser.parse(["114:5-6", "1:7", "114:6"]))
+        #expect(ayat.map(\.description) == ["114:5", "114:6", "1:7"])
+        let plan = PlaybackPlan(ayat: try ReferenceParser.uniqueAyat(of: ReferenceParser.parse(["114", "1"])), options: .init())
+        #expect(plan.items.first?.ayah == AyahRef(unchecked: 114, 1))
+        #expect(plan.items.last?.ayah == AyahRef(unchecked: 1, 7))
+    }
+}
+
 @Suite struct TimelineTests {
     let timeline = Timeline(lengths: [
         .init(samples: 44100, rate: 22050), .init(samples: 0, rate: 22050), .init(samples: 22050, rate: 22050),

@@ -339,7 +339,7 @@ enum PlayCommands {
         }
         let ayat: [AyahRef]
         if let scope {
-            ayat = Array(scope.drop { $0 < start })
+            ayat = Array(scope.drop { $0 != start })  // the order written (a playlist), from the resume point
         } else {
             let surahInfo = try Catalog.surah(start.surah)
             ayat = try (start.ayah...surahInfo.ayahCount).map { ayah throws(TartilError) in try AyahRef(start.surah, ayah) }
