@@ -29,6 +29,9 @@ enum PlayCommands {
             Ctrl-C). At the prompt or in a script it returns at once, and pause, seek, status and the rest control \
             it; a script that ends waits for playback to end.
             With --events, one JSON object per line for each change: state, ayah, buffering, error, end.
+            While it plays, tartil serves the control socket ($XDG_RUNTIME_DIR/tartil/control.sock; --socket): \
+            pause, seek, status, watch and the rest from another terminal act on this player, and a play from \
+            there replaces what it plays.
             """,
         arguments: [
             .init(name: "ref", help: "What to play: 36, yasin, 2:255, 2:255-257, juz 30, 112-114, … (optional with --resume)", repeating: true, optional: true)
@@ -160,9 +163,16 @@ enum PlayCommands {
     /// A command that moves or ends playback: it returns once it took effect and its position is durable, and
     /// prints the status (the JSON object with `--json`; the status line at the prompt).
     private static func control(_ path: [String], _ overview: String, _ command: PlaybackMachine.Command) -> CommandSpec {
-        CommandSpec(path: path, overview: overview, run: { _, context in
-            reportStatus(try context.session.control(path[0], command), context)
-        })
+        CommandSpec(
+            path: path, overview: overview,
+            discussion: """
+                Acts on the playback of this prompt or script, or else on the player another tartil serves on the \
+                control socket (see tartil help play). Returns once it has taken effect and the position it moved \
+                to is in the journal. With --json, prints the status object; at the prompt, the status line.
+                """,
+            run: { _, context in
+                reportStatus(try context.session.control(path[0], command), context)
+            })
     }
 
     /// After a control command: the status object with `--json`, the status line at the interactive prompt.
