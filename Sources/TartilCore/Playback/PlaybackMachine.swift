@@ -267,6 +267,7 @@ public struct PlaybackMachine: Sendable {
             heard = position
             head = position
             actions.append(.record(record(at: position, .seek)))
+            want(&actions)  // fetch there while paused, so resume starts at once
             return
         }
         close(&actions, discard: true)
