@@ -11,7 +11,9 @@ import TartilCore
 /// its own instance (they coordinate through SQLite and file locks, like separate processes do).
 public final class Cache {
     public let directory: String
-    private let index: CacheIndex
+    let index: CacheIndex
+    /// Called with each final path just before a committed file gets its name (for tests).
+    var willPublish: ((String) -> Void)?
 
     /// Opens (creating when needed) the cache at `directory`.
     public init(directory: String) throws(CacheError) {
@@ -96,20 +98,28 @@ public final class Cache {
                 }
             }
         }
+        // The hashes are recorded before any name appears: a reader that finds a file at its final name finds its
+        // hash too (it looks in the index after opening the file), and never takes a fresh file for one that
+        // nothing vouches for.
+        let publishing = files.indices.filter { if case .success = results[$0] { true } else { false } }
+        try index.record(publishing.map { index in
+            guard case .success(let finished) = results[index] else { preconditionFailure() }
+            return (files[index].reciter.rawValue, files[index].ayah, finished.bytes, finished.sha256)
+        })
         var directories: Set<String> = []
-        var records: [(String, AyahRef, Int, String)] = []
-        for index in files.indices {
-            guard case .success(let finished) = results[index] else { continue }
+        var unpublished: [(String, AyahRef)] = []
+        for index in publishing {
             do throws(CacheError) {
+                willPublish?(files[index].writer.finalPath)
                 try files[index].writer.publish()
                 directories.insert(Path.parent(files[index].writer.finalPath))
-                records.append((files[index].reciter.rawValue, files[index].ayah, finished.bytes, finished.sha256))
             } catch {
                 results[index] = .failure(error)
+                unpublished.append((files[index].reciter.rawValue, files[index].ayah))
             }
         }
         for directory in directories.sorted() { try AtomicFile.syncDirectory(directory) }
-        try index.record(records)
+        for (reciter, ayah) in unpublished { try index.remove(reciter: reciter, ayah: ayah) }
         return results
     }
 
@@ -117,6 +127,10 @@ public final class Cache {
 
     /// The file's bytes, after checking its size and SHA-256 against `expectation`. A file that fails the check
     /// is removed (it can never play) and `.mismatch` is thrown; a missing file throws `.io`.
+    ///
+    /// An unpinned file whose hash `expectation` does not know is looked up in the index again after the file is
+    /// opened (a download may have recorded it since); when no hash is recorded yet, `.unvouched` is thrown and
+    /// the file is left alone: it is treated as not cached, never deleted as bad.
     public func readVerified(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError) -> Data {
         let path = path(reciter: reciter, ayah: ayah)
         let data: Data
@@ -125,8 +139,15 @@ public final class Cache {
         } catch {
             throw CacheError(.io, "\(path) is not in the cache")
         }
+        var expectation = expectation
+        if !expectation.isKnown, let entry = try index.entry(reciter: reciter.rawValue, ayah: ayah) {
+            expectation = .recorded(bytes: entry.bytes, sha256: entry.sha256)
+        }
+        guard expectation.isKnown else {
+            throw CacheError(.unvouched, "\(path) has no recorded hash (yet): it is not treated as cached")
+        }
         let digest = try SHA256.hash(data)
-        if let problem = expectation.mismatch(bytes: data.count, sha256: digest) ?? (expectation.isKnown ? nil : "no recorded hash") {
+        if let problem = expectation.mismatch(bytes: data.count, sha256: digest) {
             try remove(reciter: reciter, ayah: ayah)
             throw CacheError(.mismatch, "\(path) was removed: \(problem)")
         }
@@ -136,13 +157,13 @@ public final class Cache {
 
     /// Whether the file is cached and passes the size and hash check (a failing file is removed).
     public func containsVerified(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError) -> Bool {
-        guard expectation.isKnown, access(path(reciter: reciter, ayah: ayah), F_OK) == 0 else {
+        guard access(path(reciter: reciter, ayah: ayah), F_OK) == 0 else {
             return false
         }
         do {
             _ = try readVerified(reciter: reciter, ayah: ayah, expectation: expectation)
             return true
-        } catch where error.code == .mismatch {
+        } catch where error.code == .mismatch || error.code == .unvouched {
             return false
         }
     }
@@ -176,11 +197,15 @@ public final class Cache {
 
     /// Every `SSSAAA.mp3` under the cache (or one reciter's folder), in order.
     public func files(reciter: String? = nil) throws(CacheError) -> [CachedFile] {
+        // The folders are listed before the index is read: a file committed meanwhile had its hash recorded before
+        // its name appeared, so every file listed finds its entry.
+        let folders = (reciter.map({ [$0] }) ?? reciterFolders()).map { folder in
+            (folder, ((try? FileManager.default.contentsOfDirectory(atPath: "\(directory)/\(folder)")) ?? []).sorted())
+        }
         let indexed = Dictionary(
             try index.entries(reciter: reciter).map { (CacheIndex.key($0.reciter, $0.ayah), $0) }, uniquingKeysWith: { a, _ in a })
         var result: [CachedFile] = []
-        for folder in reciter.map({ [$0] }) ?? reciterFolders() {
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: "\(directory)/\(folder)")) ?? []).sorted()
+        for (folder, names) in folders {
             for name in names {
                 // Only names `path(reciter:ayah:)` makes (lowercase `.mp3`) are cache files.
                 guard let ayah = AyahRef(fileName: name), name == ayah.fileStem + ".mp3" else { continue }

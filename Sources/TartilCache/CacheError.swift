@@ -16,6 +16,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         public static let mismatch = Code("mismatch")
         /// Another process is writing the same file right now.
         public static let busy = Code("busy")
+        /// A file is at its final name but nothing vouches for it yet (an unpinned file whose hash is not
+        /// recorded): it counts as not cached, and is not deleted.
+        public static let unvouched = Code("unvouched")
         /// More bytes arrived than the file may have.
         public static let tooLarge = Code("too-large")
     }

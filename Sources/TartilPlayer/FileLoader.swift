@@ -91,8 +91,8 @@ final class FileLoader {
                     } catch {
                         return .failed("\(ayah.fileStem).mp3 does not decode: \(error)")
                     }
-                } catch where error.code == .mismatch {
-                    requested.remove(ayah)  // removed as bad: fetch it again
+                } catch where error.code == .mismatch || error.code == .unvouched {
+                    requested.remove(ayah)  // removed as bad, or not vouched for: fetch it again
                 }
             }
             if !requested.contains(ayah) {

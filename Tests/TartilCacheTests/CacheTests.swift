@@ -191,6 +191,42 @@ import Testing
         }
     }
 
+    /// A fresh unpinned file's hash is in the index before its name appears, so a reader (another thread or
+    /// process, with its own index connection) never finds the file without it.
+    @Test func theHashIsRecordedBeforeTheNameAppears() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let reader = try Cache(directory: directory)
+            var seenAtPublish: [String] = []
+            cache.willPublish = { _ in
+                seenAtPublish.append((try? reader.expectation(reciter: reciter, ayah: ayah, pinned: nil, unpinnedLimit: 1 << 20))?.source ?? "error")
+            }
+            try store(try Data(contentsOf: URL(fileURLWithPath: fixture)), in: cache, expectation: .unknown(maxBytes: 1 << 20))
+            #expect(seenAtPublish == ["recorded"])
+        }
+    }
+
+    /// A file at its final name that nothing vouches for yet (no table row, no recorded hash) is not cached for a
+    /// reader, and is left where it is: it may be a download whose hash is being recorded.
+    @Test func aReaderNeverDeletesAFileWithNoRecordedHash() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let path = cache.path(reciter: reciter, ayah: ayah)
+            try FileManager.default.createDirectory(atPath: directory + "/r", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixture, toPath: path)
+            let unknown = FileExpectation.unknown(maxBytes: 1 << 20)
+            do {
+                _ = try cache.readVerified(reciter: reciter, ayah: ayah, expectation: unknown)
+                Issue.record("an unvouched file was read")
+            } catch let error as CacheError {
+                #expect(error.code == .unvouched)
+            }
+            #expect(try !cache.containsVerified(reciter: reciter, ayah: ayah, expectation: unknown))
+            #expect(FileManager.default.fileExists(atPath: path))
+            // Once its hash is recorded (by another connection), a reader holding the stale expectation finds it.
+            try Cache(directory: directory).index.record([("r", ayah, try pinned().bytes, try pinned().sha256)])
+            #expect(try cache.readVerified(reciter: reciter, ayah: ayah, expectation: unknown).count == (try pinned()).bytes)
+        }
+    }
+
     @Test func aNewFileReplacesOneInTheWay() throws {
         try withScratchCache { cache, directory, reciter, ayah in
             let path = cache.path(reciter: reciter, ayah: ayah)
