@@ -59,12 +59,28 @@ public final class Downloader: @unchecked Sendable {
     private let validate: @Sendable (String) throws -> Void
     private let events: @Sendable (DownloadEvent) -> Void
     private let finished = DispatchSemaphore(value: 0)
+    /// Each thread's start (its own cache opened, or why not), reported to `init`.
+    private let threadStarted = DispatchSemaphore(value: 0)
+    private let startupFailure = Mutex<CacheError?>(nil)
+    /// Opens a thread's own cache instance (a test replaces it to make a thread fail to start).
+    private let openCache: @Sendable (String) throws(CacheError) -> Cache
 
-    /// Starts the download thread. `validate` checks a file whose hash is not known (it must decode as MPEG
-    /// audio); `events` is called on the download thread.
-    public init(
+    /// Starts the download thread and the committer, and returns once both have opened the cache; when either
+    /// cannot, both are stopped and its error is thrown. `validate` checks a file whose hash is not known (it
+    /// must decode as MPEG audio); `events` is called on the download thread.
+    public convenience init(
         cacheDirectory: String, limits: DownloadLimits = DownloadLimits(), policy: DownloadPolicy = DownloadPolicy(),
         validate: @escaping @Sendable (String) throws -> Void, events: @escaping @Sendable (DownloadEvent) -> Void
+    ) throws(CacheError) {
+        try self.init(
+            cacheDirectory: cacheDirectory, limits: limits, policy: policy, validate: validate, events: events,
+            openCache: { directory throws(CacheError) in try Cache(directory: directory) })
+    }
+
+    init(
+        cacheDirectory: String, limits: DownloadLimits, policy: DownloadPolicy,
+        validate: @escaping @Sendable (String) throws -> Void, events: @escaping @Sendable (DownloadEvent) -> Void,
+        openCache: @escaping @Sendable (String) throws(CacheError) -> Cache
     ) throws(CacheError) {
         try NetworkLibrary.load()
         guard let multi = ccurl_multi_init() else { throw CacheError(.io, "curl_multi_init failed") }
@@ -74,13 +90,31 @@ public final class Downloader: @unchecked Sendable {
         self.policy = policy
         self.validate = validate
         self.events = events
+        self.openCache = openCache
         ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.parallel)
         ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.parallel)
         ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        _ = try Cache(directory: cacheDirectory)  // a bad directory fails here, on the caller's thread
+        _ = try openCache(cacheDirectory)  // a bad directory fails here, on the caller's thread
         NativeThread.start(stackSize: 1 << 20) { [self] in self.run() }
         for _ in 0..<committerCount {
             NativeThread.start(stackSize: 512 << 10) { [self] in self.commitLoop() }
+        }
+        for _ in 0..<(1 + committerCount) { threadStarted.wait() }
+        if let failure = startupFailure.withLock({ $0 }) {
+            cancel()
+            shutdown()
+            throw failure
+        }
+    }
+
+    /// Opens a thread's cache and reports the outcome to `init`; nil when it failed.
+    private func startThread() -> Cache? {
+        defer { threadStarted.signal() }
+        do throws(CacheError) {
+            return try openCache(cacheDirectory)
+        } catch {
+            startupFailure.withLock { $0 = $0 ?? CacheError(error.code, "a download thread cannot open the cache: \(error.message)") }
+            return nil
         }
     }
 
@@ -93,6 +127,8 @@ public final class Downloader: @unchecked Sendable {
     }
 
     /// Stops every transfer and queued request promptly; partial files stay for the next run to resume.
+    /// Cancellation is final: whatever is submitted afterwards is reported cancelled at once, and a file whose
+    /// commit fails afterwards is not tried again.
     public func cancel() {
         inbox.withLock { $0.cancel = true }
         ccurl_multi_wakeup(multi)
@@ -114,7 +150,7 @@ public final class Downloader: @unchecked Sendable {
     /// per batch; each committer has its own cache instance (index connection).
     private func commitLoop() {
         defer { committersDone.signal() }
-        guard let cache = try? Cache(directory: cacheDirectory) else { return }
+        guard let cache = startThread() else { return }
         while true {
             commitSignal.wait()
             // Group commit without a timer: whatever finished while the last batch was being synced forms the
@@ -170,7 +206,7 @@ public final class Downloader: @unchecked Sendable {
 
     private func run() {
         // The thread's own cache instance (index connection), confined to this thread.
-        guard let cache = try? Cache(directory: cacheDirectory) else {
+        guard let cache = startThread() else {
             finished.signal()
             return
         }
@@ -179,6 +215,8 @@ public final class Downloader: @unchecked Sendable {
         var health: [String: MirrorHealth] = [:]
         var submitted = 0
         var committing = 0
+        /// Set by the first `cancel()`, and never reset.
+        var cancelled = false
         var random = SystemRandomNumberGenerator()
         let counter: (Int) -> Void = { [self] count in self.bytesReceived.add(count, ordering: .relaxed) }
 
@@ -189,6 +227,10 @@ public final class Downloader: @unchecked Sendable {
 
         /// Carries out a plan's action for `job`.
         func follow(_ action: DownloadPlan.Action, _ job: Job) {
+            if cancelled {
+                events(.cancelled(job.request.ayah))
+                return
+            }
             switch action {
             case .start(let mirror, let delay):
                 job.mirror = mirror
@@ -209,7 +251,7 @@ public final class Downloader: @unchecked Sendable {
             mirrorHealth.recordFailure(mirror, now: now())
             health[reciter] = mirrorHealth
             let action = job.plan.failed(failure, on: mirror, health: mirrorHealth, now: now(), random: { Double.random(in: 0..<1, using: &random) })
-            if case .start(_, let delay) = action {
+            if case .start(_, let delay) = action, !cancelled {
                 events(.retrying(job.request.ayah, mirror: job.request.mirrors[mirror].name, reason: failure.reason, delay: delay))
             }
             follow(action, job)
@@ -300,17 +342,18 @@ public final class Downloader: @unchecked Sendable {
                 let copy = box
                 box.requests.removeAll()
                 box.committed.removeAll()
-                box.cancel = false
                 return copy
             }
+            let cancelNow = mail.cancel && !cancelled
+            cancelled = cancelled || mail.cancel
             for request in mail.requests {
                 let job = Job(request: request, policy: policy, order: submitted)
                 submitted += 1
                 follow(job.plan.begin(health: mirrorHealth(job), now: now()), job)
             }
             for result in mail.committed { committed(result) }
-            if mail.cancel { cancelEverything() }
-            if mail.shutdown && active.isEmpty && committing == 0 && (waiting.isEmpty || mail.cancel) {
+            if cancelNow { cancelEverything() }
+            if mail.shutdown && active.isEmpty && committing == 0 && (waiting.isEmpty || cancelled) {
                 cancelEverything()
                 break
             }
