@@ -91,9 +91,12 @@ public final class Downloader: @unchecked Sendable {
         self.validate = validate
         self.events = events
         self.openCache = openCache
-        ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.parallel)
-        ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.parallel)
-        ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        try NetworkLibrary.check(
+            ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.parallel), "curl_multi_setopt(CURLMOPT_MAX_TOTAL_CONNECTIONS)")
+        try NetworkLibrary.check(
+            ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.parallel), "curl_multi_setopt(CURLMOPT_MAX_HOST_CONNECTIONS)")
+        try NetworkLibrary.check(
+            ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)), "curl_multi_setopt(CURLMOPT_PIPELINING)")
         _ = try openCache(cacheDirectory)  // a bad directory fails here, on the caller's thread
         NativeThread.start(stackSize: 1 << 20) { [self] in self.run() }
         for _ in 0..<committerCount {
@@ -118,12 +121,17 @@ public final class Downloader: @unchecked Sendable {
         }
     }
 
-    deinit { ccurl_multi_cleanup(multi) }
+    // curl_multi_cleanup fails only for a handle that is not a multi handle; nothing is left to do then.
+    deinit { _ = ccurl_multi_cleanup(multi) }
+
+    /// Wakes the download thread. A failed wakeup (it can fail only when the wakeup pipe is gone) is made up
+    /// for by the thread's poll timeout: it looks at its inbox at least once a second.
+    private func wake() { _ = ccurl_multi_wakeup(multi) }
 
     /// Queues requests (higher priority first, then in the order given).
     public func submit(_ requests: [DownloadRequest]) {
         inbox.withLock { $0.requests.append(contentsOf: requests) }
-        ccurl_multi_wakeup(multi)
+        wake()
     }
 
     /// Stops every transfer and queued request promptly; partial files stay for the next run to resume.
@@ -131,13 +139,13 @@ public final class Downloader: @unchecked Sendable {
     /// commit fails afterwards is not tried again.
     public func cancel() {
         inbox.withLock { $0.cancel = true }
-        ccurl_multi_wakeup(multi)
+        wake()
     }
 
     /// Ends the thread once nothing is in flight (after `cancel`, at once) and waits for it.
     public func shutdown() {
         inbox.withLock { $0.shutdown = true }
-        ccurl_multi_wakeup(multi)
+        wake()
         finished.wait()
         commits.withLock { $0.stopping = true }
         for _ in 0..<committerCount { commitSignal.signal() }
@@ -175,7 +183,7 @@ public final class Downloader: @unchecked Sendable {
             }
             let results = zip(batch, outcomes).map { CommitResult(job: $0.job, mirror: $0.mirror, outcome: $1) }
             inbox.withLock { $0.committed.append(contentsOf: results) }
-            ccurl_multi_wakeup(multi)
+            wake()
         }
     }
 
@@ -219,6 +227,10 @@ public final class Downloader: @unchecked Sendable {
         var cancelled = false
         var random = SystemRandomNumberGenerator()
         let counter: (Int) -> Void = { [self] count in self.bytesReceived.add(count, ordering: .relaxed) }
+
+        /// Takes a finished or cancelled transfer out of the multi handle. It fails only for a handle that is not
+        /// in it; the easy handle is cleaned up either way (curl_easy_cleanup also detaches it).
+        func removeHandle(_ handle: UnsafeMutableRawPointer) { _ = ccurl_multi_remove_handle(multi, handle) }
 
         func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
         func mirrorHealth(_ job: Job) -> MirrorHealth {
@@ -280,19 +292,21 @@ public final class Downloader: @unchecked Sendable {
             let url = request.mirrors[job.mirror].template.url(for: request.ayah)
             do {
                 let transfer = try Transfer(url: url, mirror: job.mirror, writer: writer, limits: limits, counter: counter)
+                try NetworkLibrary.check(ccurl_multi_add_handle(multi, transfer.handle), "curl_multi_add_handle")
                 active[transfer.handle] = (job, transfer)
-                ccurl_multi_add_handle(multi, transfer.handle)
                 events(.started(request.ayah, mirror: request.mirrors[job.mirror].name))
             } catch {
+                // libcurl refused an option or the handle: no other attempt would go better, and none may run
+                // without its options (the http/https restriction among them).
                 writer.abandon(keepPartial: true)
-                fail(job, .transient(error.message, retryAfter: nil), mirror: job.mirror)
+                events(.failed(request.ayah, reason: "libcurl: \(error.message)"))
             }
         }
 
         /// A transfer ended: commit the file or decide the next attempt.
         func complete(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
             guard let (job, transfer) = active.removeValue(forKey: handle) else { return }
-            ccurl_multi_remove_handle(multi, handle)
+            removeHandle(handle)
             let request = job.request
             let failure = transfer.failure(for: result)
             // A body cut short, or a range past the end, may still be the whole file: let the hash decide.
@@ -328,7 +342,7 @@ public final class Downloader: @unchecked Sendable {
 
         func cancelEverything() {
             for (handle, (job, transfer)) in active {
-                ccurl_multi_remove_handle(multi, handle)
+                removeHandle(handle)
                 transfer.writer.abandon(keepPartial: true)
                 events(.cancelled(job.request.ayah))
             }
@@ -371,7 +385,18 @@ public final class Downloader: @unchecked Sendable {
             }
 
             var running: Int32 = 0
-            ccurl_multi_perform(multi, &running)
+            let performed = ccurl_multi_perform(multi, &running)
+            if performed != CURLM_OK {
+                // The multi handle is broken (out of memory, say): every transfer in it fails now, each with the
+                // reason, and is retried as its plan says, instead of waiting on a handle that does not move.
+                let reason = "curl_multi_perform failed: \(NetworkLibrary.multiReason(performed))"
+                for (handle, (job, transfer)) in active {
+                    removeHandle(handle)
+                    transfer.writer.abandon(keepPartial: true)
+                    fail(job, .transient(reason, retryAfter: nil), mirror: transfer.mirror)
+                }
+                active.removeAll()
+            }
             var remaining: Int32 = 0
             while let message = ccurl_multi_info_read(multi, &remaining) {
                 if message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle {
@@ -385,7 +410,9 @@ public final class Downloader: @unchecked Sendable {
                 timeout = max(0, min(timeout, Int((soonest - now()) * 1000)))
             }
             if !waiting.isEmpty && active.count >= limits.parallel { timeout = 1000 }
-            ccurl_multi_poll(multi, Int32(timeout))
+            if ccurl_multi_poll(multi, Int32(timeout)) != CURLM_OK {
+                usleep(useconds_t(min(timeout, 100) * 1000))  // poll cannot wait: wait here, briefly, instead of spinning
+            }
         }
         finished.signal()
     }
