@@ -285,6 +285,9 @@ public final class Downloader: @unchecked Sendable {
                 job.notBefore = now() + 0.2  // another process has it; look again shortly
                 waiting.append(job)
                 return
+            } catch where error.code == .symbolicLink {
+                events(.failed(request.ayah, reason: error.message))  // no retry or mirror changes that
+                return
             } catch {
                 fail(job, .transient(error.message, retryAfter: nil), mirror: job.mirror)
                 return

@@ -81,7 +81,7 @@ final class FileLoader {
         do {
             let expectation = try cache.expectation(
                 reciter: setup.reciter.id, ayah: ayah, pinned: setup.table?.files[ayah], unpinnedLimit: setup.unpinnedLimit)
-            if access(cache.path(reciter: setup.reciter.id, ayah: ayah), F_OK) == 0 {
+            if cache.hasFile(reciter: setup.reciter.id, ayah: ayah) {
                 do {
                     let bytes = [UInt8](try cache.readVerified(reciter: setup.reciter.id, ayah: ayah, expectation: expectation))
                     guard setup.table?.files[ayah] == nil else { return .ready(bytes, measuredFrames: nil) }

@@ -190,6 +190,42 @@ func sha256(_ path: String) -> String {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    /// Links put inside the cache are never followed: a link at the partial file's name is removed and the
+    /// download lands in the cache, a link at a cached file's name is refused by prefetch and removed (the link
+    /// only) by verify, and a linked reciter folder is refused; the files they point at are untouched.
+    @Test func linksInsideTheCacheAreNeverFollowed() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let outside = directory + "/outside.mp3"
+        let original = Data("someone's file".utf8)
+        try original.write(to: URL(fileURLWithPath: outside))
+        try FileManager.default.createDirectory(atPath: directory + "/cache/fixture", withIntermediateDirectories: true)
+        #expect(symlink(outside, directory + "/cache/fixture/.112001.mp3.part") == 0)
+        let prefetch = try environment.tartil(["prefetch", "112:1", "--reciter", "fixture"], urls: [environment.clean], in: directory)
+        #expect(prefetch.status == 0, "\(prefetch.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside)) == original)
+        #expect(try environment.verifiedFiles(in: directory).map(\.description) == ["112:1"])
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/cache/fixture/112001.mp3")) == nil)
+
+        #expect(symlink(outside, directory + "/cache/fixture/112002.mp3") == 0)
+        let refused = try environment.tartil(["prefetch", "112:2", "--reciter", "fixture"], urls: [environment.clean], in: directory)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("112002.mp3 is a symbolic link"), "\(refused.stderr)")
+        let verify = try environment.tartil(["cache", "verify"], urls: [environment.clean], in: directory)
+        #expect(verify.status == 1)
+        #expect(verify.stderr.contains("removed fixture/112002.mp3: a symbolic link"), "\(verify.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside)) == original)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/cache/fixture/112002.mp3")) == nil)
+
+        let elsewhere = directory + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        #expect(symlink(elsewhere, directory + "/cache/loose") == 0)
+        let linkedFolder = try environment.tartil(["prefetch", "112:1", "--reciter", "loose"], urls: [environment.clean], in: directory)
+        #expect(linkedFolder.status == 1)
+        #expect(linkedFolder.stderr.contains("/cache/loose is a symbolic link"), "\(linkedFolder.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+    }
+
     @Test func aPartialFileIsResumedOrRestartedAsTheServerAllows() throws {
         for (fault, expectResumed) in [("ok", true), ("ignore-range", false)] {
             let directory = TestPaths.makeTemporaryDirectory()

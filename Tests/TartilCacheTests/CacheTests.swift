@@ -227,6 +227,120 @@ import Testing
         }
     }
 
+    // MARK: - Symbolic links inside the cache
+
+    /// A file outside the cache, with known contents, that links inside the cache point at.
+    func outsideFile(_ directory: String) throws -> (path: String, contents: Data) {
+        let path = directory + "-outside"
+        let contents = Data("not tartil's".utf8)
+        try contents.write(to: URL(fileURLWithPath: path))
+        return (path, contents)
+    }
+
+    func isSymbolicLink(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    @Test func aLinkAtThePartialFilesNameIsRemovedNotWrittenThrough() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let outside = try outsideFile(directory)
+            defer { unlink(outside.path) }
+            try FileManager.default.createDirectory(atPath: directory + "/r", withIntermediateDirectories: true)
+            #expect(symlink(outside.path, directory + "/r/.112001.mp3.part") == 0)
+            let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+            // A partial download that is kept goes to the partial name: a new file, not the link's target.
+            let kept = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+            #expect(kept.offset == 0)
+            try data.prefix(4000).withUnsafeBytes { try kept.append($0) }
+            kept.abandon(keepPartial: true)
+            #expect(!isSymbolicLink(directory + "/r/.112001.mp3.part"))
+            let resumed = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+            #expect(resumed.offset == 4000)
+            try data.dropFirst(4000).withUnsafeBytes { try resumed.append($0) }
+            try cache.commit(resumed, reciter: reciter, ayah: ayah, validate: { _ in })
+            #expect(try Data(contentsOf: URL(fileURLWithPath: outside.path)) == outside.contents)
+            #expect(!isSymbolicLink(cache.path(reciter: reciter, ayah: ayah)))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: cache.path(reciter: reciter, ayah: ayah))) == data)
+        }
+    }
+
+    @Test func aLinkAtTheFinalNameIsReplacedNotFollowedAndNeverRead() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let outside = try outsideFile(directory)
+            defer { unlink(outside.path) }
+            try FileManager.default.createDirectory(atPath: directory + "/r", withIntermediateDirectories: true)
+            let path = cache.path(reciter: reciter, ayah: ayah)
+            // A copy of the right file outside, linked in: reading it would pass the hash, and must still be refused.
+            try FileManager.default.copyItem(atPath: fixture, toPath: outside.path + ".mp3")
+            defer { unlink(outside.path + ".mp3") }
+            #expect(symlink(outside.path + ".mp3", path) == 0)
+            do {
+                _ = try cache.readVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+                Issue.record("a link was read")
+            } catch let error as CacheError {
+                #expect(error.code == .symbolicLink)
+                #expect(error.message.contains("symbolic link"))
+            }
+            #expect(throws: CacheError.self) { try cache.containsVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
+            #expect(try cache.files().map(\.isSymbolicLink) == [true])
+            // A download replaces the link itself.
+            unlink(path)
+            #expect(symlink(outside.path, path) == 0)
+            try store(try Data(contentsOf: URL(fileURLWithPath: fixture)), in: cache, expectation: .pinned(try pinned()))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: outside.path)) == outside.contents)
+            #expect(!isSymbolicLink(path))
+            // Removing a link removes the link, not its target.
+            #expect(symlink(outside.path, directory + "/r/112002.mp3") == 0)
+            try cache.remove(reciter: reciter, ayah: try AyahRef(112, 2))
+            #expect(!FileManager.default.fileExists(atPath: directory + "/r/112002.mp3") && !isSymbolicLink(directory + "/r/112002.mp3"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: outside.path)) == outside.contents)
+        }
+    }
+
+    @Test func aLinkedReciterFolderIsRefusedAndNothingIsWrittenAtItsTarget() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let elsewhere = TestPaths.makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+            #expect(symlink(elsewhere, directory + "/r") == 0)
+            do {
+                _ = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+                Issue.record("a writer opened in a linked folder")
+            } catch let error as CacheError {
+                #expect(error.code == .symbolicLink)
+                #expect(error.message.contains("\(directory)/r is a symbolic link"), "\(error)")
+            }
+            #expect(throws: CacheError.self) { try cache.readVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
+            #expect(try cache.files().isEmpty)
+            #expect(cache.reciterFolders().isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+        }
+    }
+
+    @Test func aLinkAtTheLockFilesNameIsRemovedAndItsTargetNeverCreated() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let target = directory + "-lock-target"
+            defer { unlink(target) }
+            #expect(symlink(target, directory + "/.r.lock") == 0)
+            try store(try Data(contentsOf: URL(fileURLWithPath: fixture)), in: cache, expectation: .pinned(try pinned()))
+            #expect(!FileManager.default.fileExists(atPath: target))
+            #expect(!isSymbolicLink(directory + "/.r.lock"))
+        }
+    }
+
+    /// The cache's root may itself be a link (a cache on another disk): it is resolved once, at open.
+    @Test func aLinkedCacheRootIsAllowed() throws {
+        let real = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: real) }
+        let link = real + "-link"
+        #expect(symlink(real, link) == 0)
+        defer { unlink(link) }
+        let cache = try Cache(directory: link)
+        try store(try Data(contentsOf: URL(fileURLWithPath: fixture)), in: cache, expectation: .pinned(try pinned()))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: real + "/r") == ["112001.mp3"])
+        #expect(try cache.files().count == 1)
+    }
+
     @Test func aNewFileReplacesOneInTheWay() throws {
         try withScratchCache { cache, directory, reciter, ayah in
             let path = cache.path(reciter: reciter, ayah: ayah)

@@ -151,9 +151,11 @@ enum CacheCommands {
                 expectation = nil
             }
             let problem: String?
-            if let expectation {
+            if file.isSymbolicLink {
+                problem = "a symbolic link, not a file: tartil does not follow links inside the cache"
+            } else if let expectation {
                 do {
-                    let hashed = try SHA256.hash(fileAt: file.path)
+                    let hashed = try SHA256.hash(fileAt: file.path, followingLinks: false)
                     problem = expectation.mismatch(bytes: hashed.bytes, sha256: hashed.sha256)
                 } catch {
                     problem = "\(error)"
