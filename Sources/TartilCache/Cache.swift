@@ -67,11 +67,15 @@ public final class Cache {
 
     // MARK: - Writing
 
-    /// Starts (or resumes) writing an ayah's file.
-    public func writer(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError) -> CacheWriter {
+    /// Starts (or resumes) writing an ayah's file. With `keepingTail` > 0 the writer keeps the file's last bytes
+    /// (`CacheWriter.tail()`), for the cross-check of an unpinned file.
+    public func writer(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation, keepingTail: Int = 0) throws(CacheError)
+        -> CacheWriter
+    {
         try CacheWriter(
             folder: try folder(reciter.rawValue, create: true)!, finalName: "\(ayah.fileStem).mp3", root: root,
-            lockName: ".\(reciter.rawValue).lock", lockKey: ayah.surah * 1000 + ayah.ayah, expectation: expectation)
+            lockName: ".\(reciter.rawValue).lock", lockKey: ayah.surah * 1000 + ayah.ayah, expectation: expectation,
+            keepingTail: keepingTail)
     }
 
     /// A finished download waiting to be committed.
@@ -79,11 +83,14 @@ public final class Cache {
         public let writer: CacheWriter
         public let reciter: ReciterID
         public let ayah: AyahRef
+        /// What the cross-check found (unpinned files), recorded with the hash.
+        public let mark: SourceMark?
 
-        public init(writer: CacheWriter, reciter: ReciterID, ayah: AyahRef) {
+        public init(writer: CacheWriter, reciter: ReciterID, ayah: AyahRef, mark: SourceMark? = nil) {
             self.writer = writer
             self.reciter = reciter
             self.ayah = ayah
+            self.mark = mark
         }
     }
 
@@ -126,7 +133,7 @@ public final class Cache {
         let publishing = files.indices.filter { if case .success = results[$0] { true } else { false } }
         try index.record(publishing.map { index in
             guard case .success(let finished) = results[index] else { preconditionFailure() }
-            return (files[index].reciter.rawValue, files[index].ayah, finished.bytes, finished.sha256)
+            return (files[index].reciter.rawValue, files[index].ayah, finished.bytes, finished.sha256, files[index].mark)
         })
         var folders: [String: CacheWriter] = [:]
         var unpublished: [(String, AyahRef)] = []
@@ -214,6 +221,8 @@ public final class Cache {
         public let recordedSHA256: String?
         /// Whether a symbolic link is at the name (not followed: `bytes` is 0; verify removes the link).
         public let isSymbolicLink: Bool
+        /// What the cross-check found when it was downloaded (unpinned files), if it was recorded.
+        public let mark: SourceMark?
     }
 
     /// The reciters with a folder in the cache (real folders: a link at a reciter's name is not followed).
@@ -246,7 +255,8 @@ public final class Cache {
                 let entry = indexed[CacheIndex.key(folder, ayah)]
                 result.append(CachedFile(
                     reciter: folder, ayah: ayah, path: path, bytes: link ? 0 : Int(status.st_size),
-                    accessedMilliseconds: entry?.accessedMilliseconds ?? 0, recordedSHA256: entry?.sha256, isSymbolicLink: link))
+                    accessedMilliseconds: entry?.accessedMilliseconds ?? 0, recordedSHA256: entry?.sha256, isSymbolicLink: link,
+                    mark: entry?.mark))
             }
         }
         return result

@@ -47,12 +47,19 @@ public final class CacheWriter {
     public private(set) var offset: Int = 0
     /// Where the block being filled starts in the file.
     private var blockStart = 0
+    /// The file's last bytes, kept for the cross-check of unpinned files (a ring of `tailCapacity` bytes, empty
+    /// when 0): byte `i` of the file is at `i % tailCapacity` once written.
+    private let tailCapacity: Int
+    private var tailRing: [UInt8] = []
 
     /// Opens the writer for the file `finalName` in `folder` (the reciter's folder, already open and checked),
     /// locking `lockKey` in the lock file `lockName` of `root`.
-    init(folder: CacheFolder, finalName: String, root: CacheFolder, lockName: String, lockKey: Int, expectation: FileExpectation)
-        throws(CacheError)
-    {
+    init(
+        folder: CacheFolder, finalName: String, root: CacheFolder, lockName: String, lockKey: Int, expectation: FileExpectation,
+        keepingTail tailCapacity: Int = 0
+    ) throws(CacheError) {
+        self.tailCapacity = tailCapacity
+        tailRing = [UInt8](repeating: 0, count: tailCapacity)
         self.folder = folder
         self.finalName = finalName
         partName = ".\(finalName).part"
@@ -136,6 +143,7 @@ public final class CacheWriter {
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw CacheError.system("read", path: partPath) }
             try sink.hasher.update(buffer, count: count)
+            keepTail(UnsafeRawBufferPointer(start: buffer, count: count), at: position)
             position += count
         }
         offset = size
@@ -148,6 +156,7 @@ public final class CacheWriter {
             throw CacheError(.tooLarge, "more than \(expectation.maxBytes) bytes (\(expectation.source == "none" ? "the limit for unpinned files" : "the expected size"))")
         }
         guard let base = bytes.baseAddress else { return }
+        keepTail(bytes, at: offset)
         var copied = 0
         while copied < bytes.count {
             let block = self.block ?? WritingThreads.shared.takeBlock()
@@ -159,6 +168,36 @@ public final class CacheWriter {
             if blockCount == WritingThreads.blockSize { handOverBlock() }
         }
         offset += bytes.count
+    }
+
+    /// Copies into the tail ring what of `bytes` (at file offset `position`) can still be among the last
+    /// `tailCapacity` bytes.
+    private func keepTail(_ bytes: UnsafeRawBufferPointer, at position: Int) {
+        guard tailCapacity > 0 else { return }
+        let skip = max(0, bytes.count - tailCapacity)
+        var index = 0
+        tailRing.withUnsafeMutableBytes { ring in
+            var start = (position + skip) % tailCapacity
+            var remaining = bytes.count - skip
+            var from = skip
+            while remaining > 0 {
+                let count = min(remaining, tailCapacity - start)
+                ring.baseAddress!.advanced(by: start).copyMemory(from: bytes.baseAddress!.advanced(by: from), byteCount: count)
+                remaining -= count
+                from += count
+                start = 0
+                index += count
+            }
+        }
+    }
+
+    /// The file's last `min(offset, tailCapacity)` bytes, in order (empty when the writer keeps no tail).
+    public func tail() -> [UInt8] {
+        guard tailCapacity > 0 else { return [] }
+        let count = min(offset, tailCapacity)
+        let start = (offset - count) % tailCapacity
+        if start + count <= tailCapacity { return Array(tailRing[start..<(start + count)]) }
+        return Array(tailRing[start...] + tailRing[..<(start + count - tailCapacity)])
     }
 
     /// Hands the block being filled to the writing threads.

@@ -31,6 +31,8 @@ public final class Downloader: @unchecked Sendable {
         let job: Job
         let writer: CacheWriter
         let mirror: Int
+        /// The cross-check's mark (unpinned files).
+        let mark: SourceMark?
     }
 
     /// A committer's answer (same hand-over rule as `Handover`).
@@ -174,7 +176,9 @@ public final class Downloader: @unchecked Sendable {
                 if stopping { return }
                 continue
             }
-            let files = batch.map { Cache.PendingFile(writer: $0.writer, reciter: $0.job.request.reciter, ayah: $0.job.request.ayah) }
+            let files = batch.map {
+                Cache.PendingFile(writer: $0.writer, reciter: $0.job.request.reciter, ayah: $0.job.request.ayah, mark: $0.mark)
+            }
             let outcomes: [Result<Int, CacheError>]
             do {
                 outcomes = try cache.commit(files, validate: validate).map { $0.map(\.bytes) }
@@ -204,11 +208,16 @@ public final class Downloader: @unchecked Sendable {
         var notBefore: Double = 0
         var mirror = 0
         let order: Int
+        /// The cross-check, for a file whose hash is not known (an unpinned ayah downloaded for the first time).
+        var crossCheck: CrossCheck?
+        /// The mark the committed copy gets.
+        var mark: SourceMark?
 
         init(request: DownloadRequest, policy: DownloadPolicy, order: Int) {
             self.request = request
             self.plan = DownloadPlan(mirrorCount: request.mirrors.count, policy: policy)
             self.order = order
+            if !request.expectation.isKnown { crossCheck = CrossCheck(mirrorCount: request.mirrors.count) }
         }
     }
 
@@ -220,6 +229,8 @@ public final class Downloader: @unchecked Sendable {
         }
         var waiting: [Job] = []
         var active: [UnsafeMutableRawPointer: (Job, Transfer)] = [:]
+        /// Cross-check probes running, each with the downloaded copy it is about (held, unnamed, meanwhile).
+        var probes: [UnsafeMutableRawPointer: (Job, Probe, CacheWriter, Int)] = [:]
         var health: [String: MirrorHealth] = [:]
         var submitted = 0
         var committing = 0
@@ -280,7 +291,9 @@ public final class Downloader: @unchecked Sendable {
             }
             let writer: CacheWriter
             do {
-                writer = try cache.writer(reciter: request.reciter, ayah: request.ayah, expectation: request.expectation)
+                writer = try cache.writer(
+                    reciter: request.reciter, ayah: request.ayah, expectation: request.expectation,
+                    keepingTail: job.crossCheck == nil ? 0 : CrossCheck.tailBytes)
             } catch where error.code == .busy {
                 job.notBefore = now() + 0.2  // another process has it; look again shortly
                 waiting.append(job)
@@ -317,8 +330,19 @@ public final class Downloader: @unchecked Sendable {
                 && (transfer.status == 416 || (failure != nil && request.expectation.bytes == transfer.writer.offset))
             if failure == nil || maybeComplete {
                 transfer.writer.finishWriting()  // the last block is written while the file waits for its commit
+                if job.crossCheck != nil {
+                    let tail = transfer.writer.tail()
+                    guard let tailHash = try? SHA256.hash(Data(tail)) else {
+                        transfer.writer.abandon(keepPartial: true)
+                        fail(job, .transient("cannot hash the file's tail", retryAfter: nil), mirror: transfer.mirror)
+                        return
+                    }
+                    let fingerprint = FileFingerprint(bytes: transfer.writer.offset, tailSHA256: tailHash)
+                    crossCheck(job.crossCheck!.downloaded(from: transfer.mirror, fingerprint), job, transfer.writer, transfer.mirror)
+                    return
+                }
                 committing += 1
-                handOver(Handover(job: job, writer: transfer.writer, mirror: transfer.mirror))
+                handOver(Handover(job: job, writer: transfer.writer, mirror: transfer.mirror, mark: nil))
                 return
             } else if case .mirrorUnusable = failure {
                 transfer.writer.abandon(keepPartial: false)
@@ -326,6 +350,42 @@ public final class Downloader: @unchecked Sendable {
                 transfer.writer.abandon(keepPartial: true)
             }
             fail(job, failure!, mirror: transfer.mirror)
+        }
+
+        /// Carries out the cross-check's action for `job`, whose copy from `mirror` is in `writer`.
+        func crossCheck(_ action: CrossCheck.Action, _ job: Job, _ writer: CacheWriter, _ mirror: Int) {
+            let request = job.request
+            switch action {
+            case .keep(let mark):
+                job.mark = mark
+                committing += 1
+                handOver(Handover(job: job, writer: writer, mirror: mirror, mark: mark))
+            case .probe(let other):
+                let url = request.mirrors[other].template.url(for: request.ayah)
+                do {
+                    let probe = try Probe(url: url, mirror: other, maxBytes: request.expectation.maxBytes, limits: limits)
+                    try NetworkLibrary.check(ccurl_multi_add_handle(multi, probe.handle), "curl_multi_add_handle")
+                    probes[probe.handle] = (job, probe, writer, mirror)
+                } catch {
+                    crossCheck(job.crossCheck!.probed(other, .unavailable(error.message)), job, writer, mirror)
+                }
+            case .download(let other):
+                // Two other mirrors agree on another file: this copy goes, and the file comes from one of them.
+                writer.abandon(keepPartial: false)
+                events(.retrying(
+                    request.ayah, mirror: request.mirrors[mirror].name,
+                    reason: "mirrors disagree on this file; taking it from \(request.mirrors[other].name), which another mirror agrees with",
+                    delay: 0))
+                follow(job.plan.switchTo(other), job)
+            }
+        }
+
+        /// A cross-check probe ended.
+        func probed(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
+            guard let (job, probe, writer, mirror) = probes.removeValue(forKey: handle) else { return }
+            removeHandle(handle)
+            let observation = (try? probe.observation(for: result)) ?? .unavailable("cannot hash the answer")
+            crossCheck(job.crossCheck!.probed(probe.mirror, observation), job, writer, mirror)
         }
 
         /// A committer finished a file.
@@ -337,13 +397,32 @@ public final class Downloader: @unchecked Sendable {
                 var mirrorHealth = mirrorHealth(result.job)
                 mirrorHealth.recordSuccess(result.mirror)
                 health[request.reciter.rawValue] = mirrorHealth
+                if let mark = result.job.mark { events(.marked(request.ayah, mark, detail: markDetail(result.job))) }
                 events(.cached(request.ayah, bytes: bytes, alreadyCached: false))
             case .failure(let error):
                 fail(result.job, .mirrorUnusable(error.code == .mismatch ? error.message : "cannot store the file: \(error.message)"), mirror: result.mirror)
             }
         }
 
+        /// What the mirrors told, for a disputed file: `m1: 13582 bytes, tail 3f1c…; m2: 13164 bytes, tail 9a0b…`.
+        func markDetail(_ job: Job) -> String {
+            guard let check = job.crossCheck else { return "" }
+            return check.observations.keys.sorted().map { mirror in
+                let name = job.request.mirrors[mirror].name
+                switch check.observations[mirror]! {
+                case .fingerprint(let print): return "\(name): \(print)"
+                case .unavailable(let reason): return "\(name): no answer (\(reason))"
+                }
+            }.joined(separator: "; ")
+        }
+
         func cancelEverything() {
+            for (handle, (job, _, writer, _)) in probes {
+                removeHandle(handle)
+                writer.abandon(keepPartial: true)
+                events(.cancelled(job.request.ayah))
+            }
+            probes.removeAll()
             for (handle, (job, transfer)) in active {
                 removeHandle(handle)
                 transfer.writer.abandon(keepPartial: true)
@@ -370,7 +449,7 @@ public final class Downloader: @unchecked Sendable {
             }
             for result in mail.committed { committed(result) }
             if cancelNow { cancelEverything() }
-            if mail.shutdown && active.isEmpty && committing == 0 && (waiting.isEmpty || cancelled) {
+            if mail.shutdown && active.isEmpty && probes.isEmpty && committing == 0 && (waiting.isEmpty || cancelled) {
                 cancelEverything()
                 break
             }
@@ -399,10 +478,19 @@ public final class Downloader: @unchecked Sendable {
                     fail(job, .transient(reason, retryAfter: nil), mirror: transfer.mirror)
                 }
                 active.removeAll()
+                for handle in Array(probes.keys) {
+                    guard let (job, probe, writer, mirror) = probes.removeValue(forKey: handle) else { continue }
+                    removeHandle(handle)
+                    crossCheck(job.crossCheck!.probed(probe.mirror, .unavailable(reason)), job, writer, mirror)
+                }
             }
             var remaining: Int32 = 0
             while let message = ccurl_multi_info_read(multi, &remaining) {
                 if message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle {
+                    if probes[handle] != nil {
+                        probed(handle, message.pointee.data.result)
+                        continue
+                    }
                     complete(handle, message.pointee.data.result)
                 }
             }

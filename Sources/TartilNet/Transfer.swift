@@ -105,7 +105,7 @@ final class Transfer {
         }
     }
 
-    private static func hasPrefix(_ line: UnsafeRawBufferPointer, _ prefix: StaticString, ignoringCase: Bool) -> Bool {
+    static func hasPrefix(_ line: UnsafeRawBufferPointer, _ prefix: StaticString, ignoringCase: Bool) -> Bool {
         guard line.count >= prefix.utf8CodeUnitCount else { return false }
         let bytes = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
         for (offset, expected) in bytes.enumerated() {

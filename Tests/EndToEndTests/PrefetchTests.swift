@@ -226,6 +226,73 @@ func sha256(_ path: String) -> String {
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
     }
 
+    // MARK: - Cross-checking unpinned files
+
+    func summary(_ result: RunResult) throws -> [String: Any] {
+        let line = try #require(result.stdout.split(separator: "\n").last)
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    /// A mirror that serves another ayah's file, or flips a bit, is outvoted by two that agree: the unpinned
+    /// files come from them, right, and are marked cross-checked.
+    @Test(arguments: ["other-ayah", "bitflip"])
+    func aWrongMirrorOfAnUnpinnedReciterIsOutvoted(fault: String) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(
+            ["prefetch", "112", "--reciter", "loose", "--json"], urls: [environment.fault(fault), environment.clean, environment.fault("ok")],
+            in: directory)
+        #expect(result.status == 0, "\(fault): \(result.stderr)")
+        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").count == 4, "\(fault)")
+        let summary = try summary(result)
+        #expect(summary["cross_checked"] as? Int == 4, "\(summary)")
+        #expect((summary["disputed"] as? [Any])?.isEmpty == true)
+        let ls = try environment.tartil(["cache", "ls", "--json"], urls: [environment.clean], in: directory)
+        let list = try JSONSerialization.jsonObject(with: Data(ls.stdout.utf8)) as? [[String: Any]]
+        #expect(list?.first?["cross_checked"] as? Int == 4, "\(ls.stdout)")
+    }
+
+    /// Two mirrors that disagree cannot be told apart: the files are kept, marked disputed, the summary warns
+    /// that the mirrors are not byte-identical, and `cache ls` and `cache verify` show the mark.
+    @Test func mirrorsThatDisagreeLeaveDisputedFilesAndAWarning() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(
+            ["prefetch", "112", "--reciter", "loose", "--json"], urls: [environment.fault("other-ayah"), environment.clean], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: the mirrors of loose are not byte-identical"), "\(result.stderr)")
+        #expect(result.stderr.contains("112:1: m1: "), "\(result.stderr)")
+        #expect((try summary(result)["disputed"] as? [Any])?.count == 4)
+        let ls = try environment.tartil(["cache", "ls"], urls: [environment.clean], in: directory)
+        #expect(ls.stdout.contains("unpinned: 4 disputed (112:1, 112:2, 112:3, 112:4)"), "\(ls.stdout)")
+        let verify = try environment.tartil(["cache", "verify"], urls: [environment.clean], in: directory)
+        #expect(verify.status == 0)
+        #expect(verify.stderr.contains("disputed loose/112001.mp3: its mirrors disagreed"), "\(verify.stderr)")
+        #expect(verify.stdout.contains("unpinned: 0 single-source, 4 disputed"), "\(verify.stdout)")
+        let json = try environment.tartil(["cache", "verify", "--json"], urls: [environment.clean], in: directory)
+        #expect((try summary(json)["disputed"] as? [Any])?.count == 4, "\(json.stdout)")
+    }
+
+    /// A file only one mirror could serve (the reciter's only mirror, or the others failing) is single-source.
+    @Test func aFileOnlyOneMirrorServedIsSingleSource() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(
+            ["prefetch", "112:1", "--reciter", "loose", "--json"], urls: [environment.clean, environment.fault("status-404")], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect((try summary(result)["single_source"] as? [Any])?.count == 1)
+        let alone = try environment.tartil(["prefetch", "112:2", "--reciter", "loose"], urls: [environment.clean], in: directory)
+        #expect(alone.stdout.contains("unpinned: 1 single-source"), "\(alone.stdout)")
+        let verify = try environment.tartil(["cache", "verify", "--json"], urls: [environment.clean], in: directory)
+        #expect((try summary(verify)["single_source"] as? [Any])?.count == 2, "\(verify.stdout)")
+        let ls = try environment.tartil(["cache", "ls"], urls: [environment.clean], in: directory)
+        #expect(ls.stdout.contains("unpinned: 2 single-source (112:1, 112:2)"), "\(ls.stdout)")
+        // Pinned files carry no mark.
+        _ = try environment.tartil(["prefetch", "112:1", "--reciter", "fixture"], urls: [environment.clean], in: directory)
+        let pinned = try environment.tartil(["cache", "ls", "--reciter", "fixture", "--json"], urls: [environment.clean], in: directory)
+        #expect(pinned.stdout.contains(#""single_source":[]"#), "\(pinned.stdout)")
+    }
+
     @Test func aPartialFileIsResumedOrRestartedAsTheServerAllows() throws {
         for (fault, expectResumed) in [("ok", true), ("ignore-range", false)] {
             let directory = TestPaths.makeTemporaryDirectory()

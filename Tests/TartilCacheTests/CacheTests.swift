@@ -165,6 +165,30 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r").allSatisfy { !$0.hasPrefix(".") })
     }
 
+    /// The writer keeps a file's last bytes for the cross-check, whatever the pieces, and across a resume.
+    @Test func theWriterKeepsTheFilesTail() throws {
+        try withScratchCache { cache, directory, reciter, _ in
+            for (number, size) in [0, 1, 100, 65_535, 65_536, 65_537, 300_001].enumerated() {
+                let ayah = try AyahRef(2, number + 1)
+                let data = randomBytes(size, seed: UInt64(size + 1))
+                let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20), keepingTail: 65_536)
+                var offset = 0
+                var pieces = [7, 70_001, 999, 16_384].cycled().makeIterator()
+                while offset < size / 2, let piece = pieces.next() {
+                    let end = min(size / 2, offset + piece)
+                    try data[offset..<end].withUnsafeBytes { try writer.append($0) }
+                    offset = end
+                }
+                writer.abandon(keepPartial: true)
+                let resumed = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20), keepingTail: 65_536)
+                #expect(resumed.offset == offset)
+                try data[offset...].withUnsafeBytes { try resumed.append($0) }
+                #expect(resumed.tail() == Array(data.suffix(65_536)), "\(size) bytes")
+                resumed.abandon(keepPartial: false)
+            }
+        }
+    }
+
     /// A new cache in a temporary folder (removed afterwards), with the reciter `r` and the ayah 112:1.
     func withScratchCache(_ body: (Cache, String, ReciterID, AyahRef) throws -> Void) throws {
         let directory = TestPaths.makeTemporaryDirectory()
