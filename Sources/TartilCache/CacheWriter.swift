@@ -49,7 +49,7 @@ public final class CacheWriter {
     private var blockStart = 0
     /// The file's last bytes, kept for the cross-check of unpinned files (a ring of `tailCapacity` bytes, empty
     /// when 0): byte `i` of the file is at `i % tailCapacity` once written.
-    private let tailCapacity: Int
+    private var tailCapacity: Int
     private var tailRing: [UInt8] = []
 
     /// Opens the writer for the file `finalName` in `folder` (the reciter's folder, already open and checked),
@@ -198,6 +198,13 @@ public final class CacheWriter {
         let start = (offset - count) % tailCapacity
         if start + count <= tailCapacity { return Array(tailRing[start..<(start + count)]) }
         return Array(tailRing[start...] + tailRing[..<(start + count - tailCapacity)])
+    }
+
+    /// Frees the tail ring: a file that waits for its commit (up to a batch of 128) should not hold 64 KiB each.
+    /// `tail()` is empty afterwards.
+    public func releaseTail() {
+        tailCapacity = 0
+        tailRing = []
     }
 
     /// Hands the block being filled to the writing threads.

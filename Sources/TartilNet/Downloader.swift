@@ -293,7 +293,7 @@ public final class Downloader: @unchecked Sendable {
             do {
                 writer = try cache.writer(
                     reciter: request.reciter, ayah: request.ayah, expectation: request.expectation,
-                    keepingTail: job.crossCheck == nil ? 0 : CrossCheck.tailBytes)
+                    keepingTail: job.crossCheck == nil || request.mirrors.count < 2 ? 0 : CrossCheck.tailBytes)
             } catch where error.code == .busy {
                 job.notBefore = now() + 0.2  // another process has it; look again shortly
                 waiting.append(job)
@@ -331,8 +331,10 @@ public final class Downloader: @unchecked Sendable {
             if failure == nil || maybeComplete {
                 transfer.writer.finishWriting()  // the last block is written while the file waits for its commit
                 if job.crossCheck != nil {
+                    // With one mirror there is nothing to compare with (the check says single-source at once).
                     let tail = transfer.writer.tail()
-                    guard let tailHash = try? SHA256.hash(Data(tail)) else {
+                    transfer.writer.releaseTail()
+                    guard let tailHash = request.mirrors.count < 2 ? "" : try? SHA256.hash(Data(tail)) else {
                         transfer.writer.abandon(keepPartial: true)
                         fail(job, .transient("cannot hash the file's tail", retryAfter: nil), mirror: transfer.mirror)
                         return
