@@ -30,12 +30,17 @@ public final class Cache {
         } catch {
             throw CacheError(.io, "cannot create the cache directory \(directory): \(error.cause ?? error.message)")
         }
-        root = try CacheFolder(root: directory)
+        // The root is resolved once, here; the index is opened by its resolved path, the rest through `root`.
+        let resolved = realpath(directory, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        } ?? directory
+        root = try CacheFolder(root: resolved, shownAs: directory)
         // SQLite opens its files by name: they must not be links (SQLite would write through them).
         for name in ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm"] where root.isSymbolicLink(name) {
             throw CacheError.symbolicLink(Path.join(directory, name), what: "its index")
         }
-        index = try CacheIndex(path: Path.join(directory, "index.sqlite"))
+        index = try CacheIndex(path: Path.join(resolved, "index.sqlite"))
     }
 
     /// A reciter's folder, open (created when `create`); a link at its name is refused. Nil when it does not

@@ -14,12 +14,13 @@ final class CacheFolder {
     /// The folder's path, for messages.
     let path: String
 
-    /// Opens the cache's root folder (following links: the root is resolved once, here).
-    init(root path: String) throws(CacheError) {
+    /// Opens the cache's root folder (following links: the root is resolved once, here); messages name it
+    /// `shownAs` (the path the user gave).
+    init(root path: String, shownAs label: String) throws(CacheError) {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw CacheError.system("open", path: path) }
+        guard descriptor >= 0 else { throw CacheError.system("open", path: label) }
         self.descriptor = descriptor
-        self.path = path
+        self.path = label
     }
 
     /// Opens the folder `name` inside `parent`, creating it when `create`; a link at that name is refused.
