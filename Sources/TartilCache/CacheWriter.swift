@@ -200,7 +200,7 @@ public final class CacheWriter {
         return Array(tailRing[start...] + tailRing[..<(start + count - tailCapacity)])
     }
 
-    /// Frees the tail ring: a file that waits for its commit (up to a batch of 128) should not hold 64 KiB each.
+    /// Frees the tail ring: a file that waits for its commit (up to a batch of 128) should not hold its tail.
     /// `tail()` is empty afterwards.
     public func releaseTail() {
         tailCapacity = 0

@@ -4,7 +4,7 @@ import TartilCache
 import TartilCore
 
 /// One cross-check probe: asks a mirror for an unpinned file's size and last `CrossCheck.tailBytes` bytes with
-/// one ranged request (`Range: bytes=-65536`), into memory. A `206`'s `Content-Range` gives the size and its body
+/// one ranged request (`Range: bytes=-16384`), into memory. A `206`'s `Content-Range` gives the size and its body
 /// is the tail; a server that ignores ranges answers `200` with the whole file, which serves as well (up to the
 /// file's size limit). Anything else is no answer. Lives on the download thread, like `Transfer`.
 final class Probe {

@@ -17,7 +17,7 @@ enum PrefetchCommand {
             Each file is hashed as it arrives and reaches its final name only after its size and SHA-256 match the \
             reciter's table (an unpinned ayah must decode as MPEG audio; its hash is then recorded and checked on \
             every later read). A new unpinned file is cross-checked against the reciter's next mirror (same size, \
-            same last 64 KiB, by one ranged request): a copy two mirrors agree on wins; a file only one mirror could \
+            same last 16 KiB, by one ranged request): a copy two mirrors agree on wins; a file only one mirror could \
             serve is marked single-source, one the mirrors disagree on is kept marked disputed, with a warning. \
             Failing mirrors are retried with backoff and passed over for the next; Ctrl-C stops \
             at once and the next run resumes where this one stopped. Exit 0 only when every requested ayah is \
