@@ -36,7 +36,7 @@ static void load(void) {
     }
 #define FIND(field, name)                                                                              \
     if (!(*(void **)&curl.field = dlsym(library, name))) {                                             \
-        snprintf(failure, sizeof failure, "libcurl.so.4 has no %s (libcurl 7.68 or later is needed)", name); \
+        snprintf(failure, sizeof failure, "libcurl.so.4 has no %s (libcurl " CCURL_MINIMUM_VERSION " or later is needed)", name); \
         return;                                                                                        \
     }
     FIND(global_init, "curl_global_init")
@@ -56,6 +56,13 @@ static void load(void) {
     FIND(multi_wakeup, "curl_multi_wakeup")
     FIND(version_info, "curl_version_info")
 #undef FIND
+    curl_version_info_data *info = curl.version_info(CURLVERSION_NOW);
+    if (!info || !ccurl_version_supported(info->version_num)) {
+        snprintf(failure, sizeof failure, "libcurl %s is too old: tartil needs libcurl " CCURL_MINIMUM_VERSION
+                 " or later (for CURLOPT_PROTOCOLS_STR, which keeps downloads to http and https)",
+                 info && info->version ? info->version : "(unknown version)");
+        return;
+    }
     CURLcode code = curl.global_init(CURL_GLOBAL_DEFAULT);
     if (code != CURLE_OK) {
         snprintf(failure, sizeof failure, "curl_global_init failed: %s", curl.easy_strerror(code));

@@ -37,6 +37,19 @@ static inline int csystem_link_unnamed(int descriptor, const char *path) {
     return linkat(AT_FDCWD, source, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }
 
+// `csystem_open_unnamed` in the directory open at `directory` (a descriptor): nothing is looked up by name.
+static inline int csystem_open_unnamed_at(int directory, int mode) {
+    return openat(directory, ".", O_RDWR | __O_TMPFILE | O_CLOEXEC, mode);
+}
+
+// `csystem_link_unnamed` into the directory open at `directory`: `name` is created there, never followed (a
+// symbolic link in the way makes it fail with EEXIST, like any other file).
+static inline int csystem_link_unnamed_at(int descriptor, int directory, const char *name) {
+    char source[40];
+    snprintf(source, sizeof source, "/proc/self/fd/%d", descriptor);
+    return linkat(AT_FDCWD, source, directory, name, AT_SYMLINK_FOLLOW);
+}
+
 // Takes an exclusive lock on the byte at `offset` of `descriptor` without waiting (fails with EAGAIN or EACCES
 // when someone else holds it). It is an open file description lock (F_OFD_SETLK): it belongs to this open of
 // the file, so two opens conflict even within one process, and closing the descriptor releases it.

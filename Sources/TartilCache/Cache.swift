@@ -7,11 +7,20 @@ import TartilCore
 /// index (`<directory>/index.sqlite`). A file with a final name was verified when it was written, and every
 /// read verifies it again before a byte is used.
 ///
+/// The cache's root is resolved once, when it is opened (it may be a symbolic link: a cache on another disk);
+/// everything below it is reached relative to folder descriptors with `O_NOFOLLOW` (`CacheFolder`). A symbolic
+/// link where a cached file, a partial file, a lock or a reciter's folder should be is never followed: tartil's
+/// own partial files and locks are removed, anything else is refused with `.symbolicLink`.
+///
 /// An instance owns an index connection and is confined to one thread; each thread that needs the cache opens
 /// its own instance (they coordinate through SQLite and file locks, like separate processes do).
 public final class Cache {
     public let directory: String
-    private let index: CacheIndex
+    /// The root, open.
+    private let root: CacheFolder
+    let index: CacheIndex
+    /// Called with each final path just before a committed file gets its name (for tests).
+    var willPublish: ((String) -> Void)?
 
     /// Opens (creating when needed) the cache at `directory`.
     public init(directory: String) throws(CacheError) {
@@ -21,7 +30,27 @@ public final class Cache {
         } catch {
             throw CacheError(.io, "cannot create the cache directory \(directory): \(error.cause ?? error.message)")
         }
-        index = try CacheIndex(path: Path.join(directory, "index.sqlite"))
+        // The root is resolved once, here; the index is opened by its resolved path, the rest through `root`.
+        let resolved = realpath(directory, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        } ?? directory
+        root = try CacheFolder(root: resolved, shownAs: directory)
+        // SQLite opens its files by name: they must not be links (SQLite would write through them).
+        for name in ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm"] where root.isSymbolicLink(name) {
+            throw CacheError.symbolicLink(Path.join(directory, name), what: "its index")
+        }
+        index = try CacheIndex(path: Path.join(resolved, "index.sqlite"))
+    }
+
+    /// A reciter's folder, open (created when `create`); a link at its name is refused. Nil when it does not
+    /// exist and `create` is false.
+    private func folder(_ reciter: String, create: Bool) throws(CacheError) -> CacheFolder? {
+        do {
+            return try CacheFolder(reciter, in: root, create: create)
+        } catch where error.code == .io && !create && root.status(reciter) == nil {
+            return nil
+        }
     }
 
     /// The final path of an ayah's file.
@@ -43,11 +72,15 @@ public final class Cache {
 
     // MARK: - Writing
 
-    /// Starts (or resumes) writing an ayah's file.
-    public func writer(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError) -> CacheWriter {
+    /// Starts (or resumes) writing an ayah's file. With `keepingTail` > 0 the writer keeps the file's last bytes
+    /// (`CacheWriter.tail()`), for the cross-check of an unpinned file.
+    public func writer(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation, keepingTail: Int = 0) throws(CacheError)
+        -> CacheWriter
+    {
         try CacheWriter(
-            finalPath: path(reciter: reciter, ayah: ayah), lockPath: "\(directory)/.\(reciter.rawValue).lock",
-            lockKey: ayah.surah * 1000 + ayah.ayah, expectation: expectation)
+            folder: try folder(reciter.rawValue, create: true)!, finalName: "\(ayah.fileStem).mp3", root: root,
+            lockName: ".\(reciter.rawValue).lock", lockKey: ayah.surah * 1000 + ayah.ayah, expectation: expectation,
+            keepingTail: keepingTail)
     }
 
     /// A finished download waiting to be committed.
@@ -55,11 +88,14 @@ public final class Cache {
         public let writer: CacheWriter
         public let reciter: ReciterID
         public let ayah: AyahRef
+        /// What the cross-check found (unpinned files), recorded with the hash.
+        public let mark: SourceMark?
 
-        public init(writer: CacheWriter, reciter: ReciterID, ayah: AyahRef) {
+        public init(writer: CacheWriter, reciter: ReciterID, ayah: AyahRef, mark: SourceMark? = nil) {
             self.writer = writer
             self.reciter = reciter
             self.ayah = ayah
+            self.mark = mark
         }
     }
 
@@ -96,20 +132,28 @@ public final class Cache {
                 }
             }
         }
-        var directories: Set<String> = []
-        var records: [(String, AyahRef, Int, String)] = []
-        for index in files.indices {
-            guard case .success(let finished) = results[index] else { continue }
+        // The hashes are recorded before any name appears: a reader that finds a file at its final name finds its
+        // hash too (it looks in the index after opening the file), and never takes a fresh file for one that
+        // nothing vouches for.
+        let publishing = files.indices.filter { if case .success = results[$0] { true } else { false } }
+        try index.record(publishing.map { index in
+            guard case .success(let finished) = results[index] else { preconditionFailure() }
+            return (files[index].reciter.rawValue, files[index].ayah, finished.bytes, finished.sha256, files[index].mark)
+        })
+        var folders: [String: CacheWriter] = [:]
+        var unpublished: [(String, AyahRef)] = []
+        for index in publishing {
             do throws(CacheError) {
+                willPublish?(files[index].writer.finalPath)
                 try files[index].writer.publish()
-                directories.insert(Path.parent(files[index].writer.finalPath))
-                records.append((files[index].reciter.rawValue, files[index].ayah, finished.bytes, finished.sha256))
+                folders[files[index].writer.folderPath] = files[index].writer
             } catch {
                 results[index] = .failure(error)
+                unpublished.append((files[index].reciter.rawValue, files[index].ayah))
             }
         }
-        for directory in directories.sorted() { try AtomicFile.syncDirectory(directory) }
-        try index.record(records)
+        for path in folders.keys.sorted() { try folders[path]!.syncFolder() }
+        for (reciter, ayah) in unpublished { try index.remove(reciter: reciter, ayah: ayah) }
         return results
     }
 
@@ -117,16 +161,25 @@ public final class Cache {
 
     /// The file's bytes, after checking its size and SHA-256 against `expectation`. A file that fails the check
     /// is removed (it can never play) and `.mismatch` is thrown; a missing file throws `.io`.
+    ///
+    /// An unpinned file whose hash `expectation` does not know is looked up in the index again after the file is
+    /// opened (a download may have recorded it since); when no hash is recorded yet, `.unvouched` is thrown and
+    /// the file is left alone: it is treated as not cached, never deleted as bad.
     public func readVerified(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError) -> Data {
         let path = path(reciter: reciter, ayah: ayah)
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
+        guard let folder = try folder(reciter.rawValue, create: false), let bytes = try folder.read("\(ayah.fileStem).mp3") else {
             throw CacheError(.io, "\(path) is not in the cache")
         }
+        let data = Data(bytes)
+        var expectation = expectation
+        if !expectation.isKnown, let entry = try index.entry(reciter: reciter.rawValue, ayah: ayah) {
+            expectation = .recorded(bytes: entry.bytes, sha256: entry.sha256)
+        }
+        guard expectation.isKnown else {
+            throw CacheError(.unvouched, "\(path) has no recorded hash (yet): it is not treated as cached")
+        }
         let digest = try SHA256.hash(data)
-        if let problem = expectation.mismatch(bytes: data.count, sha256: digest) ?? (expectation.isKnown ? nil : "no recorded hash") {
+        if let problem = expectation.mismatch(bytes: data.count, sha256: digest) {
             try remove(reciter: reciter, ayah: ayah)
             throw CacheError(.mismatch, "\(path) was removed: \(problem)")
         }
@@ -134,23 +187,28 @@ public final class Cache {
         return data
     }
 
-    /// Whether the file is cached and passes the size and hash check (a failing file is removed).
+    /// Whether something is at the ayah's final name (a link included, which reading refuses).
+    public func hasFile(reciter: ReciterID, ayah: AyahRef) -> Bool {
+        ((try? folder(reciter.rawValue, create: false)) ?? nil)?.status("\(ayah.fileStem).mp3") != nil
+    }
+
+    /// Whether the file is cached and passes the size and hash check (a failing file is removed). Throws
+    /// `.symbolicLink` for a link at its name.
     public func containsVerified(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError) -> Bool {
-        guard expectation.isKnown, access(path(reciter: reciter, ayah: ayah), F_OK) == 0 else {
+        guard hasFile(reciter: reciter, ayah: ayah) else {
             return false
         }
         do {
             _ = try readVerified(reciter: reciter, ayah: ayah, expectation: expectation)
             return true
-        } catch where error.code == .mismatch {
+        } catch where error.code == .mismatch || error.code == .unvouched {
             return false
         }
     }
 
-    /// Removes a file and its index entry.
+    /// Removes a file (a link at its name: the link, never its target) and its index entry.
     public func remove(reciter: ReciterID, ayah: AyahRef) throws(CacheError) {
-        let path = path(reciter: reciter, ayah: ayah)
-        if unlink(path) != 0 && errno != ENOENT { throw CacheError.system("unlink", path: path) }
+        if let folder = try folder(reciter.rawValue, create: false) { try folder.remove("\(ayah.fileStem).mp3") }
         try index.remove(reciter: reciter.rawValue, ayah: ayah)
     }
 
@@ -166,31 +224,44 @@ public final class Cache {
         public let accessedMilliseconds: Int64
         /// The hash recorded when it was written, if any.
         public let recordedSHA256: String?
+        /// Whether a symbolic link is at the name (not followed: `bytes` is 0; verify removes the link).
+        public let isSymbolicLink: Bool
+        /// What the cross-check found when it was downloaded (unpinned files), if it was recorded.
+        public let mark: SourceMark?
     }
 
-    /// The reciters with a folder in the cache.
+    /// The reciters with a folder in the cache (real folders: a link at a reciter's name is not followed).
     public func reciterFolders() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter { (try? ReciterID($0)) != nil && FileSystem.isDirectory("\(directory)/\($0)") }.sorted()
+        root.names().filter { name in
+            guard (try? ReciterID(name)) != nil, let status = root.status(name) else { return false }
+            return (status.st_mode & S_IFMT) == S_IFDIR
+        }.sorted()
     }
 
     /// Every `SSSAAA.mp3` under the cache (or one reciter's folder), in order.
     public func files(reciter: String? = nil) throws(CacheError) -> [CachedFile] {
+        // The folders are listed before the index is read: a file committed meanwhile had its hash recorded before
+        // its name appeared, so every file listed finds its entry.
+        var folders: [(String, CacheFolder, [String])] = []
+        for name in reciter.map({ [$0] }) ?? reciterFolders() {
+            guard let folder = try folder(name, create: false) else { continue }
+            folders.append((name, folder, folder.names().sorted()))
+        }
         let indexed = Dictionary(
             try index.entries(reciter: reciter).map { (CacheIndex.key($0.reciter, $0.ayah), $0) }, uniquingKeysWith: { a, _ in a })
         var result: [CachedFile] = []
-        for folder in reciter.map({ [$0] }) ?? reciterFolders() {
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: "\(directory)/\(folder)")) ?? []).sorted()
+        for (folder, handle, names) in folders {
             for name in names {
                 // Only names `path(reciter:ayah:)` makes (lowercase `.mp3`) are cache files.
                 guard let ayah = AyahRef(fileName: name), name == ayah.fileStem + ".mp3" else { continue }
                 let path = "\(directory)/\(folder)/\(name)"
-                var status = stat()
-                guard stat(path, &status) == 0 else { continue }
+                guard let status = handle.status(name) else { continue }
+                let link = (status.st_mode & S_IFMT) == S_IFLNK
                 let entry = indexed[CacheIndex.key(folder, ayah)]
                 result.append(CachedFile(
-                    reciter: folder, ayah: ayah, path: path, bytes: Int(status.st_size),
-                    accessedMilliseconds: entry?.accessedMilliseconds ?? 0, recordedSHA256: entry?.sha256))
+                    reciter: folder, ayah: ayah, path: path, bytes: link ? 0 : Int(status.st_size),
+                    accessedMilliseconds: entry?.accessedMilliseconds ?? 0, recordedSHA256: entry?.sha256, isSymbolicLink: link,
+                    mark: entry?.mark))
             }
         }
         return result

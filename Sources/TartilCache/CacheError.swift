@@ -16,6 +16,11 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         public static let mismatch = Code("mismatch")
         /// Another process is writing the same file right now.
         public static let busy = Code("busy")
+        /// A file is at its final name but nothing vouches for it yet (an unpinned file whose hash is not
+        /// recorded): it counts as not cached, and is not deleted.
+        public static let unvouched = Code("unvouched")
+        /// A symbolic link is where the cache keeps a file or folder of its own: it is not followed.
+        public static let symbolicLink = Code("symbolic-link")
         /// More bytes arrived than the file may have.
         public static let tooLarge = Code("too-large")
     }

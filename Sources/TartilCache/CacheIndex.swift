@@ -16,6 +16,8 @@ final class CacheIndex {
         let bytes: Int
         let sha256: String
         let accessedMilliseconds: Int64
+        /// The cross-check's mark (unpinned files downloaded since marks exist).
+        let mark: SourceMark?
     }
 
     private let connection: Connection
@@ -47,6 +49,25 @@ final class CacheIndex {
                     reciter TEXT NOT NULL, surah INTEGER NOT NULL, ayah INTEGER NOT NULL,
                     PRIMARY KEY(reciter, surah, ayah));
                 """)
+            // Version 1 adds the cross-check's mark (NULL for pinned files and files recorded before).
+            // Each query is stepped to its end, so that no read transaction stays open: a write transaction begun
+            // on a stale read snapshot fails at once (SQLITE_BUSY_SNAPSHOT) instead of waiting for the other
+            // process that is migrating the same index.
+            func integer(_ sql: String) throws -> Int64 {
+                let statement = try connection.prepare(sql)
+                var value: Int64 = 0
+                if try statement.step() { value = statement.integer(at: 0) }
+                while try statement.step() {}
+                return value
+            }
+            if try integer("PRAGMA user_version") < 1 {
+                try connection.transaction {
+                    if try integer("SELECT count(*) FROM pragma_table_info('files') WHERE name = 'mark'") == 0 {
+                        try connection.execute("ALTER TABLE files ADD COLUMN mark TEXT")
+                    }
+                    try connection.execute("PRAGMA user_version = 1")
+                }
+            }
         } catch {
             throw CacheError(.index, "the cache index \(path): \(error)")
         }
@@ -58,15 +79,21 @@ final class CacheIndex {
 
     /// Records files (reciter, ayah, bytes, sha256) in one transaction.
     func record(_ files: [(String, AyahRef, Int, String)]) throws(CacheError) {
+        try record(files.map { ($0.0, $0.1, $0.2, $0.3, nil) })
+    }
+
+    /// Records files (reciter, ayah, bytes, sha256, cross-check mark) in one transaction.
+    func record(_ files: [(String, AyahRef, Int, String, SourceMark?)]) throws(CacheError) {
         guard !files.isEmpty else { return }
         let now = Self.now()
         do {
             try connection.transaction {
-                let statement = try connection.prepare("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)")
-                for (reciter, ayah, bytes, sha256) in files {
+                let statement = try connection.prepare(
+                    "INSERT OR REPLACE INTO files(reciter, surah, ayah, bytes, sha256, accessed_ms, mark) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                for (reciter, ayah, bytes, sha256, mark) in files {
                     try statement.bind([
                         .text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah)), .integer(Int64(bytes)),
-                        .text(sha256), .integer(now),
+                        .text(sha256), .integer(now), mark.map { .text($0.rawValue) } ?? .null,
                     ])
                     try statement.step()
                 }
@@ -132,14 +159,15 @@ final class CacheIndex {
     private func entries(where condition: String, _ values: [Statement.Value]) throws(CacheError) -> [Entry] {
         do {
             let statement = try connection.prepare(
-                "SELECT reciter, surah, ayah, bytes, sha256, accessed_ms FROM files WHERE \(condition) ORDER BY reciter, surah, ayah")
+                "SELECT reciter, surah, ayah, bytes, sha256, accessed_ms, mark FROM files WHERE \(condition) ORDER BY reciter, surah, ayah")
             try statement.bind(values)
             var result: [Entry] = []
             while try statement.step() {
                 guard let ayah = try? AyahRef(Int(statement.integer(at: 1)), Int(statement.integer(at: 2))) else { continue }
                 result.append(Entry(
                     reciter: statement.text(at: 0) ?? "", ayah: ayah, bytes: Int(statement.integer(at: 3)),
-                    sha256: statement.text(at: 4) ?? "", accessedMilliseconds: statement.integer(at: 5)))
+                    sha256: statement.text(at: 4) ?? "", accessedMilliseconds: statement.integer(at: 5),
+                    mark: statement.text(at: 6).flatMap(SourceMark.init(rawValue:))))
             }
             return result
         } catch {

@@ -16,6 +16,11 @@ import TartilCore
 /// reciter's lock file, `<cache>/.<reciter>.lock` (an open file description lock, released when the writer
 /// closes it).
 ///
+/// Every name is reached through the reciter's folder held open (`CacheFolder`) with `O_NOFOLLOW`: a symbolic
+/// link at the partial file's or the lock's name (tartil's own names) is removed, one at the reciter folder's
+/// name is refused, and the final name is made by `linkat`/`renameat`, which replace a link there rather than
+/// follow it. Nothing is ever written through a link.
+///
 /// `append` only copies the bytes into a block; the `WritingThreads` hash and write full blocks, and the last
 /// one when the file ends (`finishWriting`, which `check` and `abandon(keepPartial: true)` also call).
 ///
@@ -24,6 +29,10 @@ public final class CacheWriter {
     public let finalPath: String
     public let partPath: String
     public let expectation: FileExpectation
+    /// The reciter's folder, open; the file's names inside it.
+    private let folder: CacheFolder
+    private let finalName: String
+    private let partName: String
     private var descriptor: Int32
     /// Whether the file has no name yet (`O_TMPFILE`); otherwise it is at `partPath`.
     private let unnamed: Bool
@@ -38,26 +47,30 @@ public final class CacheWriter {
     public private(set) var offset: Int = 0
     /// Where the block being filled starts in the file.
     private var blockStart = 0
+    /// The file's last bytes, kept for the cross-check of unpinned files (a ring of `tailCapacity` bytes, empty
+    /// when 0): byte `i` of the file is at `i % tailCapacity` once written.
+    private var tailCapacity: Int
+    private var tailRing: [UInt8] = []
 
-    init(finalPath: String, lockPath: String, lockKey: Int, expectation: FileExpectation) throws(CacheError) {
-        self.finalPath = finalPath
+    /// Opens the writer for the file `finalName` in `folder` (the reciter's folder, already open and checked),
+    /// locking `lockKey` in the lock file `lockName` of `root`.
+    init(
+        folder: CacheFolder, finalName: String, root: CacheFolder, lockName: String, lockKey: Int, expectation: FileExpectation,
+        keepingTail tailCapacity: Int = 0
+    ) throws(CacheError) {
+        self.tailCapacity = tailCapacity
+        tailRing = [UInt8](repeating: 0, count: tailCapacity)
+        self.folder = folder
+        self.finalName = finalName
+        partName = ".\(finalName).part"
+        finalPath = Path.join(folder.path, finalName)
+        partPath = Path.join(folder.path, partName)
         self.expectation = expectation
-        let directory = Path.parent(finalPath)
-        let partPath = Path.join(directory, ".\(Path.name(finalPath)).part")
-        self.partPath = partPath
-        // One mkdir(2) in the common case (the reciter's folder exists); its parents are made only when it fails.
-        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
-            do {
-                try FileSystem.createDirectories(directory)
-            } catch {
-                throw CacheError(.io, "cannot create \(directory): \(error.cause ?? error.message)")
-            }
-        }
-        let lockDescriptor = try Self.lock(path: lockPath, key: lockKey, finalPath: finalPath)
+        let lockDescriptor = try Self.lock(root: root, name: lockName, key: lockKey, finalPath: finalPath)
         let file: (descriptor: Int32, unnamed: Bool)
         let sink: FileSink
         do throws(CacheError) {
-            file = try Self.openFile(partPath: partPath, directory: directory)
+            file = try Self.openFile(folder: folder, partName: partName)
             do throws(CacheError) { sink = try FileSink(descriptor: file.descriptor, path: partPath) } catch {
                 close(file.descriptor)
                 throw error
@@ -79,38 +92,34 @@ public final class CacheWriter {
         closeDescriptors()
     }
 
-    /// Locks the ayah's byte of the reciter's lock file (creating the file, and the reciter's folder, when
-    /// needed).
-    private static func lock(path: String, key: Int, finalPath: String) throws(CacheError) -> Int32 {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw CacheError.system("open", path: path) }
+    /// Locks the ayah's byte of the reciter's lock file in the root (creating the file when needed; a link at its
+    /// name is removed, never followed).
+    private static func lock(root: CacheFolder, name: String, key: Int, finalPath: String) throws(CacheError) -> Int32 {
+        let descriptor = try root.openFile(name, O_RDWR | O_CREAT, removingLink: true, what: "a lock file")
         guard csystem_try_lock_byte(descriptor, key) == 0 else {
             let busy = errno == EAGAIN || errno == EACCES
             let error = busy
                 ? CacheError(.busy, "\(finalPath) is being downloaded by another tartil process")
-                : CacheError.system("lock", path: path)
+                : CacheError.system("lock", path: Path.join(root.path, name))
             close(descriptor)
             throw error
         }
         return descriptor
     }
 
-    /// Opens the partial file an earlier run left, or else a new unnamed file (or, without `O_TMPFILE`, a new
-    /// partial file).
-    private static func openFile(partPath: String, directory: String) throws(CacheError) -> (descriptor: Int32, unnamed: Bool) {
-        var descriptor = open(partPath, O_RDWR | O_CLOEXEC)
+    /// Opens the partial file an earlier run left (a link at its name is removed), or else a new unnamed file
+    /// (or, without `O_TMPFILE`, a new partial file).
+    private static func openFile(folder: CacheFolder, partName: String) throws(CacheError) -> (descriptor: Int32, unnamed: Bool) {
+        var descriptor = try folder.openFile(partName, O_RDWR, removingLink: true, what: "a partial download")
         if descriptor >= 0 { return (descriptor, false) }
-        guard errno == ENOENT else { throw CacheError.system("open", path: partPath) }
         if unnamedFilesWork {
-            descriptor = csystem_open_unnamed(directory, 0o644)
+            descriptor = csystem_open_unnamed_at(folder.descriptor, 0o644)
             if descriptor >= 0 { return (descriptor, true) }
             guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else {
-                throw CacheError.system("open", path: directory)
+                throw CacheError.system("open", path: folder.path)
             }
         }
-        descriptor = open(partPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw CacheError.system("open", path: partPath) }
-        return (descriptor, false)
+        return (try folder.openFile(partName, O_RDWR | O_CREAT | O_EXCL, removingLink: true, what: "a partial download"), false)
     }
 
     /// Naming an unnamed file goes through /proc/self/fd.
@@ -134,6 +143,7 @@ public final class CacheWriter {
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw CacheError.system("read", path: partPath) }
             try sink.hasher.update(buffer, count: count)
+            keepTail(UnsafeRawBufferPointer(start: buffer, count: count), at: position)
             position += count
         }
         offset = size
@@ -146,6 +156,7 @@ public final class CacheWriter {
             throw CacheError(.tooLarge, "more than \(expectation.maxBytes) bytes (\(expectation.source == "none" ? "the limit for unpinned files" : "the expected size"))")
         }
         guard let base = bytes.baseAddress else { return }
+        keepTail(bytes, at: offset)
         var copied = 0
         while copied < bytes.count {
             let block = self.block ?? WritingThreads.shared.takeBlock()
@@ -157,6 +168,43 @@ public final class CacheWriter {
             if blockCount == WritingThreads.blockSize { handOverBlock() }
         }
         offset += bytes.count
+    }
+
+    /// Copies into the tail ring what of `bytes` (at file offset `position`) can still be among the last
+    /// `tailCapacity` bytes.
+    private func keepTail(_ bytes: UnsafeRawBufferPointer, at position: Int) {
+        guard tailCapacity > 0 else { return }
+        let skip = max(0, bytes.count - tailCapacity)
+        var index = 0
+        tailRing.withUnsafeMutableBytes { ring in
+            var start = (position + skip) % tailCapacity
+            var remaining = bytes.count - skip
+            var from = skip
+            while remaining > 0 {
+                let count = min(remaining, tailCapacity - start)
+                ring.baseAddress!.advanced(by: start).copyMemory(from: bytes.baseAddress!.advanced(by: from), byteCount: count)
+                remaining -= count
+                from += count
+                start = 0
+                index += count
+            }
+        }
+    }
+
+    /// The file's last `min(offset, tailCapacity)` bytes, in order (empty when the writer keeps no tail).
+    public func tail() -> [UInt8] {
+        guard tailCapacity > 0 else { return [] }
+        let count = min(offset, tailCapacity)
+        let start = (offset - count) % tailCapacity
+        if start + count <= tailCapacity { return Array(tailRing[start..<(start + count)]) }
+        return Array(tailRing[start...] + tailRing[..<(start + count - tailCapacity)])
+    }
+
+    /// Frees the tail ring: a file that waits for its commit (up to a batch of 128) should not hold its tail.
+    /// `tail()` is empty afterwards.
+    public func releaseTail() {
+        tailCapacity = 0
+        tailRing = []
     }
 
     /// Hands the block being filled to the writing threads.
@@ -203,8 +251,8 @@ public final class CacheWriter {
             }
             if !expectation.isKnown {
                 do {
-                    // An unnamed file is reached through its descriptor's name in /proc.
-                    try validate(unnamed ? "/proc/self/fd/\(descriptor)" : partPath)
+                    // Reached through its descriptor's name in /proc: unnamed or not, no path is looked up again.
+                    try validate("/proc/self/fd/\(descriptor)")
                 } catch let failure {
                     throw CacheError(.mismatch, "not MPEG audio: \(failure)")
                 }
@@ -224,31 +272,37 @@ public final class CacheWriter {
     /// The open descriptor, for a `syncfs` covering a batch.
     var openDescriptor: Int32 { descriptor }
 
-    /// Gives the checked, durable file its final name (replacing whatever is there). The caller fsyncs the
-    /// directory.
+    /// Gives the checked, durable file its final name (replacing whatever is there, a link included, without
+    /// following it). The caller fsyncs the folder (`syncFolder`).
     func publish() throws(CacheError) {
         defer { closeDescriptors() }
         if !unnamed {
-            guard rename(partPath, finalPath) == 0 else {
-                let error = CacheError.system("rename", path: finalPath)
-                unlink(partPath)
+            do throws(CacheError) { try folder.rename(partName, to: finalName) } catch {
+                _ = try? folder.remove(partName)
                 throw error
             }
             return
         }
-        if csystem_link_unnamed(descriptor, finalPath) == 0 { return }
+        if csystem_link_unnamed_at(descriptor, folder.descriptor, finalName) == 0 { return }
         guard errno == EEXIST else { throw CacheError.system("link", path: finalPath) }
         // A file is in the way (one that failed its check, or was put there by hand): link beside it and rename
         // over it, so the name never points at nothing.
-        let beside = Path.join(Path.parent(finalPath), ".\(Path.name(finalPath)).\(getpid()).new")
-        unlink(beside)
-        guard csystem_link_unnamed(descriptor, beside) == 0 else { throw CacheError.system("link", path: beside) }
-        guard rename(beside, finalPath) == 0 else {
-            let error = CacheError.system("rename", path: finalPath)
-            unlink(beside)
+        let beside = ".\(finalName).\(getpid()).new"
+        _ = try? folder.remove(beside)
+        guard csystem_link_unnamed_at(descriptor, folder.descriptor, beside) == 0 else {
+            throw CacheError.system("link", path: Path.join(folder.path, beside))
+        }
+        do throws(CacheError) { try folder.rename(beside, to: finalName) } catch {
+            _ = try? folder.remove(beside)
             throw error
         }
     }
+
+    /// fsyncs the reciter's folder, so the names made in it survive a power cut.
+    func syncFolder() throws(CacheError) { try folder.sync() }
+
+    /// The reciter's folder this writer works in, as a path (to fsync each folder once per batch).
+    var folderPath: String { folder.path }
 
     /// Stops writing. With `keepPartial` the bytes written stay at `partPath` for the next run to resume;
     /// otherwise they are removed. (The ayah's lock is still held here, so the partial file is this writer's.)
@@ -258,9 +312,9 @@ public final class CacheWriter {
         let keep = keepPartial && offset > 0 && written
         if descriptor >= 0 {
             if unnamed {
-                if keep { _ = csystem_link_unnamed(descriptor, partPath) }  // best effort: else the next run starts over
+                if keep { _ = csystem_link_unnamed_at(descriptor, folder.descriptor, partName) }  // best effort: else the next run starts over
             } else if !keep {
-                unlink(partPath)
+                _ = try? folder.remove(partName)
             }
         }
         closeDescriptors()

@@ -82,9 +82,11 @@ public final class SHA256 {
         return try hasher.finalize()
     }
 
-    /// SHA-256 and size of the file at `path`, read in 1 MiB blocks with one pass.
-    public static func hash(fileAt path: String) throws(CacheError) -> (sha256: String, bytes: Int) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    /// SHA-256 and size of the file at `path`, read in 1 MiB blocks with one pass. With `followingLinks: false`
+    /// a symbolic link at `path` is refused (`.symbolicLink`), as the cache's own files are read.
+    public static func hash(fileAt path: String, followingLinks: Bool = true) throws(CacheError) -> (sha256: String, bytes: Int) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
+        if descriptor < 0 && errno == ELOOP && !followingLinks { throw CacheError.symbolicLink(path, what: "a cached file") }
         guard descriptor >= 0 else { throw CacheError.system("open", path: path) }
         defer { close(descriptor) }
         let hasher = try SHA256()

@@ -53,6 +53,9 @@ public enum DownloadEvent: Sendable, Hashable {
     case started(AyahRef, mirror: String)
     /// An attempt failed; another follows after `delay` seconds.
     case retrying(AyahRef, mirror: String, reason: String, delay: Double)
+    /// An unpinned file was cross-checked against the reciter's other mirrors before it was committed (it comes
+    /// just before its `.cached`). `detail` names what each mirror told, for a `disputed` file.
+    case marked(AyahRef, SourceMark, detail: String)
     /// The file is verified in the cache (downloaded now, or found there).
     case cached(AyahRef, bytes: Int, alreadyCached: Bool)
     /// Every mirror failed: `reason` names each mirror's last problem.

@@ -31,6 +31,8 @@ public final class Downloader: @unchecked Sendable {
         let job: Job
         let writer: CacheWriter
         let mirror: Int
+        /// The cross-check's mark (unpinned files).
+        let mark: SourceMark?
     }
 
     /// A committer's answer (same hand-over rule as `Handover`).
@@ -59,12 +61,28 @@ public final class Downloader: @unchecked Sendable {
     private let validate: @Sendable (String) throws -> Void
     private let events: @Sendable (DownloadEvent) -> Void
     private let finished = DispatchSemaphore(value: 0)
+    /// Each thread's start (its own cache opened, or why not), reported to `init`.
+    private let threadStarted = DispatchSemaphore(value: 0)
+    private let startupFailure = Mutex<CacheError?>(nil)
+    /// Opens a thread's own cache instance (a test replaces it to make a thread fail to start).
+    private let openCache: @Sendable (String) throws(CacheError) -> Cache
 
-    /// Starts the download thread. `validate` checks a file whose hash is not known (it must decode as MPEG
-    /// audio); `events` is called on the download thread.
-    public init(
+    /// Starts the download thread and the committer, and returns once both have opened the cache; when either
+    /// cannot, both are stopped and its error is thrown. `validate` checks a file whose hash is not known (it
+    /// must decode as MPEG audio); `events` is called on the download thread.
+    public convenience init(
         cacheDirectory: String, limits: DownloadLimits = DownloadLimits(), policy: DownloadPolicy = DownloadPolicy(),
         validate: @escaping @Sendable (String) throws -> Void, events: @escaping @Sendable (DownloadEvent) -> Void
+    ) throws(CacheError) {
+        try self.init(
+            cacheDirectory: cacheDirectory, limits: limits, policy: policy, validate: validate, events: events,
+            openCache: { directory throws(CacheError) in try Cache(directory: directory) })
+    }
+
+    init(
+        cacheDirectory: String, limits: DownloadLimits, policy: DownloadPolicy,
+        validate: @escaping @Sendable (String) throws -> Void, events: @escaping @Sendable (DownloadEvent) -> Void,
+        openCache: @escaping @Sendable (String) throws(CacheError) -> Cache
     ) throws(CacheError) {
         try NetworkLibrary.load()
         guard let multi = ccurl_multi_init() else { throw CacheError(.io, "curl_multi_init failed") }
@@ -74,34 +92,62 @@ public final class Downloader: @unchecked Sendable {
         self.policy = policy
         self.validate = validate
         self.events = events
-        ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.parallel)
-        ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.parallel)
-        ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        _ = try Cache(directory: cacheDirectory)  // a bad directory fails here, on the caller's thread
+        self.openCache = openCache
+        try NetworkLibrary.check(
+            ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.parallel), "curl_multi_setopt(CURLMOPT_MAX_TOTAL_CONNECTIONS)")
+        try NetworkLibrary.check(
+            ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.parallel), "curl_multi_setopt(CURLMOPT_MAX_HOST_CONNECTIONS)")
+        try NetworkLibrary.check(
+            ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)), "curl_multi_setopt(CURLMOPT_PIPELINING)")
+        _ = try openCache(cacheDirectory)  // a bad directory fails here, on the caller's thread
         NativeThread.start(stackSize: 1 << 20) { [self] in self.run() }
         for _ in 0..<committerCount {
             NativeThread.start(stackSize: 512 << 10) { [self] in self.commitLoop() }
         }
+        for _ in 0..<(1 + committerCount) { threadStarted.wait() }
+        if let failure = startupFailure.withLock({ $0 }) {
+            cancel()
+            shutdown()
+            throw failure
+        }
     }
 
-    deinit { ccurl_multi_cleanup(multi) }
+    /// Opens a thread's cache and reports the outcome to `init`; nil when it failed.
+    private func startThread() -> Cache? {
+        defer { threadStarted.signal() }
+        do throws(CacheError) {
+            return try openCache(cacheDirectory)
+        } catch {
+            startupFailure.withLock { $0 = $0 ?? CacheError(error.code, "a download thread cannot open the cache: \(error.message)") }
+            return nil
+        }
+    }
+
+    // curl_multi_cleanup fails only for a handle that is not a multi handle; nothing is left to do then.
+    deinit { _ = ccurl_multi_cleanup(multi) }
+
+    /// Wakes the download thread. A failed wakeup (it can fail only when the wakeup pipe is gone) is made up
+    /// for by the thread's poll timeout: it looks at its inbox at least once a second.
+    private func wake() { _ = ccurl_multi_wakeup(multi) }
 
     /// Queues requests (higher priority first, then in the order given).
     public func submit(_ requests: [DownloadRequest]) {
         inbox.withLock { $0.requests.append(contentsOf: requests) }
-        ccurl_multi_wakeup(multi)
+        wake()
     }
 
     /// Stops every transfer and queued request promptly; partial files stay for the next run to resume.
+    /// Cancellation is final: whatever is submitted afterwards is reported cancelled at once, and a file whose
+    /// commit fails afterwards is not tried again.
     public func cancel() {
         inbox.withLock { $0.cancel = true }
-        ccurl_multi_wakeup(multi)
+        wake()
     }
 
     /// Ends the thread once nothing is in flight (after `cancel`, at once) and waits for it.
     public func shutdown() {
         inbox.withLock { $0.shutdown = true }
-        ccurl_multi_wakeup(multi)
+        wake()
         finished.wait()
         commits.withLock { $0.stopping = true }
         for _ in 0..<committerCount { commitSignal.signal() }
@@ -114,7 +160,7 @@ public final class Downloader: @unchecked Sendable {
     /// per batch; each committer has its own cache instance (index connection).
     private func commitLoop() {
         defer { committersDone.signal() }
-        guard let cache = try? Cache(directory: cacheDirectory) else { return }
+        guard let cache = startThread() else { return }
         while true {
             commitSignal.wait()
             // Group commit without a timer: whatever finished while the last batch was being synced forms the
@@ -130,7 +176,9 @@ public final class Downloader: @unchecked Sendable {
                 if stopping { return }
                 continue
             }
-            let files = batch.map { Cache.PendingFile(writer: $0.writer, reciter: $0.job.request.reciter, ayah: $0.job.request.ayah) }
+            let files = batch.map {
+                Cache.PendingFile(writer: $0.writer, reciter: $0.job.request.reciter, ayah: $0.job.request.ayah, mark: $0.mark)
+            }
             let outcomes: [Result<Int, CacheError>]
             do {
                 outcomes = try cache.commit(files, validate: validate).map { $0.map(\.bytes) }
@@ -139,7 +187,7 @@ public final class Downloader: @unchecked Sendable {
             }
             let results = zip(batch, outcomes).map { CommitResult(job: $0.job, mirror: $0.mirror, outcome: $1) }
             inbox.withLock { $0.committed.append(contentsOf: results) }
-            ccurl_multi_wakeup(multi)
+            wake()
         }
     }
 
@@ -160,27 +208,40 @@ public final class Downloader: @unchecked Sendable {
         var notBefore: Double = 0
         var mirror = 0
         let order: Int
+        /// The cross-check, for a file whose hash is not known (an unpinned ayah downloaded for the first time).
+        var crossCheck: CrossCheck?
+        /// The mark the committed copy gets.
+        var mark: SourceMark?
 
         init(request: DownloadRequest, policy: DownloadPolicy, order: Int) {
             self.request = request
             self.plan = DownloadPlan(mirrorCount: request.mirrors.count, policy: policy)
             self.order = order
+            if !request.expectation.isKnown { crossCheck = CrossCheck(mirrorCount: request.mirrors.count) }
         }
     }
 
     private func run() {
         // The thread's own cache instance (index connection), confined to this thread.
-        guard let cache = try? Cache(directory: cacheDirectory) else {
+        guard let cache = startThread() else {
             finished.signal()
             return
         }
         var waiting: [Job] = []
         var active: [UnsafeMutableRawPointer: (Job, Transfer)] = [:]
+        /// Cross-check probes running, each with the downloaded copy it is about (held, unnamed, meanwhile).
+        var probes: [UnsafeMutableRawPointer: (Job, Probe, CacheWriter, Int)] = [:]
         var health: [String: MirrorHealth] = [:]
         var submitted = 0
         var committing = 0
+        /// Set by the first `cancel()`, and never reset.
+        var cancelled = false
         var random = SystemRandomNumberGenerator()
         let counter: (Int) -> Void = { [self] count in self.bytesReceived.add(count, ordering: .relaxed) }
+
+        /// Takes a finished or cancelled transfer out of the multi handle. It fails only for a handle that is not
+        /// in it; the easy handle is cleaned up either way (curl_easy_cleanup also detaches it).
+        func removeHandle(_ handle: UnsafeMutableRawPointer) { _ = ccurl_multi_remove_handle(multi, handle) }
 
         func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
         func mirrorHealth(_ job: Job) -> MirrorHealth {
@@ -189,6 +250,10 @@ public final class Downloader: @unchecked Sendable {
 
         /// Carries out a plan's action for `job`.
         func follow(_ action: DownloadPlan.Action, _ job: Job) {
+            if cancelled {
+                events(.cancelled(job.request.ayah))
+                return
+            }
             switch action {
             case .start(let mirror, let delay):
                 job.mirror = mirror
@@ -209,7 +274,7 @@ public final class Downloader: @unchecked Sendable {
             mirrorHealth.recordFailure(mirror, now: now())
             health[reciter] = mirrorHealth
             let action = job.plan.failed(failure, on: mirror, health: mirrorHealth, now: now(), random: { Double.random(in: 0..<1, using: &random) })
-            if case .start(_, let delay) = action {
+            if case .start(_, let delay) = action, !cancelled {
                 events(.retrying(job.request.ayah, mirror: job.request.mirrors[mirror].name, reason: failure.reason, delay: delay))
             }
             follow(action, job)
@@ -226,10 +291,15 @@ public final class Downloader: @unchecked Sendable {
             }
             let writer: CacheWriter
             do {
-                writer = try cache.writer(reciter: request.reciter, ayah: request.ayah, expectation: request.expectation)
+                writer = try cache.writer(
+                    reciter: request.reciter, ayah: request.ayah, expectation: request.expectation,
+                    keepingTail: job.crossCheck == nil || request.mirrors.count < 2 ? 0 : CrossCheck.tailBytes)
             } catch where error.code == .busy {
                 job.notBefore = now() + 0.2  // another process has it; look again shortly
                 waiting.append(job)
+                return
+            } catch where error.code == .symbolicLink {
+                events(.failed(request.ayah, reason: error.message))  // no retry or mirror changes that
                 return
             } catch {
                 fail(job, .transient(error.message, retryAfter: nil), mirror: job.mirror)
@@ -238,19 +308,21 @@ public final class Downloader: @unchecked Sendable {
             let url = request.mirrors[job.mirror].template.url(for: request.ayah)
             do {
                 let transfer = try Transfer(url: url, mirror: job.mirror, writer: writer, limits: limits, counter: counter)
+                try NetworkLibrary.check(ccurl_multi_add_handle(multi, transfer.handle), "curl_multi_add_handle")
                 active[transfer.handle] = (job, transfer)
-                ccurl_multi_add_handle(multi, transfer.handle)
                 events(.started(request.ayah, mirror: request.mirrors[job.mirror].name))
             } catch {
+                // libcurl refused an option or the handle: no other attempt would go better, and none may run
+                // without its options (the http/https restriction among them).
                 writer.abandon(keepPartial: true)
-                fail(job, .transient(error.message, retryAfter: nil), mirror: job.mirror)
+                events(.failed(request.ayah, reason: "libcurl: \(error.message)"))
             }
         }
 
         /// A transfer ended: commit the file or decide the next attempt.
         func complete(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
             guard let (job, transfer) = active.removeValue(forKey: handle) else { return }
-            ccurl_multi_remove_handle(multi, handle)
+            removeHandle(handle)
             let request = job.request
             let failure = transfer.failure(for: result)
             // A body cut short, or a range past the end, may still be the whole file: let the hash decide.
@@ -258,8 +330,21 @@ public final class Downloader: @unchecked Sendable {
                 && (transfer.status == 416 || (failure != nil && request.expectation.bytes == transfer.writer.offset))
             if failure == nil || maybeComplete {
                 transfer.writer.finishWriting()  // the last block is written while the file waits for its commit
+                if job.crossCheck != nil {
+                    // With one mirror there is nothing to compare with (the check says single-source at once).
+                    let tail = transfer.writer.tail()
+                    transfer.writer.releaseTail()
+                    guard let tailHash = request.mirrors.count < 2 ? "" : try? SHA256.hash(Data(tail)) else {
+                        transfer.writer.abandon(keepPartial: true)
+                        fail(job, .transient("cannot hash the file's tail", retryAfter: nil), mirror: transfer.mirror)
+                        return
+                    }
+                    let fingerprint = FileFingerprint(bytes: transfer.writer.offset, tailSHA256: tailHash)
+                    crossCheck(job.crossCheck!.downloaded(from: transfer.mirror, fingerprint), job, transfer.writer, transfer.mirror)
+                    return
+                }
                 committing += 1
-                handOver(Handover(job: job, writer: transfer.writer, mirror: transfer.mirror))
+                handOver(Handover(job: job, writer: transfer.writer, mirror: transfer.mirror, mark: nil))
                 return
             } else if case .mirrorUnusable = failure {
                 transfer.writer.abandon(keepPartial: false)
@@ -267,6 +352,42 @@ public final class Downloader: @unchecked Sendable {
                 transfer.writer.abandon(keepPartial: true)
             }
             fail(job, failure!, mirror: transfer.mirror)
+        }
+
+        /// Carries out the cross-check's action for `job`, whose copy from `mirror` is in `writer`.
+        func crossCheck(_ action: CrossCheck.Action, _ job: Job, _ writer: CacheWriter, _ mirror: Int) {
+            let request = job.request
+            switch action {
+            case .keep(let mark):
+                job.mark = mark
+                committing += 1
+                handOver(Handover(job: job, writer: writer, mirror: mirror, mark: mark))
+            case .probe(let other):
+                let url = request.mirrors[other].template.url(for: request.ayah)
+                do {
+                    let probe = try Probe(url: url, mirror: other, maxBytes: request.expectation.maxBytes, limits: limits)
+                    try NetworkLibrary.check(ccurl_multi_add_handle(multi, probe.handle), "curl_multi_add_handle")
+                    probes[probe.handle] = (job, probe, writer, mirror)
+                } catch {
+                    crossCheck(job.crossCheck!.probed(other, .unavailable(error.message)), job, writer, mirror)
+                }
+            case .download(let other):
+                // Two other mirrors agree on another file: this copy goes, and the file comes from one of them.
+                writer.abandon(keepPartial: false)
+                events(.retrying(
+                    request.ayah, mirror: request.mirrors[mirror].name,
+                    reason: "mirrors disagree on this file; taking it from \(request.mirrors[other].name), which another mirror agrees with",
+                    delay: 0))
+                follow(job.plan.switchTo(other), job)
+            }
+        }
+
+        /// A cross-check probe ended.
+        func probed(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
+            guard let (job, probe, writer, mirror) = probes.removeValue(forKey: handle) else { return }
+            removeHandle(handle)
+            let observation = (try? probe.observation(for: result)) ?? .unavailable("cannot hash the answer")
+            crossCheck(job.crossCheck!.probed(probe.mirror, observation), job, writer, mirror)
         }
 
         /// A committer finished a file.
@@ -278,15 +399,34 @@ public final class Downloader: @unchecked Sendable {
                 var mirrorHealth = mirrorHealth(result.job)
                 mirrorHealth.recordSuccess(result.mirror)
                 health[request.reciter.rawValue] = mirrorHealth
+                if let mark = result.job.mark { events(.marked(request.ayah, mark, detail: markDetail(result.job))) }
                 events(.cached(request.ayah, bytes: bytes, alreadyCached: false))
             case .failure(let error):
                 fail(result.job, .mirrorUnusable(error.code == .mismatch ? error.message : "cannot store the file: \(error.message)"), mirror: result.mirror)
             }
         }
 
+        /// What the mirrors told, for a disputed file: `m1: 13582 bytes, tail 3f1c…; m2: 13164 bytes, tail 9a0b…`.
+        func markDetail(_ job: Job) -> String {
+            guard let check = job.crossCheck else { return "" }
+            return check.observations.keys.sorted().map { mirror in
+                let name = job.request.mirrors[mirror].name
+                switch check.observations[mirror]! {
+                case .fingerprint(let print): return "\(name): \(print)"
+                case .unavailable(let reason): return "\(name): no answer (\(reason))"
+                }
+            }.joined(separator: "; ")
+        }
+
         func cancelEverything() {
+            for (handle, (job, _, writer, _)) in probes {
+                removeHandle(handle)
+                writer.abandon(keepPartial: true)
+                events(.cancelled(job.request.ayah))
+            }
+            probes.removeAll()
             for (handle, (job, transfer)) in active {
-                ccurl_multi_remove_handle(multi, handle)
+                removeHandle(handle)
                 transfer.writer.abandon(keepPartial: true)
                 events(.cancelled(job.request.ayah))
             }
@@ -300,17 +440,18 @@ public final class Downloader: @unchecked Sendable {
                 let copy = box
                 box.requests.removeAll()
                 box.committed.removeAll()
-                box.cancel = false
                 return copy
             }
+            let cancelNow = mail.cancel && !cancelled
+            cancelled = cancelled || mail.cancel
             for request in mail.requests {
                 let job = Job(request: request, policy: policy, order: submitted)
                 submitted += 1
                 follow(job.plan.begin(health: mirrorHealth(job), now: now()), job)
             }
             for result in mail.committed { committed(result) }
-            if mail.cancel { cancelEverything() }
-            if mail.shutdown && active.isEmpty && committing == 0 && (waiting.isEmpty || mail.cancel) {
+            if cancelNow { cancelEverything() }
+            if mail.shutdown && active.isEmpty && probes.isEmpty && committing == 0 && (waiting.isEmpty || cancelled) {
                 cancelEverything()
                 break
             }
@@ -328,10 +469,30 @@ public final class Downloader: @unchecked Sendable {
             }
 
             var running: Int32 = 0
-            ccurl_multi_perform(multi, &running)
+            let performed = ccurl_multi_perform(multi, &running)
+            if performed != CURLM_OK {
+                // The multi handle is broken (out of memory, say): every transfer in it fails now, each with the
+                // reason, and is retried as its plan says, instead of waiting on a handle that does not move.
+                let reason = "curl_multi_perform failed: \(NetworkLibrary.multiReason(performed))"
+                for (handle, (job, transfer)) in active {
+                    removeHandle(handle)
+                    transfer.writer.abandon(keepPartial: true)
+                    fail(job, .transient(reason, retryAfter: nil), mirror: transfer.mirror)
+                }
+                active.removeAll()
+                for handle in Array(probes.keys) {
+                    guard let (job, probe, writer, mirror) = probes.removeValue(forKey: handle) else { continue }
+                    removeHandle(handle)
+                    crossCheck(job.crossCheck!.probed(probe.mirror, .unavailable(reason)), job, writer, mirror)
+                }
+            }
             var remaining: Int32 = 0
             while let message = ccurl_multi_info_read(multi, &remaining) {
                 if message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle {
+                    if probes[handle] != nil {
+                        probed(handle, message.pointee.data.result)
+                        continue
+                    }
                     complete(handle, message.pointee.data.result)
                 }
             }
@@ -342,7 +503,9 @@ public final class Downloader: @unchecked Sendable {
                 timeout = max(0, min(timeout, Int((soonest - now()) * 1000)))
             }
             if !waiting.isEmpty && active.count >= limits.parallel { timeout = 1000 }
-            ccurl_multi_poll(multi, Int32(timeout))
+            if ccurl_multi_poll(multi, Int32(timeout)) != CURLM_OK {
+                usleep(useconds_t(min(timeout, 100) * 1000))  // poll cannot wait: wait here, briefly, instead of spinning
+            }
         }
         finished.signal()
     }

@@ -13,6 +13,38 @@ public enum NetworkLibrary {
         }
     }
 
+    /// The oldest libcurl tartil works with (`CCURL_MINIMUM_VERSION` in CCurl.h, the one place it is stated);
+    /// loading refuses an older one.
+    public static let minimumVersion = CCURL_MINIMUM_VERSION
+
+    /// Throws, naming the call and libcurl's reason, unless `code` is `CURLE_OK`.
+    static func check(_ code: CURLcode, _ call: @autoclosure () -> String) throws(CacheError) {
+        guard code != CURLE_OK else { return }
+        throw CacheError(.io, "\(call()) failed: \(String(cString: ccurl_easy_strerror(code)))")
+    }
+
+    /// Throws, naming the call and libcurl's reason, unless `code` is `CURLM_OK`.
+    static func check(_ code: CURLMcode, _ call: @autoclosure () -> String) throws(CacheError) {
+        guard code != CURLM_OK else { return }
+        throw CacheError(.io, "\(call()) failed: \(multiReason(code))")
+    }
+
+    /// libcurl's text for a multi-interface code (curl_multi_strerror is not loaded: the codes tartil can meet
+    /// are few).
+    static func multiReason(_ code: CURLMcode) -> String {
+        switch code {
+        case CURLM_BAD_HANDLE: "bad multi handle"
+        case CURLM_BAD_EASY_HANDLE: "bad easy handle"
+        case CURLM_OUT_OF_MEMORY: "out of memory"
+        case CURLM_INTERNAL_ERROR: "internal error"
+        case CURLM_UNKNOWN_OPTION: "unknown option (libcurl too old?)"
+        case CURLM_ADDED_ALREADY: "easy handle already added"
+        case CURLM_RECURSIVE_API_CALL: "called from within a callback"
+        case CURLM_WAKEUP_FAILURE: "wakeup failed"
+        default: "CURLMcode \(code.rawValue)"
+        }
+    }
+
     /// libcurl's version, TLS library and protocols, e.g. `libcurl 7.88.1 (OpenSSL/3.0.19; http, https, …)`.
     public static var versionDescription: String {
         do { try load() } catch { return error.message }

@@ -29,29 +29,45 @@ final class Transfer {
         self.url = url
         self.counter = counter
         let me = Unmanaged.passUnretained(self).toOpaque()
-        ccurl_easy_setopt_string(handle, CURLOPT_URL, url)
-        ccurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me)
-        ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
-        ccurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
-        ccurl_easy_setopt_write_function(handle, Transfer.writeCallback)
-        ccurl_easy_setopt_header_function(handle, Transfer.headerCallback)
-        ccurl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-        ccurl_easy_setopt_long(handle, CURLOPT_MAXREDIRS, limits.maxRedirects)
-        ccurl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        ccurl_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        ccurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(limits.connectTimeout * 1000))
-        ccurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, limits.stallBytesPerSecond)
-        ccurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, limits.stallSeconds)
-        ccurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
-        ccurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
-        ccurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        // Every option is checked: one that fails (an option this libcurl does not know) fails the download with
+        // the reason, rather than letting it run without, say, the http/https restriction.
+        try Self.set(handle, CURLOPT_URL, "CURLOPT_URL", url)
+        try Self.check(ccurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me), "CURLOPT_PRIVATE")
+        try Self.check(ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me), "CURLOPT_WRITEDATA")
+        try Self.check(ccurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me), "CURLOPT_HEADERDATA")
+        try Self.check(ccurl_easy_setopt_write_function(handle, Transfer.writeCallback), "CURLOPT_WRITEFUNCTION")
+        try Self.check(ccurl_easy_setopt_header_function(handle, Transfer.headerCallback), "CURLOPT_HEADERFUNCTION")
+        try Self.set(handle, CURLOPT_FOLLOWLOCATION, "CURLOPT_FOLLOWLOCATION", 1)
+        try Self.set(handle, CURLOPT_MAXREDIRS, "CURLOPT_MAXREDIRS", limits.maxRedirects)
+        try Self.set(handle, CURLOPT_PROTOCOLS_STR, "CURLOPT_PROTOCOLS_STR", "http,https")
+        try Self.set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "CURLOPT_REDIR_PROTOCOLS_STR", "http,https")
+        try Self.set(handle, CURLOPT_CONNECTTIMEOUT_MS, "CURLOPT_CONNECTTIMEOUT_MS", Int(limits.connectTimeout * 1000))
+        try Self.set(handle, CURLOPT_LOW_SPEED_LIMIT, "CURLOPT_LOW_SPEED_LIMIT", limits.stallBytesPerSecond)
+        try Self.set(handle, CURLOPT_LOW_SPEED_TIME, "CURLOPT_LOW_SPEED_TIME", limits.stallSeconds)
+        try Self.set(handle, CURLOPT_SSL_VERIFYPEER, "CURLOPT_SSL_VERIFYPEER", 1)
+        try Self.set(handle, CURLOPT_SSL_VERIFYHOST, "CURLOPT_SSL_VERIFYHOST", 2)
+        try Self.set(handle, CURLOPT_NOSIGNAL, "CURLOPT_NOSIGNAL", 1)
         // Over https a server may offer HTTP/2: wait for its answer and multiplex on one connection. Over plain
         // http (HTTP/1.1) waiting would queue transfers behind each other instead of opening connections.
-        if url.lowercased().hasPrefix("https://") { ccurl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1) }
-        ccurl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
-        ccurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 32768)
-        ccurl_easy_setopt_string(handle, CURLOPT_USERAGENT, "tartil/0.1")
-        if writer.offset > 0 { ccurl_easy_setopt_string(handle, CURLOPT_RANGE, "\(writer.offset)-") }
+        if url.lowercased().hasPrefix("https://") { try Self.set(handle, CURLOPT_PIPEWAIT, "CURLOPT_PIPEWAIT", 1) }
+        try Self.set(handle, CURLOPT_TCP_KEEPALIVE, "CURLOPT_TCP_KEEPALIVE", 1)
+        try Self.set(handle, CURLOPT_BUFFERSIZE, "CURLOPT_BUFFERSIZE", 32768)
+        try Self.set(handle, CURLOPT_USERAGENT, "CURLOPT_USERAGENT", "tartil/0.1")
+        if writer.offset > 0 { try Self.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", "\(writer.offset)-") }
+    }
+
+    /// Sets a whole-number option; throws with its name and libcurl's reason when libcurl refuses it.
+    static func set(_ handle: UnsafeMutableRawPointer, _ option: CURLoption, _ name: String, _ value: Int) throws(CacheError) {
+        try check(ccurl_easy_setopt_long(handle, option, value), name)
+    }
+
+    /// Sets a string option (libcurl copies it); throws with its name and libcurl's reason when refused.
+    static func set(_ handle: UnsafeMutableRawPointer, _ option: CURLoption, _ name: String, _ value: String) throws(CacheError) {
+        try check(ccurl_easy_setopt_string(handle, option, value), name)
+    }
+
+    private static func check(_ code: CURLcode, _ name: String) throws(CacheError) {
+        try NetworkLibrary.check(code, "curl_easy_setopt(\(name))")
     }
 
     deinit { ccurl_easy_cleanup(handle) }
@@ -89,7 +105,7 @@ final class Transfer {
         }
     }
 
-    private static func hasPrefix(_ line: UnsafeRawBufferPointer, _ prefix: StaticString, ignoringCase: Bool) -> Bool {
+    static func hasPrefix(_ line: UnsafeRawBufferPointer, _ prefix: StaticString, ignoringCase: Bool) -> Bool {
         guard line.count >= prefix.utf8CodeUnitCount else { return false }
         let bytes = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
         for (offset, expected) in bytes.enumerated() {
@@ -162,7 +178,7 @@ final class Transfer {
     func failure(for result: CURLcode) -> DownloadFailure? {
         if let problem { return problem }
         var retryAfter: curl_off_t = 0
-        ccurl_easy_getinfo_off_t(handle, CURLINFO_RETRY_AFTER, &retryAfter)
+        if ccurl_easy_getinfo_off_t(handle, CURLINFO_RETRY_AFTER, &retryAfter) != CURLE_OK { retryAfter = 0 }
         if result == CURLE_OK || (status >= 300 && result == CURLE_WRITE_ERROR) {
             switch status {
             case 200, 206: return nil

@@ -97,7 +97,7 @@ final class FileLoader {
         do {
             let expectation = try cache.expectation(
                 reciter: setup.reciter.id, ayah: ayah, pinned: setup.table?.files[ayah], unpinnedLimit: setup.unpinnedLimit)
-            if access(cache.path(reciter: setup.reciter.id, ayah: ayah), F_OK) == 0 {
+            if cache.hasFile(reciter: setup.reciter.id, ayah: ayah) {
                 do {
                     let bytes = [UInt8](try cache.readVerified(reciter: setup.reciter.id, ayah: ayah, expectation: expectation))
                     guard setup.table?.files[ayah] == nil else { return .ready(bytes, measured: nil) }
@@ -107,8 +107,8 @@ final class FileLoader {
                     } catch {
                         return .failed("\(ayah.fileStem).mp3 does not decode: \(error)")
                     }
-                } catch where error.code == .mismatch {
-                    requested.remove(ayah)  // removed as bad: fetch it again
+                } catch where error.code == .mismatch || error.code == .unvouched {
+                    requested.remove(ayah)  // removed as bad, or not vouched for: fetch it again
                 }
             }
             if !requested.contains(ayah) {

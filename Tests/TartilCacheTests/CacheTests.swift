@@ -165,6 +165,30 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r").allSatisfy { !$0.hasPrefix(".") })
     }
 
+    /// The writer keeps a file's last bytes for the cross-check, whatever the pieces, and across a resume.
+    @Test func theWriterKeepsTheFilesTail() throws {
+        try withScratchCache { cache, directory, reciter, _ in
+            for (number, size) in [0, 1, 100, 65_535, 65_536, 65_537, 300_001].enumerated() {
+                let ayah = try AyahRef(2, number + 1)
+                let data = randomBytes(size, seed: UInt64(size + 1))
+                let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20), keepingTail: 65_536)
+                var offset = 0
+                var pieces = [7, 70_001, 999, 16_384].cycled().makeIterator()
+                while offset < size / 2, let piece = pieces.next() {
+                    let end = min(size / 2, offset + piece)
+                    try data[offset..<end].withUnsafeBytes { try writer.append($0) }
+                    offset = end
+                }
+                writer.abandon(keepPartial: true)
+                let resumed = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20), keepingTail: 65_536)
+                #expect(resumed.offset == offset)
+                try data[offset...].withUnsafeBytes { try resumed.append($0) }
+                #expect(resumed.tail() == Array(data.suffix(65_536)), "\(size) bytes")
+                resumed.abandon(keepPartial: false)
+            }
+        }
+    }
+
     /// A new cache in a temporary folder (removed afterwards), with the reciter `r` and the ayah 112:1.
     func withScratchCache(_ body: (Cache, String, ReciterID, AyahRef) throws -> Void) throws {
         let directory = TestPaths.makeTemporaryDirectory()
@@ -189,6 +213,156 @@ import Testing
             // Committed: the lock is free again.
             try other.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())).abandon(keepPartial: false)
         }
+    }
+
+    /// A fresh unpinned file's hash is in the index before its name appears, so a reader (another thread or
+    /// process, with its own index connection) never finds the file without it.
+    @Test func theHashIsRecordedBeforeTheNameAppears() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let reader = try Cache(directory: directory)
+            var seenAtPublish: [String] = []
+            cache.willPublish = { _ in
+                seenAtPublish.append((try? reader.expectation(reciter: reciter, ayah: ayah, pinned: nil, unpinnedLimit: 1 << 20))?.source ?? "error")
+            }
+            try store(try Data(contentsOf: URL(fileURLWithPath: fixture)), in: cache, expectation: .unknown(maxBytes: 1 << 20))
+            #expect(seenAtPublish == ["recorded"])
+        }
+    }
+
+    /// A file at its final name that nothing vouches for yet (no table row, no recorded hash) is not cached for a
+    /// reader, and is left where it is: it may be a download whose hash is being recorded.
+    @Test func aReaderNeverDeletesAFileWithNoRecordedHash() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let path = cache.path(reciter: reciter, ayah: ayah)
+            try FileManager.default.createDirectory(atPath: directory + "/r", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixture, toPath: path)
+            let unknown = FileExpectation.unknown(maxBytes: 1 << 20)
+            do {
+                _ = try cache.readVerified(reciter: reciter, ayah: ayah, expectation: unknown)
+                Issue.record("an unvouched file was read")
+            } catch let error as CacheError {
+                #expect(error.code == .unvouched)
+            }
+            #expect(try !cache.containsVerified(reciter: reciter, ayah: ayah, expectation: unknown))
+            #expect(FileManager.default.fileExists(atPath: path))
+            // Once its hash is recorded (by another connection), a reader holding the stale expectation finds it.
+            try Cache(directory: directory).index.record([("r", ayah, try pinned().bytes, try pinned().sha256)])
+            #expect(try cache.readVerified(reciter: reciter, ayah: ayah, expectation: unknown).count == (try pinned()).bytes)
+        }
+    }
+
+    // MARK: - Symbolic links inside the cache
+
+    /// A file outside the cache, with known contents, that links inside the cache point at.
+    func outsideFile(_ directory: String) throws -> (path: String, contents: Data) {
+        let path = directory + "-outside"
+        let contents = Data("not tartil's".utf8)
+        try contents.write(to: URL(fileURLWithPath: path))
+        return (path, contents)
+    }
+
+    func isSymbolicLink(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    @Test func aLinkAtThePartialFilesNameIsRemovedNotWrittenThrough() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let outside = try outsideFile(directory)
+            defer { unlink(outside.path) }
+            try FileManager.default.createDirectory(atPath: directory + "/r", withIntermediateDirectories: true)
+            #expect(symlink(outside.path, directory + "/r/.112001.mp3.part") == 0)
+            let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+            // A partial download that is kept goes to the partial name: a new file, not the link's target.
+            let kept = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+            #expect(kept.offset == 0)
+            try data.prefix(4000).withUnsafeBytes { try kept.append($0) }
+            kept.abandon(keepPartial: true)
+            #expect(!isSymbolicLink(directory + "/r/.112001.mp3.part"))
+            let resumed = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+            #expect(resumed.offset == 4000)
+            try data.dropFirst(4000).withUnsafeBytes { try resumed.append($0) }
+            try cache.commit(resumed, reciter: reciter, ayah: ayah, validate: { _ in })
+            #expect(try Data(contentsOf: URL(fileURLWithPath: outside.path)) == outside.contents)
+            #expect(!isSymbolicLink(cache.path(reciter: reciter, ayah: ayah)))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: cache.path(reciter: reciter, ayah: ayah))) == data)
+        }
+    }
+
+    @Test func aLinkAtTheFinalNameIsReplacedNotFollowedAndNeverRead() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let outside = try outsideFile(directory)
+            defer { unlink(outside.path) }
+            try FileManager.default.createDirectory(atPath: directory + "/r", withIntermediateDirectories: true)
+            let path = cache.path(reciter: reciter, ayah: ayah)
+            // A copy of the right file outside, linked in: reading it would pass the hash, and must still be refused.
+            try FileManager.default.copyItem(atPath: fixture, toPath: outside.path + ".mp3")
+            defer { unlink(outside.path + ".mp3") }
+            #expect(symlink(outside.path + ".mp3", path) == 0)
+            do {
+                _ = try cache.readVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+                Issue.record("a link was read")
+            } catch let error as CacheError {
+                #expect(error.code == .symbolicLink)
+                #expect(error.message.contains("symbolic link"))
+            }
+            #expect(throws: CacheError.self) { try cache.containsVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
+            #expect(try cache.files().map(\.isSymbolicLink) == [true])
+            // A download replaces the link itself.
+            unlink(path)
+            #expect(symlink(outside.path, path) == 0)
+            try store(try Data(contentsOf: URL(fileURLWithPath: fixture)), in: cache, expectation: .pinned(try pinned()))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: outside.path)) == outside.contents)
+            #expect(!isSymbolicLink(path))
+            // Removing a link removes the link, not its target.
+            #expect(symlink(outside.path, directory + "/r/112002.mp3") == 0)
+            try cache.remove(reciter: reciter, ayah: try AyahRef(112, 2))
+            #expect(!FileManager.default.fileExists(atPath: directory + "/r/112002.mp3") && !isSymbolicLink(directory + "/r/112002.mp3"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: outside.path)) == outside.contents)
+        }
+    }
+
+    @Test func aLinkedReciterFolderIsRefusedAndNothingIsWrittenAtItsTarget() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let elsewhere = TestPaths.makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+            #expect(symlink(elsewhere, directory + "/r") == 0)
+            do {
+                _ = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+                Issue.record("a writer opened in a linked folder")
+            } catch let error as CacheError {
+                #expect(error.code == .symbolicLink)
+                #expect(error.message.contains("\(directory)/r is a symbolic link"), "\(error)")
+            }
+            #expect(throws: CacheError.self) { try cache.readVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
+            #expect(try cache.files().isEmpty)
+            #expect(cache.reciterFolders().isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+        }
+    }
+
+    @Test func aLinkAtTheLockFilesNameIsRemovedAndItsTargetNeverCreated() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let target = directory + "-lock-target"
+            defer { unlink(target) }
+            #expect(symlink(target, directory + "/.r.lock") == 0)
+            try store(try Data(contentsOf: URL(fileURLWithPath: fixture)), in: cache, expectation: .pinned(try pinned()))
+            #expect(!FileManager.default.fileExists(atPath: target))
+            #expect(!isSymbolicLink(directory + "/.r.lock"))
+        }
+    }
+
+    /// The cache's root may itself be a link (a cache on another disk): it is resolved once, at open.
+    @Test func aLinkedCacheRootIsAllowed() throws {
+        let real = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: real) }
+        let link = real + "-link"
+        #expect(symlink(real, link) == 0)
+        defer { unlink(link) }
+        let cache = try Cache(directory: link)
+        try store(try Data(contentsOf: URL(fileURLWithPath: fixture)), in: cache, expectation: .pinned(try pinned()))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: real + "/r") == ["112001.mp3"])
+        #expect(try cache.files().count == 1)
     }
 
     @Test func aNewFileReplacesOneInTheWay() throws {

@@ -77,4 +77,17 @@ import Testing
         var plan = DownloadPlan(mirrorCount: 1, policy: policy)
         #expect(plan.begin(health: health, now: 1) == .start(mirror: 0, delay: 0))
     }
+
+    /// The cross-check may send a file to a mirror of its choosing: an attempt counted like the others.
+    @Test func switchingToAMirrorIsAnAttemptWithinTheLimit() {
+        var plan = DownloadPlan(mirrorCount: 3, policy: DownloadPolicy(maxAttempts: 2))
+        let health = MirrorHealth(mirrorCount: 3, policy: policy)
+        #expect(plan.begin(health: health, now: 0) == .start(mirror: 0, delay: 0))
+        #expect(plan.switchTo(2) == .start(mirror: 2, delay: 0))
+        #expect(plan.attempts == 2)
+        guard case .giveUp = plan.switchTo(1) else {
+            Issue.record("a third attempt was allowed")
+            return
+        }
+    }
 }

@@ -17,7 +17,7 @@ import Testing
             events.withLock { $0.append(event) }
             switch event {
             case .cached, .failed, .cancelled: settled.signal()
-            case .started, .retrying: break
+            case .started, .retrying, .marked: break
             }
         }
     }
@@ -78,6 +78,43 @@ import Testing
                 #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/fixture/" + name)) == original)
             }
             #expect(names.contains { $0.hasSuffix(".part") }, "\(names) \(events)")
+        }
+    }
+
+    /// Ctrl-C is final: a request submitted after `cancel()` is reported cancelled, not downloaded.
+    @Test func cancellationIsPermanent() throws {
+        try withDownloader(parallel: 2) { server, directory, recorder, downloader in
+            downloader.cancel()
+            usleep(100_000)  // the download thread has taken the cancel
+            downloader.submit(try requests([try AyahRef(112, 1), try AyahRef(112, 2)], server: server, priority: .prefetch, fault: "ok"))
+            for _ in 0..<2 { #expect(recorder.settled.wait(timeout: .now() + 10) == .success) }
+            downloader.shutdown()
+            let events = recorder.events.withLock { $0 }
+            #expect(events.allSatisfy { if case .cancelled = $0 { true } else { false } }, "\(events)")
+            #expect(try Cache(directory: directory).files().isEmpty)
+        }
+    }
+
+    /// A thread that cannot open the cache makes the downloader fail to start with the reason, instead of
+    /// leaving `shutdown` (or every request) waiting forever.
+    @Test(arguments: [1, 2])
+    func aThreadThatCannotOpenTheCacheIsReported(failingOpen: Int) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let opens = Atomic<Int>(0)
+        do {
+            _ = try Downloader(
+                cacheDirectory: directory, limits: DownloadLimits(), policy: DownloadPolicy(), validate: { _ in }, events: { _ in },
+                openCache: { path throws(CacheError) in
+                    // The first open is the caller's check; then the download thread's and the committer's, in
+                    // either order: one of them fails.
+                    let number = opens.add(1, ordering: .relaxed).newValue
+                    if number == 1 + failingOpen { throw CacheError(.index, "injected failure") }
+                    return try Cache(directory: path)
+                })
+            Issue.record("the downloader started")
+        } catch {
+            #expect(error.message.contains("injected failure"), "\(error)")
         }
     }
 }

@@ -2,7 +2,7 @@
 """tartil's fault-injecting HTTP server, for tests only. Serves files from ROOT on 127.0.0.1, with the fault
 named by the first path segment:  GET /<fault>/<path under ROOT>.
 
-  ok                 the file, honouring Range (206 with Content-Range)
+  ok                 the file, honouring Range (206 with Content-Range; also suffix ranges, bytes=-N)
   status-NNN         status NNN with a short body (e.g. status-503, status-404)
   status-NNN-retry   status NNN with Retry-After: 1
   flaky-N            the first N requests for each path get 503, then the file
@@ -18,6 +18,7 @@ named by the first path segment:  GET /<fault>/<path under ROOT>.
   redirect-loop      302 to itself, forever
   redirect-ftp       302 to an ftp:// URL
   ignore-range       always 200 with the whole file, whatever Range asks
+  other-ayah         another ayah's file (the next file in the folder, in name order), honouring Range
 
   slow               the file at about 64 KiB/s, honouring Range (for interrupting downloads midway)
 
@@ -67,6 +68,15 @@ class Handler(BaseHTTPRequestHandler):
 
     def serve_file(self, data, honour_range=True):
         requested = self.headers.get("Range")
+        if honour_range and requested and requested.startswith("bytes=-"):
+            count = min(int(requested[len("bytes=-"):]), len(data))
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {len(data) - count}-{len(data) - 1}/{len(data)}")
+            self.send_header("Content-Length", str(count))
+            self.send_header("Content-Type", "audio/mpeg")
+            self.end_headers()
+            self.wfile.write(data[len(data) - count:])
+            return
         if honour_range and requested and requested.startswith("bytes=") and requested.endswith("-"):
             start = int(requested[len("bytes="):-1])
             if start >= len(data):
@@ -184,6 +194,12 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 time.sleep(4096 / 65536)
             return
+        if fault == "other-ayah":
+            folder = os.path.dirname(path)
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".mp3"))
+            other = names[(names.index(os.path.basename(path)) + 1) % len(names)]
+            with open(os.path.join(folder, other), "rb") as f:
+                return self.serve_file(f.read())
         if fault == "ignore-range":
             return self.serve_file(data, honour_range=False)
         return self.send_plain(404, b"unknown fault\n")

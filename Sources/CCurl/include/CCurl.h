@@ -7,7 +7,18 @@
 // found by dlsym. `ccurl_load` must have succeeded before any other.
 #include <curl/curl.h>
 
-// Loads libcurl.so.4 (once, from any thread) and runs curl_global_init. Returns 0, or -1 with the reason in
+// The oldest libcurl tartil works with, stated here only: 7.85.0 added CURLOPT_PROTOCOLS_STR and
+// CURLOPT_REDIR_PROTOCOLS_STR, which keep transfers and redirects to http and https (the older bitmask options are
+// deprecated). `ccurl_load` refuses an older libcurl, and every curl_easy_setopt is checked besides.
+#define CCURL_MINIMUM_VERSION_NUM 0x075500
+#define CCURL_MINIMUM_VERSION "7.85.0"
+
+// Whether a libcurl version number (curl_version_info's version_num, 0xXXYYZZ) is CCURL_MINIMUM_VERSION or later.
+static inline int ccurl_version_supported(unsigned int version_num) {
+    return version_num >= CCURL_MINIMUM_VERSION_NUM;
+}
+
+// Loads libcurl.so.4 (once, from any thread), checks its version and runs curl_global_init. Returns 0, or -1 with the reason in
 // `error` (NUL-terminated, at most `capacity` bytes).
 int ccurl_load(char *error, size_t capacity);
 

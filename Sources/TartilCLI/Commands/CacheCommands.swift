@@ -14,7 +14,11 @@ enum CacheCommands {
     static let reciterOption = CommandSpec.Option(names: ["--reciter"], valueName: "id", help: "Only this reciter.")
 
     static let ls = CommandSpec(
-        path: ["cache", "ls"], overview: "List cached files per reciter: files, bytes and complete surahs.",
+        path: ["cache", "ls"], overview: "List cached files per reciter: files, bytes, complete surahs, cross-check marks.",
+        discussion: """
+            Unpinned files show what the cross-check found when they were downloaded: cross-checked (another \
+            mirror agreed), single-source (only one mirror could serve it) or disputed (the mirrors disagreed).
+            """,
         options: [reciterOption],
         run: { invocation, context in
             let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
@@ -31,6 +35,7 @@ enum CacheCommands {
                 if !summary.partialSurahs.isEmpty {
                     context.console.line("  partly cached: " + summary.partialSurahs.map { "\($0.surah) (\($0.cached)/\($0.total))" }.joined(separator: ", "))
                 }
+                if let marks = summary.marksLine { context.console.line("  unpinned: " + marks) }
             }
         })
 
@@ -57,7 +62,9 @@ enum CacheCommands {
         overview: "Re-hash every cached file; remove bad ones (and download them again with --repair).",
         discussion: """
             Each file is checked against its reciter's table, or against the hash recorded when it was first \
-            downloaded; files are hashed on all cores. A file that fails, or that nothing vouches for, is removed. \
+            downloaded; files are hashed on all cores. A file that fails, or that nothing vouches for, or a symbolic \
+            link at a cached file's name, is removed (a link: the link only). Unpinned files marked single-source or \
+            disputed when they were downloaded are listed (a matching hash proves only that they did not change). \
             Exit 0 only when every file is good (after --repair, when every removed file came back verified).
             """,
         options: [reciterOption, .init(names: ["--repair"], valueName: nil, help: "Download removed files again.")],
@@ -95,13 +102,28 @@ enum CacheCommands {
         var bytes = 0
         var completeSurahs: [Int] = []
         var partialSurahs: [(surah: Int, cached: Int, total: Int)] = []
+        /// Unpinned files by the cross-check's mark.
+        var marks: [SourceMark: [AyahRef]] = [:]
 
         var json: JSONValue {
             .object([
                 ("reciter", .string(reciter)), ("files", .int(files)), ("bytes", .int(bytes)),
                 ("complete_surahs", .array(completeSurahs.map(JSONValue.int))),
                 ("partial_surahs", .array(partialSurahs.map { .object([("surah", .int($0.surah)), ("cached", .int($0.cached)), ("total", .int($0.total))]) })),
+                ("cross_checked", .int(marks[.crossChecked]?.count ?? 0)),
+                ("single_source", .array((marks[.singleSource] ?? []).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
+                ("disputed", .array((marks[.disputed] ?? []).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
             ])
+        }
+
+        /// `3 cross-checked, 1 single-source (112:4), 1 disputed (112:1)`, or nil when no file has a mark.
+        var marksLine: String? {
+            let parts = SourceMark.allCases.compactMap { mark -> String? in
+                guard let ayat = marks[mark], !ayat.isEmpty else { return nil }
+                let listed = mark == .crossChecked ? "" : " (" + ayat.prefix(10).map(\.description).joined(separator: ", ") + (ayat.count > 10 ? ", …" : "") + ")"
+                return "\(ayat.count) \(mark.rawValue)" + listed
+            }
+            return parts.isEmpty ? nil : parts.joined(separator: ", ")
         }
     }
 
@@ -112,6 +134,7 @@ enum CacheCommands {
         for file in try cache.files(reciter: reciter) {
             summaries[file.reciter, default: Summary(reciter: file.reciter)].files += 1
             summaries[file.reciter]!.bytes += file.bytes
+            if let mark = file.mark { summaries[file.reciter]!.marks[mark, default: []].append(file.ayah) }
             perSurah[file.reciter, default: [:]][file.ayah.surah, default: 0] += 1
         }
         return summaries.keys.sorted().map { name in
@@ -151,9 +174,11 @@ enum CacheCommands {
                 expectation = nil
             }
             let problem: String?
-            if let expectation {
+            if file.isSymbolicLink {
+                problem = "a symbolic link, not a file: tartil does not follow links inside the cache"
+            } else if let expectation {
                 do {
-                    let hashed = try SHA256.hash(fileAt: file.path)
+                    let hashed = try SHA256.hash(fileAt: file.path, followingLinks: false)
                     problem = expectation.mismatch(bytes: hashed.bytes, sha256: hashed.sha256)
                 } catch {
                     problem = "\(error)"
@@ -164,6 +189,12 @@ enum CacheCommands {
             if let problem { problems.withLock { $0[index] = problem } }
         }
         let bad = problems.withLock { $0 }.sorted { $0.key < $1.key }.map { (files[$0.key], $0.value) }
+        let badPaths = Set(bad.map(\.0.path))
+        /// Good files (kept) whose unpinned download was marked `mark` by the cross-check.
+        func markedGood(_ mark: SourceMark) -> [Cache.CachedFile] { files.filter { $0.mark == mark && !badPaths.contains($0.path) } }
+        func fileJSON(_ file: Cache.CachedFile) -> JSONValue {
+            .object([("reciter", .string(file.reciter)), ("surah", .int(file.ayah.surah)), ("ayah", .int(file.ayah.ayah))])
+        }
         for (file, _) in bad {
             try cache.remove(reciter: try ReciterID(file.reciter), ayah: file.ayah)
         }
@@ -196,12 +227,23 @@ enum CacheCommands {
                     .object([("reciter", .string(file.reciter)), ("surah", .int(file.ayah.surah)), ("ayah", .int(file.ayah.ayah)), ("reason", .string(reason))])
                 })),
                 ("repaired", .int(repaired)),
+                ("single_source", .array(markedGood(.singleSource).map(fileJSON))),
+                ("disputed", .array(markedGood(.disputed).map(fileJSON))),
             ]))
         } else {
             for (file, reason) in bad { context.console.note("removed \(file.reciter)/\(file.ayah.fileStem).mp3: \(reason)") }
+            for file in markedGood(.disputed) {
+                context.console.note("disputed \(file.reciter)/\(file.ayah.fileStem).mp3: its mirrors disagreed when it was downloaded (it matches its recorded hash, which only one mirror vouches for)")
+            }
+            for file in markedGood(.singleSource) {
+                context.console.note("single-source \(file.reciter)/\(file.ayah.fileStem).mp3: only one mirror could serve it when it was downloaded")
+            }
             for (ayah, reason) in repairFailures { context.console.note("could not repair \(ayah): \(reason)") }
+            let singles = markedGood(.singleSource).count
+            let disputes = markedGood(.disputed).count
+            let markText = singles + disputes == 0 ? "" : "; unpinned: \(singles) single-source, \(disputes) disputed"
             context.console.line("\(files.count) files checked: \(files.count - bad.count) good, \(bad.count) bad (removed)"
-                + (invocation.flag("--repair") ? ", \(repaired) downloaded again" : ""))
+                + (invocation.flag("--repair") ? ", \(repaired) downloaded again" : "") + markText)
         }
         if Interrupt.isPending { throw TartilError(.interrupted, "verification stopped") }
         let unrepaired = invocation.flag("--repair") ? bad.count - repaired : bad.count

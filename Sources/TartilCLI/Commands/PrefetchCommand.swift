@@ -16,10 +16,14 @@ enum PrefetchCommand {
         discussion: """
             Each file is hashed as it arrives and reaches its final name only after its size and SHA-256 match the \
             reciter's table (an unpinned ayah must decode as MPEG audio; its hash is then recorded and checked on \
-            every later read). Failing mirrors are retried with backoff and passed over for the next; Ctrl-C stops \
+            every later read). A new unpinned file is cross-checked against the reciter's next mirror (same size, \
+            same last 16 KiB, by one ranged request): a copy two mirrors agree on wins; a file only one mirror could \
+            serve is marked single-source, one the mirrors disagree on is kept marked disputed, with a warning. \
+            Failing mirrors are retried with backoff and passed over for the next; Ctrl-C stops \
             at once and the next run resumes where this one stopped. Exit 0 only when every requested ayah is \
             verified in the cache.
-            With --json, one JSON object per line for each file (event: cached, failed), then a summary object.
+            With --json, one JSON object per line for each file (event: cached, failed), then a summary object \
+            (with cross_checked, single_source and disputed for unpinned files).
             """,
         arguments: [.init(name: "ref", help: "Ayat: 36, 1 36 67, juz 30, page 1-3, 1-114 (the whole Qur'an), …", repeating: true)],
         options: [
@@ -71,6 +75,7 @@ enum PrefetchCommand {
             evicted = try cache.evict(toFit: budget, protecting: Set(ayat.map { Cache.key(reciterID.rawValue, $0) }))
         }
         let seconds = Date().timeIntervalSince(started)
+        if let warning = progress.disputeWarning(reciter: reciterID) { console.note(warning) }
         if json {
             console.json(progress.summary(seconds: seconds, evicted: evicted.count))
         } else {
@@ -174,7 +179,7 @@ enum PrefetchCommand {
                 let tenths = Int((delay * 10).rounded())
                 lines.error += "retrying \(ayah): \(mirror): \(reason)\(tenths > 0 ? " (again in \(tenths / 10).\(tenths % 10) s)" : "")\n"
             }
-        case .started, .cancelled:
+        case .started, .cancelled, .marked:
             break
         }
     }
@@ -224,6 +229,9 @@ struct PrefetchProgress {
     var failed: [(AyahRef, String)] = []
     /// Latest problem per mirror, for the progress bar.
     var mirrorProblems: [String: String] = [:]
+    /// Unpinned files by the cross-check's mark, and what the mirrors told about disputed ones.
+    var marks: [SourceMark: [AyahRef]] = [:]
+    var disputeDetails: [(AyahRef, String)] = []
 
     init(requested: Int) { self.requested = requested }
 
@@ -242,9 +250,27 @@ struct PrefetchProgress {
         case .retrying(_, let mirror, let reason, _):
             mirrorProblems[mirror] = reason
             return false
+        case .marked(let ayah, let mark, let detail):
+            marks[mark, default: []].append(ayah)
+            if mark == .disputed { disputeDetails.append((ayah, detail)) }
+            return false
         case .started:
             return false
         }
+    }
+
+    /// Ayat of unpinned files by the cross-check's mark, in the order they were committed.
+    func marked(_ mark: SourceMark) -> [AyahRef] { (marks[mark] ?? []).sorted() }
+
+    /// The warning for files the reciter's mirrors disagree on, or nil when there are none.
+    func disputeWarning(reciter: ReciterID) -> String? {
+        let disputed = marked(.disputed)
+        guard !disputed.isEmpty else { return nil }
+        var text = "warning: the mirrors of \(reciter) are not byte-identical, as mirrors.json requires: they disagree on "
+            + "\(disputed.count) file(s), kept and marked disputed (tartil cache verify lists them):"
+        for (ayah, detail) in disputeDetails.sorted(by: { $0.0 < $1.0 }).prefix(10) { text += "\n  \(ayah): \(detail)" }
+        if disputed.count > 10 { text += "\n  …" }
+        return text
     }
 
     func bar(bytes: Int, seconds: Double) -> String {
@@ -268,8 +294,15 @@ struct PrefetchProgress {
     }
 
     func summaryLine(seconds: Double) -> String {
-        "\(requested) requested: \(downloaded) downloaded, \(alreadyCached) already cached, \(failed.count) failed"
-            + " (\(Formatting.bytes(bytes)) in \(Formatting.duration(seconds: seconds)))"
+        var marksText = ""
+        let single = marked(.singleSource).count
+        let disputed = marked(.disputed).count
+        if single + disputed > 0 {
+            marksText = "; unpinned: " + [single > 0 ? "\(single) single-source" : nil, disputed > 0 ? "\(disputed) disputed" : nil]
+                .compactMap { $0 }.joined(separator: ", ")
+        }
+        return "\(requested) requested: \(downloaded) downloaded, \(alreadyCached) already cached, \(failed.count) failed"
+            + " (\(Formatting.bytes(bytes)) in \(Formatting.duration(seconds: seconds)))" + marksText
     }
 
     func summary(seconds: Double, evicted: Int) -> JSONValue {
@@ -282,6 +315,9 @@ struct PrefetchProgress {
                 .object([("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)), ("reason", .string(reason))])
             })),
             ("cancelled", .int(cancelled)),
+            ("cross_checked", .int(marked(.crossChecked).count)),
+            ("single_source", .array(marked(.singleSource).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
+            ("disputed", .array(marked(.disputed).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
             ("bytes", .int(bytes)),
             ("evicted", .int(evicted)),
             ("seconds", .double((seconds * 1000).rounded() / 1000)),

@@ -153,6 +153,13 @@ public struct DownloadPlan: Sendable, Hashable {
         return start(next, delay: delay)
     }
 
+    /// Another check (the cross-check of an unpinned file) wants the file from `mirror`: an attempt there now,
+    /// counted like any other, or `.giveUp` when the attempts are spent.
+    public mutating func switchTo(_ mirror: Int) -> Action {
+        guard attempts < policy.maxAttempts else { return .giveUp(reason: summary.isEmpty ? "no attempts left" : summary) }
+        return start(mirror, delay: 0)
+    }
+
     /// What went wrong, mirror by mirror, for the final report: `mirror 1: HTTP 503; mirror 2: hash mismatch`.
     public var summary: String {
         var latest: [Int: String] = [:]

@@ -1,0 +1,145 @@
+import CSystem
+import Glibc
+import TartilCore
+
+/// A folder of the cache held open: the cache's root, or a reciter's folder inside it. Everything below the root
+/// is reached relative to these descriptors with `O_NOFOLLOW`, so a symbolic link inside the cache (at a file's,
+/// a partial file's, the lock's or a reciter folder's name) is never followed: tartil writes nothing outside
+/// the cache, whatever links someone put in it. The root itself is resolved once, when it is opened, and may be a
+/// link (a cache on another disk).
+///
+/// Owns its descriptor (closed in `deinit`); confined to one thread at a time, like its owner.
+final class CacheFolder {
+    let descriptor: Int32
+    /// The folder's path, for messages.
+    let path: String
+
+    /// Opens the cache's root folder (following links: the root is resolved once, here); messages name it
+    /// `shownAs` (the path the user gave).
+    init(root path: String, shownAs label: String) throws(CacheError) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CacheError.system("open", path: label) }
+        self.descriptor = descriptor
+        self.path = label
+    }
+
+    /// Opens the folder `name` inside `parent`, creating it when `create`; a link at that name is refused.
+    init(_ name: String, in parent: CacheFolder, create: Bool) throws(CacheError) {
+        let path = Path.join(parent.path, name)
+        if create && mkdirat(parent.descriptor, name, 0o755) != 0 && errno != EEXIST {
+            throw CacheError.system("mkdir", path: path)
+        }
+        let descriptor = openat(parent.descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if parent.isSymbolicLink(name) { throw CacheError.symbolicLink(path, what: "a reciter's folder") }
+            throw CacheError.system("open", path: path)
+        }
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit { close(descriptor) }
+
+    /// Whether `name` in this folder is a symbolic link (not followed).
+    func isSymbolicLink(_ name: String) -> Bool {
+        var status = stat()
+        return fstatat(descriptor, name, &status, AT_SYMLINK_NOFOLLOW) == 0 && (status.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// What is at `name`, without following a link: nil when nothing is.
+    func status(_ name: String) -> stat? {
+        var status = stat()
+        return fstatat(descriptor, name, &status, AT_SYMLINK_NOFOLLOW) == 0 ? status : nil
+    }
+
+    /// Opens the regular file `name` with `flags` (`O_NOFOLLOW` and `O_CLOEXEC` added). A link at that name is
+    /// removed first when `removingLink` (a name of tartil's own: a partial file, a lock), else refused; anything
+    /// but a regular file is refused. Returns -1 with `errno` ENOENT when there is nothing (and no `O_CREAT`).
+    func openFile(_ name: String, _ flags: Int32, mode: mode_t = 0o644, removingLink: Bool, what: String) throws(CacheError) -> Int32 {
+        var descriptor = openat(descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+        if descriptor < 0 && errno == ELOOP {
+            guard removingLink else { throw CacheError.symbolicLink(Path.join(path, name), what: what) }
+            guard unlinkat(self.descriptor, name, 0) == 0 || errno == ENOENT else { throw CacheError.system("unlink", path: Path.join(path, name)) }
+            descriptor = openat(self.descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+            if descriptor < 0 && errno == ELOOP { throw CacheError.symbolicLink(Path.join(path, name), what: what) }
+        }
+        guard descriptor >= 0 else {
+            if errno == ENOENT && flags & O_CREAT == 0 { return -1 }
+            throw CacheError.system("open", path: Path.join(path, name))
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw CacheError(.io, "\(Path.join(path, name)) is not a regular file: tartil leaves it alone (remove it)")
+        }
+        return descriptor
+    }
+
+    /// Removes `name` (a link itself, never its target); true when it was there.
+    @discardableResult
+    func remove(_ name: String) throws(CacheError) -> Bool {
+        if unlinkat(descriptor, name, 0) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw CacheError.system("unlink", path: Path.join(path, name))
+    }
+
+    /// Renames `from` to `to` within the folder (a link at `to` is replaced, not followed).
+    func rename(_ from: String, to: String) throws(CacheError) {
+        guard renameat(descriptor, from, descriptor, to) == 0 else { throw CacheError.system("rename", path: Path.join(path, to)) }
+    }
+
+    /// fsyncs the folder, so names made in it survive a power cut.
+    func sync() throws(CacheError) {
+        guard fsync(descriptor) == 0 else { throw CacheError.system("fsync", path: path) }
+    }
+
+    /// The names in the folder (without `.` and `..`).
+    func names() -> [String] {
+        let copy = dup(descriptor)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            return []
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Reads the whole regular file `name`, refusing a link; nil when there is nothing at that name.
+    func read(_ name: String) throws(CacheError) -> [UInt8]? {
+        // O_NONBLOCK: a FIFO put at the name must not hang the open (it is then refused as not a regular file).
+        let descriptor = try openFile(name, O_RDONLY | O_NONBLOCK, removingLink: false, what: "a cached file")
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw CacheError.system("fstat", path: Path.join(path, name)) }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var total = 0
+        while total < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + total, $0.count - total, off_t(total)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw CacheError.system("read", path: Path.join(path, name)) }
+            if count == 0 { break }
+            total += count
+        }
+        return Array(bytes.prefix(total))
+    }
+}
+
+@available(*, unavailable) extension CacheFolder: Sendable {}
+
+extension CacheError {
+    /// A symbolic link where the cache expects `what` of its own.
+    static func symbolicLink(_ path: String, what: String) -> CacheError {
+        CacheError(
+            .symbolicLink,
+            "\(path) is a symbolic link where the cache keeps \(what): tartil does not follow links inside the cache (remove it)")
+    }
+}
