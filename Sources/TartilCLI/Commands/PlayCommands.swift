@@ -115,7 +115,8 @@ enum PlayCommands {
             if context.settings.json {
                 context.console.json(json(status))
             } else {
-                for line in text(status, bar: context.console.outputIsTerminal) { context.console.line(line) }
+                let width = RawTerminal.columns(of: context.console.outputDescriptor) ?? 80
+                for line in text(status, bar: context.console.outputIsTerminal, width: width) { context.console.line(line) }
             }
         })
 
@@ -189,7 +190,11 @@ enum PlayCommands {
             if context.settings.json { context.console.json(json(player.status)) }
             return
         }
-        try waitForEnd(of: player, stopOnInterrupt: true, progress: context.console.errorIsTerminal && !invocation.flag("--events") ? context.console : nil)
+        if readsKeys(invocation, context) {
+            try waitWithKeys(of: player, context)
+        } else {
+            try waitForEnd(of: player, stopOnInterrupt: true, progress: context.console.errorIsTerminal && !invocation.flag("--events") ? context.console : nil)
+        }
         session.flushJournal()
         session.drainEvents()
         try checkEnd(of: player)
@@ -330,6 +335,7 @@ enum PlayCommands {
     /// Blocks until `player` ends. Ctrl-C stops it (`stopOnInterrupt`) or only stops the waiting, and throws
     /// `.interrupted` either way. With `progress`, the scrubber line is redrawn on standard error.
     static func waitForEnd(of player: Player, stopOnInterrupt: Bool, progress: Console? = nil) throws {
+        var width = progress.flatMap { _ in RawTerminal.columns(of: 2) } ?? 80
         while !player.waitUntilEnded(timeout: 0.25) {
             if Interrupt.isPending {
                 if stopOnInterrupt {
@@ -339,7 +345,10 @@ enum PlayCommands {
                 progress?.writeError("\n")
                 throw TartilError(.interrupted, stopOnInterrupt ? "playback stopped" : "stopped waiting; playback goes on")
             }
-            if let progress { progress.writeError("\r\u{1B}[K" + progressLine(player.status)) }
+            if let progress {
+                width = RawTerminal.columns(of: 2) ?? width  // cheap, and no handler needed without keys
+                progress.writeError("\r\u{1B}[K" + liveLine(player.status, width: width))
+            }
         }
         progress?.writeError("\r\u{1B}[K")
     }
