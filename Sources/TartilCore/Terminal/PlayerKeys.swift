@@ -35,9 +35,9 @@ public enum PlayerKeys {
 
     public static let bindings: [Binding] = [
         Binding(label: "space/p", help: "pause", keys: [.character(" "): .command(.toggle), .character("p"): .command(.toggle)]),
-        Binding(label: "←/→", help: "5 s", keys: [.left: .command(.seek(.offset(seconds: -shortSeek))), .right: .command(.seek(.offset(seconds: shortSeek)))]),
-        Binding(label: "↓/↑", help: "60 s", keys: [.down: .command(.seek(.offset(seconds: -longSeek))), .up: .command(.seek(.offset(seconds: longSeek)))]),
-        Binding(label: "</>", help: "ayah", keys: [.character("<"): .command(.previous), .character(">"): .command(.next)]),
+        Binding(label: "←/→", help: "-/+5 s", keys: [.left: .command(.seek(.offset(seconds: -shortSeek))), .right: .command(.seek(.offset(seconds: shortSeek)))]),
+        Binding(label: "↓/↑", help: "-/+60 s", keys: [.down: .command(.seek(.offset(seconds: -longSeek))), .up: .command(.seek(.offset(seconds: longSeek)))]),
+        Binding(label: "</>", help: "prev/next ayah", keys: [.character("<"): .command(.previous), .character(">"): .command(.next)]),
         Binding(label: "b", help: "bookmark", keys: [.character("b"): .bookmark]),
         Binding(label: "q", help: "quit", keys: [.character("q"): .command(.quit)]),
         Binding(label: "?", help: "keys", keys: [.character("?"): .help]),
@@ -51,6 +51,6 @@ public enum PlayerKeys {
         return nil
     }
 
-    /// The one-line help `?` shows: `keys: space/p pause  ←/→ 5 s  ↓/↑ 60 s  </> ayah  b bookmark  q quit  ? keys`.
+    /// The one-line help `?` shows: `keys: space/p pause  ←/→ -/+5 s  ↓/↑ -/+60 s  </> prev/next ayah  b bookmark  q quit  ? keys`.
     public static let helpLine = "keys: " + bindings.map { "\($0.label) \($0.help)" }.joined(separator: "  ")
 }
