@@ -132,4 +132,21 @@ import Testing
             if columns == 60 { #expect(pieces.contains { $0.contains("[") && $0.contains("|") }, "a bar with ticks: \(drive.output)") }
         }
     }
+
+    /// At the prompt, events printed while a line is being typed appear above it, and the prompt and the
+    /// half-typed line are drawn again below them; Ctrl-C still abandons the line.
+    @Test func eventsAtThePromptGoAboveTheLineBeingTyped() throws {
+        let place = try SessionTests.Place(environment)
+        let command = try play(place, "").replacingOccurrences(of: " play  ", with: " ")
+        let drive = try drive(
+            ["wait:tartil>", "send:events on\\n", "send:play 112 --output silent\\n", "sleep:0.5", "send:stat", "sleep:2.5",
+             "send:us\\n", "sleep:0.3", "send:half\\x03", "sleep:0.3", "send:quit\\n"],
+            command: ["sh", "-c", "exec " + command], in: place)  // exec: Ctrl-C reaches tartil alone
+        #expect(drive.status == 0, "\(drive.output)")
+        // An event while "stat" was typed: the line is cleared, the event printed, the prompt and "stat" redrawn.
+        let redrawn = drive.output.components(separatedBy: "\r\u{1B}[K{\"event\"").dropFirst().filter { $0.contains("tartil> stat") }
+        #expect(!redrawn.isEmpty, "\(drive.output)")
+        #expect(drive.output.contains("playing  112:") || drive.output.contains("paused  112:"), "status ran: \(drive.output)")
+        #expect(drive.output.contains("(type quit or press Ctrl-D to leave)"))
+    }
 }
