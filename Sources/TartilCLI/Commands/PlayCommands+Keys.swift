@@ -11,9 +11,11 @@ extension PlayCommands {
     /// How long the key help stays.
     static let helpSeconds = 6.0
 
-    /// Whether `play` reads keys: only on a terminal, and not for scripts (`--events`, `--json`).
+    /// Whether `play` reads keys: only on a terminal, and not for scripts (`--events`, `--json`); not when started
+    /// in the background (`tartil play 36 &`), where setting the terminal would stop tartil (SIGTTOU) and the
+    /// keys are the shell's.
     static func readsKeys(_ invocation: Invocation, _ context: Context) -> Bool {
-        context.inputIsTerminal && !invocation.flag("--events") && !context.settings.json
+        context.inputIsTerminal && !invocation.flag("--events") && !context.settings.json && tcgetpgrp(0) == getpgrp()
     }
 
     /// The live line for `status` at `width` columns: the facts, the bar, the surah's name, or a notice.
