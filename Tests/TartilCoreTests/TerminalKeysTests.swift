@@ -168,6 +168,7 @@ private extension UInt8 {
         if width == 40 { #expect(line.contains("[") && !line.contains("Ikhl")) }
         let notice = LiveLine.render(facts: "paused  112:4", name: "", bar: Self.bar, notice: "112:4 is the last ayah", width: width)
         #expect(TerminalText.columns(notice) <= width - 1)
+        if width >= 30 { #expect(notice == "112:4 is the last ayah", "a notice is shown alone") }
     }
 
     @Test func aWideLineUsesTheWholeWidth() {
