@@ -14,6 +14,8 @@ import Testing
         let status: Int
         let output: String
         let modes: [String: String]
+        /// The output after each `mark:LABEL` step.
+        let after: [String: String]
     }
 
     /// The `tartil play …` command line against `place`'s cache and journal.
@@ -38,10 +40,12 @@ import Testing
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(String(decoding: data, as: UTF8.self))")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(String(decoding: data, as: UTF8.self))")
         return Drive(
             status: object["status"] as? Int ?? -999, output: object["output"] as? String ?? "",
-            modes: object["modes"] as? [String: String] ?? [:])
+            modes: object["modes"] as? [String: String] ?? [:],
+            after: (object["marks"] as? [String: Int] ?? [:]).mapValues { String(decoding: Data((object["output"] as? String ?? "").utf8).dropFirst($0), as: UTF8.self) })
     }
 
     /// The journal's rows as `reason,surah,ayah` (positions) or `bookmark,surah,ayah`.
@@ -71,8 +75,12 @@ import Testing
         let place = try SessionTests.Place(environment)
         let command = try play(place, "112 --output silent")
         let drive = try drive(
-            ["wait:playing", "sleep:0.3", "send: ", "sleep:0.5", "mode:during", "send:\\x1b[C", "sleep:0.5", "send:>", "sleep:0.4",
-             "send:>", "sleep:0.4", "send:>", "sleep:0.4", "send:>", "sleep:0.4", "send:b", "sleep:0.5", "send:q", "sleep:0.5"],
+            [
+                "wait:playing", "sleep:0.3", "send: ", "sleep:0.5", "mode:during", "send:\\x1b[C", "sleep:0.5",
+                "send:>", "sleep:0.4",
+                "send:>", "sleep:0.4", "send:>", "sleep:0.4", "send:>", "sleep:0.4", "send:b", "sleep:0.5", "send:q",
+                "sleep:0.5",
+            ],
             command: ["sh", "-c", "stty -g; \(command); echo status=$?; stty -g"], in: place)
         #expect(drive.output.contains("status=0"), "\(drive.output)")
         #expect(drive.modes["during"] == "raw")
@@ -95,8 +103,12 @@ import Testing
         let place = try SessionTests.Place(environment)
         let command = try play(place, "112 --output silent")
         let drive = try drive(
-            ["send:stty -g\\n", "send:\(command)\\n", "wait:playing", "sleep:0.3", "send:\\x1a", "stopped:z", "send:fg\\n",
-             "sleep:0.6", "send:p", "sleep:0.5", "fgsignal:TERM", "sleep:0.8", "send:echo status=$?; stty -g; exit\\n"],
+            [
+                "send:stty -g\\n", "send:\(command)\\n", "wait:playing", "sleep:0.3", "send:\\x1a", "stopped:z",
+                "send:fg\\n",
+                "sleep:0.6", "send:p", "sleep:0.5", "fgsignal:TERM", "sleep:0.8",
+                "send:echo status=$?; stty -g; exit\\n",
+            ],
             command: ["bash", "--norc", "--noprofile", "-i"], in: place)
         #expect(drive.modes["z"] == "stopped", "\(drive.output)")
         #expect(drive.output.contains("status=130"), "\(drive.output)")
@@ -112,8 +124,10 @@ import Testing
         let place = try SessionTests.Place(environment)
         let command = try play(place, "112 --output silent")
         let drive = try drive(
-            ["send:stty -g\\n", "send:\(command)\\n", "wait:playing", "sleep:0.3", "fgsignal:SEGV", "sleep:1",
-             "send:echo status=$?; stty -g; exit\\n"],
+            [
+                "send:stty -g\\n", "send:\(command)\\n", "wait:playing", "sleep:0.3", "fgsignal:SEGV", "sleep:1",
+                "send:echo status=$?; stty -g; exit\\n",
+            ],
             command: ["bash", "--norc", "--noprofile", "-i"], in: place)
         #expect(drive.output.contains("status=139"), "died of SIGSEGV: \(drive.output)")
         let stty = sttyLines(drive.output)
@@ -125,11 +139,16 @@ import Testing
         let place = try SessionTests.Place(environment)
         let command = try play(place, "112 --output silent")
         for columns in [30, 60] {
-            let drive = try drive(["wait:playing", "sleep:1.2", "send:q", "sleep:0.3"], columns: columns, command: ["sh", "-c", command], in: place)
-            let pieces = drive.output.replacingOccurrences(of: "\u{1B}[K", with: "").components(separatedBy: CharacterSet(charactersIn: "\r\n"))
+            let drive = try drive(
+                ["wait:playing", "sleep:1.2", "send:q", "sleep:0.3"], columns: columns, command: ["sh", "-c", command],
+                in: place)
+            let pieces = drive.output.replacingOccurrences(of: "\u{1B}[K", with: "").components(
+                separatedBy: CharacterSet(charactersIn: "\r\n"))
             #expect(pieces.contains { $0.hasPrefix("playing") }, "\(drive.output)")
             for piece in pieces { #expect(piece.count <= columns - 1, "\(columns) columns: \(piece)") }
-            if columns == 60 { #expect(pieces.contains { $0.contains("[") && $0.contains("|") }, "a bar with ticks: \(drive.output)") }
+            if columns == 60 {
+                #expect(pieces.contains { $0.contains("[") && $0.contains("|") }, "a bar with ticks: \(drive.output)")
+            }
         }
     }
 
@@ -139,14 +158,36 @@ import Testing
         let place = try SessionTests.Place(environment)
         let command = try play(place, "").replacingOccurrences(of: " play  ", with: " ")
         let drive = try drive(
-            ["wait:tartil>", "send:events on\\n", "send:play 112 --output silent\\n", "sleep:0.5", "send:stat", "sleep:2.5",
-             "send:us\\n", "sleep:0.3", "send:half\\x03", "sleep:0.3", "send:quit\\n"],
+            [
+                "wait:tartil>", "send:events on\\n", "send:play 112 --output silent\\n", "sleep:0.5", "send:stat",
+                "sleep:2.5",
+                "send:us\\n", "sleep:0.3", "send:half\\x03", "sleep:0.3", "send:quit\\n",
+            ],
             command: ["sh", "-c", "exec " + command], in: place)  // exec: Ctrl-C reaches tartil alone
         #expect(drive.status == 0, "\(drive.output)")
         // An event while "stat" was typed: the line is cleared, the event printed, the prompt and "stat" redrawn.
-        let redrawn = drive.output.components(separatedBy: "\r\u{1B}[K{\"event\"").dropFirst().filter { $0.contains("tartil> stat") }
+        let redrawn = drive.output.components(separatedBy: "\r\u{1B}[K{\"event\"").dropFirst().filter {
+            $0.contains("tartil> stat")
+        }
         #expect(!redrawn.isEmpty, "\(drive.output)")
-        #expect(drive.output.contains("playing  112:") || drive.output.contains("paused  112:"), "status ran: \(drive.output)")
+        #expect(
+            drive.output.contains("playing  112:") || drive.output.contains("paused  112:"),
+            "status ran: \(drive.output)")
         #expect(drive.output.contains("(type quit or press Ctrl-D to leave)"))
+    }
+
+    /// A terminal made narrower while playing (SIGWINCH): the lines drawn after it fit the new width.
+    @Test func theLiveLineFollowsAResize() throws {
+        let place = try SessionTests.Place(environment)
+        let command = try play(place, "112 --output silent")
+        let drive = try drive(
+            ["wait:playing", "sleep:0.6", "resize:30", "sleep:0.3", "mark:narrow", "sleep:1", "send:q", "sleep:0.3"],
+            columns: 100, command: ["sh", "-c", command], in: place)
+        let before = drive.output.components(separatedBy: "\r").filter { $0.hasPrefix("\u{1B}[Kplaying") }
+        #expect(before.contains { $0.count > 40 }, "wide at first: \(drive.output)")
+        let narrow = try #require(drive.after["narrow"])
+        let pieces = narrow.replacingOccurrences(of: "\u{1B}[K", with: "").components(separatedBy: CharacterSet(charactersIn: "\r\n"))
+        #expect(pieces.contains { $0.hasPrefix("playing") }, "\(narrow)")
+        for piece in pieces { #expect(piece.count <= 29, "after the resize: \(piece)") }
     }
 }

@@ -69,7 +69,8 @@ import Testing
         for round in 0..<2_000 {
             let count = Int.random(in: 0...64, using: &random)
             let bytes: [UInt8] = (0..<count).map { _ in
-                Bool.random(using: &random) ? alphabet.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
+                Bool.random(using: &random)
+                    ? alphabet.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
             }
             var whole = KeyDecoder()
             let expected = whole.feed(bytes)
@@ -80,12 +81,16 @@ import Testing
                 let size = Int.random(in: 1...max(1, rest.count), using: &random)
                 keys += pieces.feed(rest.prefix(size))
                 rest = rest.dropFirst(size)
-                if case .csi(let parameters) = pieces.phase { #expect(parameters.count <= KeyDecoder.maximumParameters) }
+                if case .csi(let parameters) = pieces.phase {
+                    #expect(parameters.count <= KeyDecoder.maximumParameters)
+                }
             }
             #expect(keys == expected, "round \(round): \(bytes)")
             #expect(keys.count <= bytes.count)
             for key in keys {
-                if case .character(let character) = key { #expect(character.isASCII && !character.asciiValue!.isControl) }
+                if case .character(let character) = key {
+                    #expect(character.isASCII && !character.asciiValue!.isControl)
+                }
             }
         }
     }
@@ -120,7 +125,9 @@ private extension UInt8 {
     }
 
     @Test func helpNamesEveryKey() {
-        #expect(PlayerKeys.helpLine == "keys: space/p pause  ←/→ -/+5 s  ↓/↑ -/+60 s  </> prev/next ayah  b bookmark  q quit  ? keys")
+        #expect(
+            PlayerKeys.helpLine
+                == "keys: space/p pause  ←/→ -/+5 s  ↓/↑ -/+60 s  </> prev/next ayah  b bookmark  q quit  ? keys")
         // No key is in two rows.
         let all = PlayerKeys.bindings.flatMap { $0.keys.keys }
         #expect(Set(all).count == all.count)
@@ -154,7 +161,8 @@ private extension UInt8 {
 
     @Test(arguments: [(83, 200, 1), (83, 120, 2), (83, 64, 5), (83, 20, 10), (286, 100, 10), (7, 8, 2)])
     func fewerTicksEvenlyWhenNarrow(ayat: Int, width: Int, stride: Int) {
-        let bar = ScrubberBar(positionSeconds: 0, durationSeconds: Double(ayat), ayahStarts: (0..<ayat).map(Double.init), paused: false)
+        let bar = ScrubberBar(
+            positionSeconds: 0, durationSeconds: Double(ayat), ayahStarts: (0..<ayat).map(Double.init), paused: false)
         let ticks = bar.ticks(inner: width)
         #expect(ticks.count == (ayat - 1) / stride, "stride \(stride)")
         #expect(zip(ticks, ticks.dropFirst()).allSatisfy { $1 - $0 >= 2 })
@@ -166,7 +174,8 @@ private extension UInt8 {
         #expect(TerminalText.columns(line) <= width - 1, "\(line)")
         if width >= 80 { #expect(line.hasSuffix("  Al-Ikhlāṣ") && line.contains("[")) }
         if width == 40 { #expect(line.contains("[") && !line.contains("Ikhl")) }
-        let notice = LiveLine.render(facts: "paused  112:4", name: "", bar: Self.bar, notice: "112:4 is the last ayah", width: width)
+        let notice = LiveLine.render(
+            facts: "paused  112:4", name: "", bar: Self.bar, notice: "112:4 is the last ayah", width: width)
         #expect(TerminalText.columns(notice) <= width - 1)
         if width >= 30 { #expect(notice == "112:4 is the last ayah", "a notice is shown alone") }
     }

@@ -20,7 +20,8 @@ extension PlayCommands {
 
     /// The live line for `status` at `width` columns: the facts, the bar, the surah's name, or a notice.
     static func liveLine(_ status: PlayerStatus, notice: String? = nil, width: Int) -> String {
-        LiveLine.render(facts: progressFacts(status), name: surahName(status), bar: bar(status), notice: notice, width: width)
+        LiveLine.render(
+            facts: progressFacts(status), name: surahName(status), bar: bar(status), notice: notice, width: width)
     }
 
     /// Blocks until `player` ends, reading keys and redrawing the live line every 0.25 s (at once after a key, a
@@ -32,7 +33,8 @@ extension PlayCommands {
         } catch {
             // No keys (the terminal would not change modes): playback goes on with the live line alone.
             context.console.note("Error: \(error.message); keys are off")
-            return try waitForEnd(of: player, stopOnInterrupt: true, progress: context.console.errorIsTerminal ? context.console : nil)
+            return try waitForEnd(
+                of: player, stopOnInterrupt: true, progress: context.console.errorIsTerminal ? context.console : nil)
         }
         defer { RawTerminal.leave() }
         let console = context.console

@@ -95,7 +95,8 @@ enum RawTerminal {
     }
 
     private static func failure(_ call: String) -> TartilError {
-        TartilError(.failure, "cannot set up the terminal for keys: \(call) failed: \(String(cString: strerror(errno)))")
+        TartilError(
+            .failure, "cannot set up the terminal for keys: \(call) failed: \(String(cString: strerror(errno)))")
     }
 
     private static func handler(for signal: Int32) -> @convention(c) (Int32) -> Void {

@@ -8,7 +8,9 @@ public enum LiveLine {
     public static let minimumBar = 8
 
     /// The line for a terminal `width` columns wide.
-    public static func render(facts: String, name: String, bar: ScrubberBar?, notice: String? = nil, width: Int) -> String {
+    public static func render(facts: String, name: String, bar: ScrubberBar?, notice: String? = nil, width: Int)
+        -> String
+    {
         let room = max(0, width - 1)
         if let notice { return TerminalText.prefix(notice, columns: room) }
         let factsWidth = TerminalText.columns(facts)

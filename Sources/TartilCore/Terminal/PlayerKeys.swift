@@ -34,10 +34,23 @@ public enum PlayerKeys {
     public static let longSeek = 60.0
 
     public static let bindings: [Binding] = [
-        Binding(label: "space/p", help: "pause", keys: [.character(" "): .command(.toggle), .character("p"): .command(.toggle)]),
-        Binding(label: "←/→", help: "-/+5 s", keys: [.left: .command(.seek(.offset(seconds: -shortSeek))), .right: .command(.seek(.offset(seconds: shortSeek)))]),
-        Binding(label: "↓/↑", help: "-/+60 s", keys: [.down: .command(.seek(.offset(seconds: -longSeek))), .up: .command(.seek(.offset(seconds: longSeek)))]),
-        Binding(label: "</>", help: "prev/next ayah", keys: [.character("<"): .command(.previous), .character(">"): .command(.next)]),
+        Binding(
+            label: "space/p", help: "pause",
+            keys: [.character(" "): .command(.toggle), .character("p"): .command(.toggle)]),
+        Binding(
+            label: "←/→", help: "-/+5 s",
+            keys: [
+                .left: .command(.seek(.offset(seconds: -shortSeek))),
+                .right: .command(.seek(.offset(seconds: shortSeek))),
+            ]),
+        Binding(
+            label: "↓/↑", help: "-/+60 s",
+            keys: [
+                .down: .command(.seek(.offset(seconds: -longSeek))), .up: .command(.seek(.offset(seconds: longSeek))),
+            ]),
+        Binding(
+            label: "</>", help: "prev/next ayah",
+            keys: [.character("<"): .command(.previous), .character(">"): .command(.next)]),
         Binding(label: "b", help: "bookmark", keys: [.character("b"): .bookmark]),
         Binding(label: "q", help: "quit", keys: [.character("q"): .command(.quit)]),
         Binding(label: "?", help: "keys", keys: [.character("?"): .help]),
