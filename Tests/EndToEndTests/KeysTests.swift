@@ -45,7 +45,9 @@ import Testing
         return Drive(
             status: object["status"] as? Int ?? -999, output: object["output"] as? String ?? "",
             modes: object["modes"] as? [String: String] ?? [:],
-            after: (object["marks"] as? [String: Int] ?? [:]).mapValues { String(decoding: Data((object["output"] as? String ?? "").utf8).dropFirst($0), as: UTF8.self) })
+            after: (object["marks"] as? [String: Int] ?? [:]).mapValues {
+                String(decoding: Data((object["output"] as? String ?? "").utf8).dropFirst($0), as: UTF8.self)
+            })
     }
 
     /// The journal's rows as `reason,surah,ayah` (positions) or `bookmark,surah,ayah`.
@@ -186,8 +188,24 @@ import Testing
         let before = drive.output.components(separatedBy: "\r").filter { $0.hasPrefix("\u{1B}[Kplaying") }
         #expect(before.contains { $0.count > 40 }, "wide at first: \(drive.output)")
         let narrow = try #require(drive.after["narrow"])
-        let pieces = narrow.replacingOccurrences(of: "\u{1B}[K", with: "").components(separatedBy: CharacterSet(charactersIn: "\r\n"))
+        let pieces = narrow.replacingOccurrences(of: "\u{1B}[K", with: "").components(
+            separatedBy: CharacterSet(charactersIn: "\r\n"))
         #expect(pieces.contains { $0.hasPrefix("playing") }, "\(narrow)")
         for piece in pieces { #expect(piece.count <= 29, "after the resize: \(piece)") }
+    }
+
+    /// `status` on a terminal draws its bar as wide as the terminal (less one column), not a fixed 64.
+    @Test func statusBarFitsTheTerminal() throws {
+        let place = try SessionTests.Place(environment)
+        let script = try play(place, "").replacingOccurrences(
+            of: " play  ", with: " -c 'play 112 --output silent; status; stop' ")
+        for columns in [40, 120] {
+            let drive = try drive(
+                ["wait:Al-Ikhlaas", "sleep:0.5"], columns: columns, command: ["sh", "-c", script], in: place)
+            let bar = try #require(
+                drive.output.components(separatedBy: "\r\n").first { $0.hasPrefix("[") && $0.hasSuffix("]") },
+                "\(drive.output)")
+            #expect(bar.count == columns - 1, "\(columns) columns: \(bar)")
+        }
     }
 }

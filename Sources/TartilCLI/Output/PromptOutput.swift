@@ -43,10 +43,14 @@ enum PromptOutput {
         for (descriptor, text) in pending { Console.writeAll(descriptor, text) }
     }
 
+    /// Writes queued at most: past this (a terminal that does not take output, Ctrl-S), writers write at once
+    /// again and wait on the terminal, as they would without a prompt, instead of queuing without bound.
+    static let capacity = 1024
+
     /// Queues `text` for `descriptor` while the prompt waits; false (the caller writes it) otherwise.
     static func queue(_ descriptor: Int32, _ text: String) -> Bool {
         let queued = state.withLock { state in
-            guard state.atPrompt else { return false }
+            guard state.atPrompt, state.pending.count < capacity else { return false }
             state.pending.append((descriptor, text))
             return true
         }
