@@ -52,15 +52,19 @@ extension PlayCommands {
                 if draws { console.writeError("\n") }
                 throw TartilError(.interrupted, "playback stopped")
             }
-            var descriptors = [pollfd(fd: inputOpen ? 0 : -1, events: Int16(POLLIN), revents: 0)]
+            // Keys only in the foreground: a background process reading its terminal is stopped (SIGTTIN), and
+            // waiting on input the shell reads would wake at once, again and again.
+            let foreground = tcgetpgrp(0) == getpgrp()
+            var descriptors = [pollfd(fd: inputOpen && foreground ? 0 : -1, events: Int16(POLLIN), revents: 0)]
             for wake in [Interrupt.wakeDescriptor, RawTerminal.wakeDescriptor] where wake >= 0 {
                 descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
             }
             let ready = poll(&descriptors, nfds_t(descriptors.count), 250)
             if RawTerminal.takeRedraw() { width = RawTerminal.columns(of: 2) ?? width }
             var keys: [Key] = []
-            // Read only in the foreground: a background process reading its terminal is stopped (SIGTTIN).
-            if ready > 0 && descriptors[0].revents != 0 && tcgetpgrp(0) == getpgrp() {
+            if ready > 0 && descriptors[0].revents & Int16(POLLIN) == 0 && descriptors[0].revents != 0 {
+                inputOpen = false  // hung up or closed: playback goes on without keys
+            } else if ready > 0 && descriptors[0].revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
                 if count > 0 {
                     keys = decoder.feed(buffer[..<count])
