@@ -208,4 +208,23 @@ import Testing
             #expect(bar.count == columns - 1, "\(columns) columns: \(bar)")
         }
     }
+
+    /// Ctrl-Z then `bg`: playback goes on in the background to its end without being stopped by the terminal
+    /// (SIGTTOU), and leaves the terminal as it was.
+    @Test func suspendThenBackground() throws {
+        let place = try SessionTests.Place(environment)
+        let command = try play(place, "112 --output silent")
+        let drive = try drive(
+            [
+                "send:stty -g\\n", "send:\(command)\\n", "wait:playing", "sleep:0.3", "send:\\x1a", "stopped:z",
+                "send:bg\\n",
+                "sleep:0.3", "send:wait; echo status=$?; stty -g; exit\\n",
+            ],
+            command: ["bash", "--norc", "--noprofile", "-i"], in: place)
+        #expect(drive.modes["z"] == "stopped", "\(drive.output)")
+        #expect(drive.output.contains("status=0"), "\(drive.output)")
+        let stty = sttyLines(drive.output)
+        #expect(stty.count == 2 && stty.first == stty.last, "\(stty)")
+        #expect(try journal(place).last?.hasPrefix("end,112,4") == true, "played to its end in the background")
+    }
 }

@@ -83,7 +83,7 @@ extension PlayCommands {
                 if action == .command(.quit) { break }
             }
             if let shown = notice, shown.until < .now { notice = nil }
-            if draws && !player.status.state.isEnded {
+            if draws && foreground && !player.status.state.isEnded {  // in the background, the shell's line is left alone
                 console.writeError("\r\u{1B}[K" + liveLine(player.status, notice: notice?.text, width: width))
             }
         }

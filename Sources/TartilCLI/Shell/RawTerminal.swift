@@ -18,6 +18,9 @@ enum RawTerminal {
     /// The handlers that were installed before `enter`, one per signal in `signals`, put back by `leave`.
     nonisolated(unsafe) private static let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: signals.count)
     private static let active = Atomic<Bool>(false)
+    /// True while the terminal is in raw mode now: false while stopped by Ctrl-Z, and after `bg` (a background
+    /// process that sets its terminal is stopped by SIGTTOU, so only a raw terminal is ever restored).
+    private static let terminalIsRaw = Atomic<Bool>(false)
     private static let resized = Atomic<Bool>(false)
     private static let continued = Atomic<Bool>(false)
     private static let wakeWrite = Atomic<Int32>(-1)
@@ -85,12 +88,15 @@ enum RawTerminal {
             leave()
             throw error
         }
+        terminalIsRaw.store(true, ordering: .relaxed)
     }
 
     /// Restores the terminal as it was and the handlers that were there before `enter`. Safe to call twice.
     static func leave() {
         guard active.exchange(false, ordering: .relaxed) else { return }
-        while tcsetattr(0, TCSANOW, saved) != 0 && errno == EINTR {}
+        if terminalIsRaw.exchange(false, ordering: .relaxed) {
+            while tcsetattr(0, TCSANOW, saved) != 0 && errno == EINTR {}
+        }
         for index in signals.indices { sigaction(signals[index], previous + index, nil) }
     }
 
@@ -103,7 +109,7 @@ enum RawTerminal {
         switch signal {
         case SIGTSTP:
             return { signal in
-                if RawTerminal.active.load(ordering: .relaxed) {
+                if RawTerminal.terminalIsRaw.exchange(false, ordering: .relaxed) {
                     _ = tcsetattr(0, TCSANOW, RawTerminal.saved)
                     _ = write(2, "\n", 1)
                 }
@@ -124,8 +130,10 @@ enum RawTerminal {
         case SIGCONT:
             return { _ in
                 // Raw again only in the foreground: a background process setting the terminal would be stopped.
-                if RawTerminal.active.load(ordering: .relaxed) && tcgetpgrp(0) == getpgrp() {
-                    _ = tcsetattr(0, TCSANOW, RawTerminal.raw)
+                if RawTerminal.active.load(ordering: .relaxed) && tcgetpgrp(0) == getpgrp()
+                    && tcsetattr(0, TCSANOW, RawTerminal.raw) == 0
+                {
+                    RawTerminal.terminalIsRaw.store(true, ordering: .relaxed)
                 }
                 RawTerminal.continued.store(true, ordering: .relaxed)
                 var byte: UInt8 = 1
@@ -139,7 +147,9 @@ enum RawTerminal {
             }
         default:
             return { signal in
-                if RawTerminal.active.load(ordering: .relaxed) { _ = tcsetattr(0, TCSANOW, RawTerminal.saved) }
+                if RawTerminal.terminalIsRaw.exchange(false, ordering: .relaxed) {
+                    _ = tcsetattr(0, TCSANOW, RawTerminal.saved)
+                }
                 // Put back the handler from before (the default action, or Swift's backtracer) and raise again:
                 // the signal is blocked in its handler, so it is delivered as this handler returns.
                 if let index = RawTerminal.signals.firstIndex(of: signal) {
