@@ -13,4 +13,11 @@ char *cedit_readline(const char *prompt);
 void cedit_add_history(const char *line);
 int cedit_read_history(const char *file);
 int cedit_write_history(const char *file);
+
+// Before the first readline: while readline waits, `output` becoming readable makes it call `print` (on the
+// thread in readline, between keys) and then redraw the prompt and the line being typed
+// (rl_forced_update_display); `interrupt` becoming readable ends the wait (readline returns NULL). Uses
+// libedit's rl_getc_function hook. Returns 0, or -1 when this libedit lacks the hook (output is then printed
+// as it comes).
+int cedit_set_output_source(int output, int interrupt, void (*print)(void));
 #endif

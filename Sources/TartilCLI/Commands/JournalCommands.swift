@@ -81,23 +81,35 @@ enum JournalCommands {
                 }
                 draft.surah = references[0].range.first.surah
                 draft.ayah = references[0].range.first.ayah
-            } else if let player = context.session.current, let item = player.status.item {
-                draft.surah = item.ayah.surah
-                draft.ayah = item.ayah.ayah
-                draft.reciter = draft.reciter ?? player.reciter.rawValue
             } else {
-                throw TartilError.usage("bookmark needs an ayah (36:12) when nothing is playing")
+                try bookmarkWherePlaying(&draft, context.session)
             }
-            let writer = try context.session.journal(context.settings)
-            writer.append(draft)
-            if let failure = writer.flush() { throw TartilError(.failure, failure.message) }
-            let place = "\(draft.surah!):\(draft.ayah!)"
+            let place = try saveBookmark(draft, context)
             if context.settings.json {
                 context.console.json(.object([("bookmark", .string(place)), ("note", draft.note.map { .string($0) } ?? .null)]))
             } else {
                 context.console.line("bookmarked \(place)" + (draft.note.map { " — \($0)" } ?? ""))
             }
         })
+
+    /// Fills in a bookmark's ayah (and reciter, unless given) from where the session's playback is; a usage error
+    /// when nothing is playing.
+    static func bookmarkWherePlaying(_ draft: inout EventDraft, _ session: PlaybackSession) throws(TartilError) {
+        guard let player = session.current, let item = player.status.item else {
+            throw TartilError.usage("bookmark needs an ayah (36:12) when nothing is playing")
+        }
+        draft.surah = item.ayah.surah
+        draft.ayah = item.ayah.ayah
+        draft.reciter = draft.reciter ?? player.reciter.rawValue
+    }
+
+    /// Appends a bookmark to the journal and returns once it is durable; returns its place (`36:12`).
+    static func saveBookmark(_ draft: EventDraft, _ context: Context) throws(TartilError) -> String {
+        let writer = try context.session.journal(context.settings)
+        writer.append(draft)
+        if let failure = writer.flush() { throw TartilError(.failure, failure.message) }
+        return "\(draft.surah!):\(draft.ayah!)"
+    }
 
     static let group = CommandSpec(path: ["journal"], overview: "Export, merge, check and count the positions journal.", run: nil)
 

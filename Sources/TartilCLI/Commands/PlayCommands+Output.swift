@@ -66,17 +66,23 @@ extension PlayCommands {
         ])
     }
 
-    /// `status` for people: a line of facts, and on a terminal the surah's bar with a tick at each ayah.
-    static func text(_ status: PlayerStatus, bar: Bool) -> [String] {
+    /// `status` for people: a line of facts, and on a terminal the surah's bar with a tick at each ayah, `width`
+    /// columns wide in all (the terminal's width).
+    static func text(_ status: PlayerStatus, bar: Bool, width: Int = 80) -> [String] {
         var lines = [progressLine(status)]
-        if bar { lines.append(scrubber(status, width: 64)) }
+        if bar { lines.append(scrubber(status, width: max(LiveLine.minimumBar, width - 3))) }
         for (ayah, reason) in status.skipped.sorted(by: { $0.key < $1.key }) { lines.append("skipped \(ayah): \(reason)") }
         return lines
     }
 
     /// `playing 36:12  3:20 / 21:45  Ya-Sin` (with `~` before a duration that is still partly estimated).
     static func progressLine(_ status: PlayerStatus) -> String {
-        let surahName = (try? Catalog.surah(status.surah))?.nameTransliterated ?? ""
+        let name = surahName(status)
+        return progressFacts(status) + (name.isEmpty ? "" : "  " + name)
+    }
+
+    /// `playing  36:12  3:20 / 21:45`: the progress line without the surah's name.
+    static func progressFacts(_ status: PlayerStatus) -> String {
         var where_ = "—"
         if let item = status.item {
             switch item.kind {
@@ -86,23 +92,24 @@ extension PlayCommands {
             }
         }
         let state = status.state.rawValue
-        return "\(state)  \(where_)  \(clock(status.positionSeconds)) / \(status.isEstimated ? "~" : "")\(clock(status.durationSeconds))  \(surahName)"
+        return "\(state)  \(where_)  \(clock(status.positionSeconds)) / \(status.isEstimated ? "~" : "")\(clock(status.durationSeconds))"
     }
 
-    /// `[=====|====|===>-----|-----]`: the part of the surah played, and a tick where each ayah starts. With more
-    /// ayat than room for ticks three columns apart, every 2nd, 5th, 10th… ayah gets one.
+    /// The transliterated name of the surah playing (`Ya-Sin`), or nothing.
+    static func surahName(_ status: PlayerStatus) -> String {
+        (try? Catalog.surah(status.surah))?.nameTransliterated ?? ""
+    }
+
+    /// The scrubber of `status`: where the listener is in the surah, and when each ayah starts.
+    static func bar(_ status: PlayerStatus) -> ScrubberBar {
+        ScrubberBar(
+            positionSeconds: status.positionSeconds, durationSeconds: status.durationSeconds, ayahStarts: status.ayahStarts,
+            paused: status.state == .paused)
+    }
+
+    /// `[=====|====|===>-----|-----]`, `width` columns between the brackets: see `ScrubberBar`.
     static func scrubber(_ status: PlayerStatus, width: Int) -> String {
-        guard status.durationSeconds > 0 else { return "[" + String(repeating: "-", count: width) + "]" }
-        func column(_ seconds: Double) -> Int { min(width - 1, max(0, Int(seconds * Double(width) / status.durationSeconds))) }
-        let head = column(status.positionSeconds)
-        var cells = (0..<width).map { $0 < head ? Character("=") : Character("-") }
-        let room = max(1, width / 3)
-        let stride = [1, 2, 5, 10, 20, 50, 100].first { (status.ayahStarts.count + $0 - 1) / $0 <= room } ?? 100
-        for (index, tick) in status.ayahStarts.enumerated() where index > 0 && index % stride == 0 {
-            cells[column(tick)] = "|"
-        }
-        cells[head] = status.state == .paused ? "‖" : ">"
-        return "[" + String(cells) + "]"
+        bar(status).rendered(inner: width)
     }
 
     /// `3:20`, `1:02:03`.

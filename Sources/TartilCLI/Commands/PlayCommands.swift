@@ -29,6 +29,8 @@ enum PlayCommands {
             Ctrl-C). At the prompt or in a script it returns at once, and pause, seek, status and the rest control \
             it; a script that ends waits for playback to end.
             With --events, one JSON object per line for each change: state, ayah, buffering, error, end.
+            Keys, on a terminal (not with --events or --json): \(PlayerKeys.bindings.map { "\($0.label) \($0.help)" }.joined(separator: ", ")). \
+            A key that cannot be carried out says why on the live line; playback goes on.
             While it plays, tartil serves the control socket ($XDG_RUNTIME_DIR/tartil/control.sock; --socket): \
             pause, seek, status, watch and the rest from another terminal act on this player, and a play from \
             there replaces what it plays.
@@ -118,7 +120,8 @@ enum PlayCommands {
             if context.settings.json {
                 context.console.json(json(status))
             } else {
-                for line in text(status, bar: context.console.outputIsTerminal) { context.console.line(line) }
+                let width = RawTerminal.columns(of: context.console.outputDescriptor) ?? 80
+                for line in text(status, bar: context.console.outputIsTerminal, width: width) { context.console.line(line) }
             }
         })
 
@@ -223,9 +226,14 @@ enum PlayCommands {
         }
         // Until playback ends: a `play` from another process (the control socket) replaces the player, and this
         // one then watches the new one.
+        let keys = readsKeys(invocation, context)
         var (watched, watchedGeneration) = (player, generation)
         while true {
-            try waitForEnd(of: watched, stopOnInterrupt: true, progress: context.console.errorIsTerminal && !invocation.flag("--events") ? context.console : nil)
+            if keys {
+                try waitWithKeys(of: watched, context)
+            } else {
+                try waitForEnd(of: watched, stopOnInterrupt: true, progress: context.console.errorIsTerminal && !invocation.flag("--events") ? context.console : nil)
+            }
             guard let next = session.replacement(of: watched, generation: watchedGeneration) else { break }
             (watched, watchedGeneration) = next
         }
@@ -369,6 +377,7 @@ enum PlayCommands {
     /// Blocks until `player` ends. Ctrl-C stops it (`stopOnInterrupt`) or only stops the waiting, and throws
     /// `.interrupted` either way. With `progress`, the scrubber line is redrawn on standard error.
     static func waitForEnd(of player: Player, stopOnInterrupt: Bool, progress: Console? = nil) throws {
+        var width = progress.flatMap { _ in RawTerminal.columns(of: 2) } ?? 80
         while !player.waitUntilEnded(timeout: 0.25) {
             if Interrupt.isPending {
                 if stopOnInterrupt {
@@ -378,7 +387,10 @@ enum PlayCommands {
                 progress?.writeError("\n")
                 throw TartilError(.interrupted, stopOnInterrupt ? "playback stopped" : "stopped waiting; playback goes on")
             }
-            if let progress { progress.writeError("\r\u{1B}[K" + progressLine(player.status)) }
+            if let progress {
+                width = RawTerminal.columns(of: 2) ?? width  // cheap, and no handler needed without keys
+                progress.writeError("\r\u{1B}[K" + liveLine(player.status, width: width))
+            }
         }
         progress?.writeError("\r\u{1B}[K")
     }

@@ -26,7 +26,8 @@ public struct Console: Sendable {
 
     /// The process's own standard output and error, unbuffered.
     public static let standard = Console(
-        writeOut: { writeAll(1, $0) }, writeError: { writeAll(2, $0) },
+        writeOut: { if !PromptOutput.queue(1, $0) { writeAll(1, $0) } },
+        writeError: { if !PromptOutput.queue(2, $0) { writeAll(2, $0) } },
         errorIsTerminal: isatty(2) == 1, outputIsTerminal: isatty(1) == 1)
 
     /// Prints a line of results.

@@ -14,6 +14,8 @@ struct Context: Sendable {
     let blocking: Bool
     /// True at the interactive prompt: control commands print the status line once they took effect.
     var interactive = false
+    /// True when standard input is a terminal: `play` then reads keys.
+    var inputIsTerminal = false
 
     /// Loads `mirrors.json` and locates the tables as the settings say.
     func library() throws(TartilError) -> ReciterLibrary {

@@ -16,6 +16,8 @@ final class LineReader {
     /// Bytes of an over-long line dropped so far (nil: not in one). Such a line is never held in memory whole.
     private var dropped: Int?
     private var reachedEnd = false
+    /// Whether other threads' output is printed above the line being typed (see `PromptOutput`).
+    private let printsAbove: Bool
 
     /// One line of input.
     enum Line: Equatable {
@@ -27,6 +29,7 @@ final class LineReader {
     init(interactive: Bool, historyFile: String?) {
         self.interactive = interactive && cedit_load() == 0
         self.historyFile = historyFile
+        printsAbove = self.interactive && PromptOutput.install(interruptDescriptor: Interrupt.wakeDescriptor)
         if self.interactive, let historyFile {
             try? FileSystem.createDirectories(Path.parent(historyFile))
             _ = cedit_read_history(historyFile)
@@ -37,7 +40,10 @@ final class LineReader {
     /// `Interrupt.isPending`).
     func next(prompt: String) -> Line? {
         guard interactive else { return nextPlainLine() }
-        guard let raw = cedit_readline(prompt) else { return nil }
+        if printsAbove { PromptOutput.setAtPrompt(true) }
+        let read = cedit_readline(prompt)
+        if printsAbove { PromptOutput.setAtPrompt(false) }
+        guard let raw = read else { return nil }
         defer { free(raw) }
         let line = String(cString: raw)
         if !line.trimmedWhitespace.isEmpty {

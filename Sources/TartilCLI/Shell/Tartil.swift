@@ -14,7 +14,7 @@ public enum Tartil {
         Interrupt.install()
         let dataDirectory = Settings.findBundledDataDirectory(environment: environment, executablePath: executablePath)
         var settings = Settings(environment: environment, bundledDataDirectory: dataDirectory)
-        let shell = Shell(table: .standard, console: console)
+        let shell = Shell(table: .standard, console: console, inputIsTerminal: inputIsTerminal)
         // Every position handed over is on disk before tartil exits, and the journal is closed: its write-ahead log
         // is checkpointed into the journal file, which then holds every event on its own (see JournalDatabase).
         defer {
@@ -93,12 +93,15 @@ public enum Tartil {
 struct Shell {
     let table: CommandTable
     let console: Console
+    /// Whether standard input is a terminal (`play` from the command line then reads keys).
+    var inputIsTerminal = false
     /// The player the commands of one prompt or script share (and the control socket serves).
     let session: PlaybackSession
 
-    init(table: CommandTable, console: Console, session: PlaybackSession = PlaybackSession()) {
+    init(table: CommandTable, console: Console, inputIsTerminal: Bool = false, session: PlaybackSession = PlaybackSession()) {
         self.table = table
         self.console = console
+        self.inputIsTerminal = inputIsTerminal
         self.session = session
     }
 
@@ -281,6 +284,7 @@ struct Shell {
             }
             var context = Context(settings: commandSettings, console: console, table: table, session: session, blocking: blocking)
             context.interactive = interactive
+            context.inputIsTerminal = inputIsTerminal
             try command.run!(invocation, context)
             return .finished(ExitStatus.success)
         } catch is QuitRequest {

@@ -1,0 +1,126 @@
+import Glibc
+import TartilCore
+import TartilJournal
+import TartilPlayer
+
+/// `tartil play` on a terminal: keys (see `PlayerKeys`) read on the thread that waits for the end, and the live
+/// line on standard error, fitted to the terminal's width.
+extension PlayCommands {
+    /// How long a notice (a refused key's message, a bookmark) stays on the live line.
+    static let noticeSeconds = 3.0
+    /// How long the key help stays.
+    static let helpSeconds = 6.0
+
+    /// Whether `play` reads keys: only on a terminal, and not for scripts (`--events`, `--json`); not when started
+    /// in the background (`tartil play 36 &`), where setting the terminal would stop tartil (SIGTTOU) and the
+    /// keys are the shell's.
+    static func readsKeys(_ invocation: Invocation, _ context: Context) -> Bool {
+        context.inputIsTerminal && !invocation.flag("--events") && !context.settings.json && tcgetpgrp(0) == getpgrp()
+    }
+
+    /// The live line for `status` at `width` columns: the facts, the bar, the surah's name, or a notice.
+    static func liveLine(_ status: PlayerStatus, notice: String? = nil, width: Int) -> String {
+        LiveLine.render(
+            facts: progressFacts(status), name: surahName(status), bar: bar(status), notice: notice, width: width)
+    }
+
+    /// Blocks until `player` ends, reading keys and redrawing the live line every 0.25 s (at once after a key, a
+    /// resize or a return from Ctrl-Z). Raw mode is left on every way out, a thrown error included. Ctrl-C and
+    /// SIGTERM stop playback (recording the position as a quit) and throw `.interrupted`, like `waitForEnd`.
+    static func waitWithKeys(of player: Player, _ context: Context) throws {
+        do {
+            try RawTerminal.enter()
+        } catch {
+            // No keys (the terminal would not change modes): playback goes on with the live line alone.
+            context.console.note("Error: \(error.message); keys are off")
+            return try waitForEnd(
+                of: player, stopOnInterrupt: true, progress: context.console.errorIsTerminal ? context.console : nil)
+        }
+        defer { RawTerminal.leave() }
+        let console = context.console
+        let draws = console.errorIsTerminal
+        var decoder = KeyDecoder()
+        var notice: (text: String, until: ContinuousClock.Instant)?
+        var width = RawTerminal.columns(of: 2) ?? 80
+        var inputOpen = true
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while !player.waitUntilEnded(timeout: 0) {
+            if Interrupt.isPending {
+                RawTerminal.leave()
+                player.stop(reason: .quit)
+                player.waitUntilEnded()
+                if draws { console.writeError("\n") }
+                throw TartilError(.interrupted, "playback stopped")
+            }
+            // Keys only in the foreground: a background process reading its terminal is stopped (SIGTTIN), and
+            // waiting on input the shell reads would wake at once, again and again.
+            let foreground = tcgetpgrp(0) == getpgrp()
+            var descriptors = [pollfd(fd: inputOpen && foreground ? 0 : -1, events: Int16(POLLIN), revents: 0)]
+            for wake in [Interrupt.wakeDescriptor, RawTerminal.wakeDescriptor] where wake >= 0 {
+                descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), 250)
+            if RawTerminal.takeRedraw() { width = RawTerminal.columns(of: 2) ?? width }
+            var keys: [Key] = []
+            if ready > 0 && descriptors[0].revents & Int16(POLLIN) == 0 && descriptors[0].revents != 0 {
+                inputOpen = false  // hung up or closed: playback goes on without keys
+            } else if ready > 0 && descriptors[0].revents != 0 {
+                let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    keys = decoder.feed(buffer[..<count])
+                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                    inputOpen = false  // the terminal went away: playback goes on without keys
+                }
+            } else if ready == 0 {
+                decoder.idle()
+            }
+            for key in keys {
+                guard let action = PlayerKeys.action(for: key) else { continue }
+                if let text = perform(action, context) {
+                    let seconds = action == .help ? helpSeconds : noticeSeconds
+                    notice = (text, .now + .milliseconds(Int(seconds * 1000)))
+                }
+                if action == .command(.quit) { break }
+            }
+            if let shown = notice, shown.until < .now { notice = nil }
+            if draws && foreground && !player.status.state.isEnded {  // in the background, the shell's line is left alone
+                console.writeError("\r\u{1B}[K" + liveLine(player.status, notice: notice?.text, width: width))
+            }
+        }
+        if draws { console.writeError("\r\u{1B}[K") }
+    }
+
+    /// Carries out what a key asks; returns what the live line should say about it (a refusal's message, the
+    /// bookmark made, the help), if anything. Nothing a key does ends playback but `q`.
+    private static func perform(_ action: PlayerKeys.Action, _ context: Context) -> String? {
+        do {
+            switch action {
+            case .command(let command):
+                _ = try context.session.control(name(of: command), command)
+                return nil
+            case .bookmark:
+                var draft = EventDraft(kind: .bookmark)
+                try JournalCommands.bookmarkWherePlaying(&draft, context.session)
+                return "bookmarked " + (try JournalCommands.saveBookmark(draft, context))
+            case .help:
+                return PlayerKeys.helpLine
+            }
+        } catch {
+            return error.message
+        }
+    }
+
+    /// The command's name as the prompt knows it, for messages.
+    private static func name(of command: PlaybackMachine.Command) -> String {
+        switch command {
+        case .pause: return "pause"
+        case .resume: return "resume"
+        case .toggle: return "toggle"
+        case .next: return "next"
+        case .previous: return "prev"
+        case .stop: return "stop"
+        case .quit: return "quit"
+        case .seek: return "seek"
+        }
+    }
+}

@@ -1,0 +1,69 @@
+/// What the keys do while `tartil play` runs on a terminal (mpv's habits), in one table: the key reader, the
+/// `?` help line, `play --help` and the README all come from it.
+///
+/// | key | does |
+/// |---|---|
+/// | space, `p` | pause / resume |
+/// | ← → | back / forward 5 s |
+/// | ↓ ↑ | back / forward 60 s |
+/// | `<` `>` | previous / next ayah |
+/// | `b` | bookmark where playback is |
+/// | `q` | quit, saving the position |
+/// | `?` | this help, on one line |
+public enum PlayerKeys {
+    /// What a key asks for.
+    public enum Action: Sendable, Hashable {
+        /// A playback command, carried out like the prompt's (its position is durable when it returns).
+        case command(PlaybackMachine.Command)
+        /// A bookmark where playback is (like `bookmark` with no ayah).
+        case bookmark
+        /// Show the key help.
+        case help
+    }
+
+    /// One row of the table: the keys (as the help shows them), what they do, and the keys themselves.
+    public struct Binding: Sendable, Hashable {
+        public let label: String
+        public let help: String
+        public let keys: [Key: Action]
+    }
+
+    /// Seconds moved by ← and →.
+    public static let shortSeek = 5.0
+    /// Seconds moved by ↓ and ↑.
+    public static let longSeek = 60.0
+
+    public static let bindings: [Binding] = [
+        Binding(
+            label: "space/p", help: "pause",
+            keys: [.character(" "): .command(.toggle), .character("p"): .command(.toggle)]),
+        Binding(
+            label: "←/→", help: "-/+5 s",
+            keys: [
+                .left: .command(.seek(.offset(seconds: -shortSeek))),
+                .right: .command(.seek(.offset(seconds: shortSeek))),
+            ]),
+        Binding(
+            label: "↓/↑", help: "-/+60 s",
+            keys: [
+                .down: .command(.seek(.offset(seconds: -longSeek))), .up: .command(.seek(.offset(seconds: longSeek))),
+            ]),
+        Binding(
+            label: "</>", help: "prev/next ayah",
+            keys: [.character("<"): .command(.previous), .character(">"): .command(.next)]),
+        Binding(label: "b", help: "bookmark", keys: [.character("b"): .bookmark]),
+        Binding(label: "q", help: "quit", keys: [.character("q"): .command(.quit)]),
+        Binding(label: "?", help: "keys", keys: [.character("?"): .help]),
+    ]
+
+    /// What `key` does, or nil for a key that does nothing.
+    public static func action(for key: Key) -> Action? {
+        for binding in bindings {
+            if let action = binding.keys[key] { return action }
+        }
+        return nil
+    }
+
+    /// The one-line help `?` shows: `keys: space/p pause  ←/→ -/+5 s  ↓/↑ -/+60 s  </> prev/next ayah  b bookmark  q quit  ? keys`.
+    public static let helpLine = "keys: " + bindings.map { "\($0.label) \($0.help)" }.joined(separator: "  ")
+}
