@@ -62,6 +62,6 @@ final class EventPrinter: Sendable {
     /// Waits until every queued line is written, for at most `seconds` (a reader that never reads cannot hold
     /// tartil's exit longer).
     func drain(timeout seconds: Double = 2) {
-        _ = queue.wait(until: { $0.lines.isEmpty && !$0.writing }, timeout: seconds) { _, _ in }
+        queue.wait(until: { $0.lines.isEmpty && !$0.writing }, timeout: seconds) { _, _ in }
     }
 }
