@@ -20,6 +20,11 @@ extension Journal {
         public static let noteBytes = 4096
         /// The longest event id, device id and reciter id, in bytes.
         public static let idBytes = 128
+        /// The largest device sequence number (2^53: every device's count stays an exact integer everywhere).
+        public static let largestSequence: Int64 = 1 << 53
+        /// The longest offset into an ayah's recitation: 24 hours (at most 48000 samples a second).
+        public static let longestOffsetMs: Int64 = 24 * 3600 * 1000
+        public static let longestOffsetSamples: Int64 = 24 * 3600 * 48000
     }
 
     /// Adds every event of the journal at `otherPath` that this one lacks (by event id) and returns how many were
@@ -123,6 +128,31 @@ extension Journal {
         return try schema(reference, "main")
     }
 
+    /// The schema this build's migrations make, made once per process.
+    static let ownSchema: [SchemaObject]? = try? expectedSchema()
+
+    /// A journal opened as this device's must be one tartil wrote: each table, index and trigger it has is a
+    /// tartil journal's, with the same SQL (an older journal may lack the newest ones, which migrating adds), and
+    /// nothing else: no view, no other trigger. A file crafted to loop (a view over a recursive query in place of
+    /// `events`) is refused here, before any query runs on it. One read of `sqlite_master`.
+    static func checkOwnSchema(_ connection: Connection, _ path: String) throws(JournalError) {
+        let found: [SchemaObject]
+        do {
+            found = try schema(connection, "main")
+        } catch {
+            throw JournalError(error, "cannot read the journal \(path)")
+        }
+        guard let expected = ownSchema else { return }
+        let known = Dictionary(expected.map { ("\($0.type) \($0.name)", $0) }, uniquingKeysWith: { first, _ in first })
+        for object in found where !object.name.hasPrefix("sqlite_stat") {
+            guard known["\(object.type) \(object.name)"] == object else {
+                throw JournalError(
+                    .notAJournal,
+                    "\(path) is not a tartil journal: it has the \(object.type) \(object.name.prefix(80)), which a tartil journal does not have (or not like this)")
+            }
+        }
+    }
+
     struct SchemaObject: Hashable {
         let type: String
         let name: String
@@ -217,19 +247,23 @@ extension Journal {
         let statement = try connection.prepare("""
             SELECT event_id, problem FROM (
                 SELECT event_id, CASE
-                    WHEN NOT (\(isText("event_id", id))) THEN 'its event id is not an id'
-                    WHEN NOT (\(isText("device_id", id))) THEN 'its device id is not an id'
-                    WHEN NOT (\(isCount("device_seq", from: 1))) THEN 'its device sequence number is not a whole number from 1'
+                    WHEN NOT (\(isText("event_id", id))) OR event_id GLOB '*[^0-9A-Za-z_-]*' THEN 'its event id is not an id (letters, digits, - and _)'
+                    WHEN NOT (\(isText("device_id", id))) OR device_id GLOB '*[^0-9A-Za-z_-]*' THEN 'its device id is not an id (letters, digits, - and _)'
+                    WHEN device_id = (SELECT value FROM main.meta WHERE key = 'device_id')
+                        AND NOT EXISTS (SELECT 1 FROM main.events AS mine WHERE mine.event_id = other.events.event_id)
+                        THEN 'it claims to come from this device, which did not write it'
+                    WHEN NOT (\(isCount("device_seq", from: 1))) OR device_seq > \(MergeLimits.largestSequence) THEN 'its device sequence number is not a whole number from 1 to 2^53'
                     WHEN NOT (\(isCount("ts_ms", from: 0))) THEN 'its time is not a whole number of milliseconds since 1970'
                     WHEN ts_ms > \(latest) THEN 'its time (ts_ms ' || ts_ms || ') is in the future, more than 10 minutes after this device''s clock (' || \(nowMs) || ')'
                     WHEN typeof(kind) != 'text' OR kind NOT IN (\(kinds)) THEN 'its kind ' || quote(substr(CAST(kind AS TEXT), 1, 40)) || ' is not one tartil knows (\(kindNames))'
                     WHEN reason IS NOT NULL AND (typeof(reason) != 'text' OR reason NOT IN (\(reasons))) THEN 'its reason ' || quote(substr(CAST(reason AS TEXT), 1, 40)) || ' is not one tartil knows'
                     WHEN surah IS NOT NULL AND NOT (typeof(surah) = 'integer' AND surah BETWEEN 1 AND 114) THEN 'its surah is not 1-114'
                     WHEN ayah IS NOT NULL AND NOT (typeof(ayah) = 'integer' AND surah IS NOT NULL AND ayah BETWEEN 1 AND (CASE surah \(ayahCounts) END)) THEN 'its ayah is not one of its surah'
-                    WHEN offset_samples IS NOT NULL AND NOT (\(isCount("offset_samples", from: 0))) THEN 'its offset in samples is negative or not a number'
-                    WHEN offset_ms IS NOT NULL AND NOT (\(isCount("offset_ms", from: 0))) THEN 'its offset in milliseconds is negative or not a number'
-                    WHEN reciter IS NOT NULL AND NOT (\(isText("reciter", id))) THEN 'its reciter is not a reciter id'
+                    WHEN offset_samples IS NOT NULL AND NOT (\(isCount("offset_samples", from: 0)) AND offset_samples <= \(MergeLimits.longestOffsetSamples)) THEN 'its offset in samples is negative, not a number or longer than 24 hours'
+                    WHEN offset_ms IS NOT NULL AND NOT (\(isCount("offset_ms", from: 0)) AND offset_ms <= \(MergeLimits.longestOffsetMs)) THEN 'its offset in milliseconds is negative, not a number or longer than 24 hours'
+                    WHEN reciter IS NOT NULL AND NOT (\(isText("reciter", 64)) AND reciter GLOB '[a-z0-9]*' AND reciter NOT GLOB '*[^a-z0-9._-]*') THEN 'its reciter is not a reciter id ([a-z0-9][a-z0-9._-]*)'
                     WHEN note IS NOT NULL AND NOT (typeof(note) = 'text' AND length(CAST(note AS BLOB)) <= \(MergeLimits.noteBytes)) THEN 'its note is longer than \(MergeLimits.noteBytes) bytes'
+                    WHEN note IS NOT NULL AND note GLOB ('*[' || char(1) || '-' || char(31) || char(127) || ']*') THEN 'its note has control characters'
                     WHEN kind = 'position' AND (surah IS NULL OR ayah IS NULL OR reciter IS NULL OR reason IS NULL OR offset_samples IS NULL OR offset_ms IS NULL) THEN 'it is a position without a surah, ayah, reciter, reason or offset'
                     WHEN kind = 'bookmark' AND (surah IS NULL OR ayah IS NULL) THEN 'it is a bookmark without a surah and ayah'
                     END AS problem

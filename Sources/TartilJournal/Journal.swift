@@ -133,6 +133,12 @@ public final class Journal {
             throw JournalError(error, "cannot open the journal \(path)")
         }
         do {
+            try Self.checkOwnSchema(database.connection, path)
+        } catch {
+            try? database.close()
+            throw error
+        }
+        do {
             let connection = database.connection
             if let existing = try connection.scalarText("SELECT value FROM meta WHERE key = 'device_id'") {
                 deviceID = existing
@@ -150,9 +156,18 @@ public final class Journal {
     }
 
     /// Closes the journal.
-    public func close() {
+    /// Closes the journal. Returns why the write-ahead log could not be folded into the file, if it could not
+    /// (another program kept reading for longer than the busy timeout): the events are safe in the log, and the
+    /// next tartil that writes folds them in.
+    @discardableResult
+    public func close() -> JournalError? {
         insert = nil
-        try? database.close()
+        do {
+            try database.close()
+            return nil
+        } catch {
+            return JournalError(error, "the journal's log could not be folded into \(path)")
+        }
     }
 
     // MARK: - Appending

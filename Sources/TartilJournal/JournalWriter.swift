@@ -18,6 +18,8 @@ public final class JournalWriter: Sendable {
         var written = 0
         var opened: Result<String, JournalError>?
         var closing = false
+        /// Why the log stayed beside the journal at close, if it did.
+        var closeProblem: JournalError?
         var closed = false
         /// The first failure since the last `flush` (the journal's disk full, say): reported once by `flush`.
         var failure: JournalError?
@@ -76,8 +78,11 @@ public final class JournalWriter: Sendable {
                 for task in tasks { task(journal) }
                 if closing && drafts.isEmpty && tasks.isEmpty { break }
             }
-            journal.close()
-            state.update { $0.closed = true }
+            let problem = journal.close()
+            state.update { box in
+                box.closed = true
+                box.closeProblem = problem
+            }
         }
     }
 
@@ -147,9 +152,12 @@ public final class JournalWriter: Sendable {
     }
 
     /// Flushes and closes the journal (its log is checkpointed into the journal file). Appends after this fail.
-    public func close() {
+    /// Flushes, closes, and returns why the journal file does not hold every event on its own, if it does not
+    /// (its log could not be folded in: see `Journal.close`).
+    @discardableResult
+    public func close() -> JournalError? {
         _ = flush()
         state.update { $0.closing = true }
-        state.wait(until: { $0.closed || $0.isFailedOpen }) { _ in }
+        return state.wait(until: { $0.closed || $0.isFailedOpen }) { $0.closeProblem }
     }
 }

@@ -44,6 +44,12 @@ import Testing
             ("unknown kind", insert + " ('f1', 'd', 1, 1000, 'highlight', NULL, 1, 1, NULL, NULL, NULL, NULL)", 64),
             ("blob kind", insert + " ('f1', 'd', 1, 1000, x'00ff', NULL, 1, 1, NULL, NULL, NULL, NULL)", 64),
             ("negative offset", insert + " ('f1', 'd', 1, 1000, 'position', 'r', 1, 1, -1, -1, 'pause', NULL)", 64),
+            // Found by a review: accepted before, then `positions` trapped or other journals refused this one.
+            ("huge offsets", insert + " ('f1', 'd', 1, 1000, 'position', 'r', 112, 4, 9223372036854775807, 9223372036854775807, 'seek', NULL)", 64),
+            ("huge sequence", insert + " ('f1', 'd', 9223372036854775807, 1000, 'bookmark', NULL, 1, 1, NULL, NULL, NULL, NULL)", 64),
+            ("escapes in a note", insert + " ('f1', 'd', 1, 1000, 'bookmark', NULL, 1, 1, NULL, NULL, NULL, char(27) || '[2J' || char(13) || 'fake')", 64),
+            ("escapes in a reciter", insert + " ('f1', 'd', 1, 1000, 'position', char(27) || ']0;x', 1, 1, 0, 0, 'seek', NULL)", 64),
+            ("a path for an id", insert + " ('../../etc/passwd', 'd', 1, 1000, 'bookmark', NULL, 1, 1, NULL, NULL, NULL, NULL)", 64),
             ("bad surah", insert + " ('f1', 'd', 1, 1000, 'bookmark', NULL, 0, 1, NULL, NULL, NULL, NULL)", 64),
             ("bad ayah", insert + " ('f1', 'd', 1, 1000, 'bookmark', NULL, 1, 8, NULL, NULL, NULL, NULL)", 64),
             ("empty event id", insert + " ('', 'd', 1, 1000, 'bookmark', NULL, 1, 1, NULL, NULL, NULL, NULL)", 64),
@@ -129,12 +135,24 @@ import Testing
             if status != 0 {
                 #expect(now == targetBytes, "\(label): refused with \(status) but the target changed")
             } else if now != targetBytes {
-                // Merged: the target must still pass its check; then it goes back to how it was for the next input.
+                // Merged: the target must still pass its check and every reader and writer must still work on it
+                // (an accepted event must never break the journal); then it goes back to how it was.
                 let check = try runTartil(["journal", "check", "--journal", target], home: directory)
                 #expect(check.status == 0, "\(label): \(check.stderr)")
+                for reader in [["positions"], ["history"], ["journal", "export"], ["bookmark", "1:2"], ["resume", "--output", "null"]] {
+                    let used = try runTartilWithDeadline(reader + ["--journal", target], deadline: 30, home: directory)
+                    #expect(!used.hung && !used.signalled, "\(label): \(reader) after the merge: \(used.result.stderr)")
+                    #expect(!used.result.stderr.contains("Fatal error"), "\(label): \(reader): \(used.result.stderr)")
+                }
                 try targetBytes.write(to: URL(fileURLWithPath: target))
             }
+            // The same file named as the journal itself: refused or read, never a hang or a crash.
+            let opened = try runTartilWithDeadline(["positions", "--journal", input], deadline: 30, home: directory)
+            #expect(!opened.hung && !opened.signalled, "\(label) as --journal: \(opened.result.stderr)")
+            #expect([0, 1, 64].contains(opened.result.status), "\(label) as --journal: \(opened.result.stderr)")
             try? FileManager.default.removeItem(atPath: input)
+            try? FileManager.default.removeItem(atPath: input + "-wal")
+            try? FileManager.default.removeItem(atPath: input + "-shm")
         }
         // The mix reached both outcomes that matter.
         #expect(outcomes[64, default: 0] > 0 && outcomes[0, default: 0] > 0, "\(outcomes)")

@@ -74,6 +74,10 @@ enum JournalCommands {
             if let note = draft.note, note.utf8.count > Journal.MergeLimits.noteBytes {
                 throw TartilError.usage("--note takes at most \(Journal.MergeLimits.noteBytes) bytes, not \(note.utf8.count)")
             }
+            if let note = draft.note, note.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw TartilError.usage("--note takes text without control characters (tabs, new lines, escapes)")
+            }
+            if let reciter = draft.reciter { _ = try ReciterID(reciter) }  // an id other journals can merge
             if let text = invocation.arguments.first {
                 let references = try ReferenceParser.parse([text])
                 guard references.count == 1, references[0].range.first == references[0].range.last else {
@@ -354,6 +358,10 @@ enum JournalCommands {
             let day = NumberText.whole(dateParts[2], in: 1...31),
             parts.count == 1 || (2...3).contains(clockParts.count), clockParts.allSatisfy({ $0.count == 2 })
         else { throw bad }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        guard day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] else {
+            throw .usage("--since: \(parts[0]) is not a day of the calendar (month \(month) of \(year) has \([31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]) days)")
+        }
         let clock = clockParts.compactMap { NumberText.whole($0, in: 0...59) }
         guard clock.count == clockParts.count, (clock.first ?? 0) < 24 else { throw bad }
         var fields = tm()

@@ -329,7 +329,7 @@ enum PlayCommands {
         do {
             journal = try Journal(path: path, readOnly: true)
         } catch {
-            throw TartilError(context.settings.journalIsExplicit ? .usage : .failure, error.message)
+            throw TartilError(error.code == .notAJournal && context.settings.journalIsExplicit ? .usage : .failure, error.message)
         }
         defer { journal.close() }
         let inScope = Set(scope ?? [])

@@ -171,9 +171,10 @@ final class PlaybackSession: Sendable {
             try writer.opened()
         } catch {
             state.withLock { if $0.journal === writer { $0.journal = nil } }
-            throw TartilError(
-                settings.journalIsExplicit ? .usage : .failure,
-                "\(error.message)\(settings.journalIsExplicit ? " (--journal or TARTIL_JOURNAL)" : "")")
+            // A file that is not a journal, named by the user, is bad input; a disk that is full or read-only is
+            // a failure.
+            let named = settings.journalIsExplicit && error.code == .notAJournal
+            throw TartilError(named ? .usage : .failure, "\(error.message)\(named ? " (--journal or TARTIL_JOURNAL)" : "")")
         }
         return writer
     }
@@ -275,12 +276,15 @@ final class PlaybackSession: Sendable {
         return false
     }
 
-    /// Flushes and closes the journal (before tartil exits).
-    func closeJournal() {
+    /// Flushes and closes the journal (before tartil exits); returns a note when the journal file alone does not
+    /// hold every event (another program kept it busy: the events are safe in its log beside it).
+    @discardableResult
+    func closeJournal() -> String? {
         let writer = state.withLock { state in
             defer { state.journal = nil }
             return state.journal
         }
-        writer?.close()
+        guard let problem = writer?.close() else { return nil }
+        return "note: \(problem.message); every event is safe in \(writer!.path)-wal beside it, and the next tartil that writes folds it in (copy both files until then)"
     }
 }

@@ -4,6 +4,8 @@ import Glibc
 enum Formatting {
     /// `1:02:03.456`, `2:03.456` or `3.456 s`.
     static func duration(seconds: Double) -> String {
+        // Journals merged from elsewhere may hold any number: never trap on one (a billion seconds is 31 years).
+        let seconds = seconds.isFinite ? min(max(seconds, -1e9), 1e9) : 0
         let totalMilliseconds = Int((seconds * 1000).rounded())
         let milliseconds = totalMilliseconds % 1000
         let totalSeconds = totalMilliseconds / 1000

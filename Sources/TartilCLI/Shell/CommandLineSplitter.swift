@@ -1,6 +1,7 @@
 /// Splits a line of commands (`-c "play 1; wait"`, a REPL line, a script line) into commands and words, the way
 /// a shell would for the simple cases: white space separates words, `;` separates commands, single and double
-/// quotes group words, a backslash escapes the next character, and `#` at the start of a word begins a comment.
+/// quotes group words, a backslash escapes the next character, and `#` at the start of a word begins a comment
+/// (but `#262`, a global ayah number, is a word).
 public enum CommandLineSplitter {
     /// The longest line taken, in bytes: far more than any command needs, and short enough that no line can
     /// keep tartil busy (longer lines are refused whole, before anything in them runs).
@@ -20,7 +21,8 @@ public enum CommandLineSplitter {
         var inWord = false
         var quote: Character?
         var escaped = false
-        for character in line {
+        let characters = Array(line)
+        for (position, character) in characters.enumerated() {
             if escaped {
                 word.append(character)
                 escaped = false
@@ -53,7 +55,8 @@ public enum CommandLineSplitter {
                 inWord = false
                 if !words.isEmpty { commands.append(words) }
                 words = []
-            case "#" where !inWord:
+            case "#" where !inWord && !(position + 1 < characters.count && characters[position + 1].isASCII && characters[position + 1].isNumber):
+                // `#` starts a comment, except before a digit: `#262` is a global ayah number.
                 if !words.isEmpty { commands.append(words) }
                 return commands
             default:

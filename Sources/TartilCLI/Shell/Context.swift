@@ -20,8 +20,19 @@ struct Context: Sendable {
     /// Loads `mirrors.json` and locates the tables as the settings say.
     func library() throws(TartilError) -> ReciterLibrary {
         let mirrors = try settings.mirrorsFile()
-        if let tables = settings.explicitTablesDirectory, !FileManager.default.fileExists(atPath: tables) {
-            throw TartilError(.usage, "the tables directory \(tables) does not exist (--tables or TARTIL_TABLES)")
+        if let tables = settings.explicitTablesDirectory {
+            var isDirectory = false
+            if !FileManager.default.fileExists(atPath: tables, isDirectory: &isDirectory) {
+                throw TartilError(.usage, "the tables directory \(tables) does not exist (--tables or TARTIL_TABLES)")
+            }
+            // A file here would silently pin nothing: every ayah would be trusted on first use.
+            guard isDirectory else {
+                throw TartilError(.usage, "--tables takes a directory of reciter tables, and \(tables) is a file (--tables or TARTIL_TABLES)")
+            }
+        }
+        var mirrorsIsDirectory = false
+        if FileManager.default.fileExists(atPath: mirrors.path, isDirectory: &mirrorsIsDirectory), mirrorsIsDirectory {
+            throw TartilError(.usage, "\(mirrors.path) (from \(mirrors.source)) is a directory: give the path of a mirrors.json")
         }
         do {
             return try ReciterLibrary(mirrorsFile: mirrors.path, tableDirectories: settings.tableDirectories)

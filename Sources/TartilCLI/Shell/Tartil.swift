@@ -19,7 +19,7 @@ public enum Tartil {
         // is checkpointed into the journal file, which then holds every event on its own (see JournalDatabase).
         defer {
             shell.session.stopControl()
-            shell.session.closeJournal()
+            if let note = shell.session.closeJournal() { console.writeError(note + "\n") }
         }
 
         // Leading options: the global ones, -c, --help and --version.

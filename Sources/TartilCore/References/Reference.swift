@@ -77,11 +77,16 @@ public enum ReferenceParser {
     }
 
     /// Every ayah of `references`, in order, each once (the first time it appears).
+    /// Linear in the references and the ayat they name once: a line of thousands of whole-Qur'an ranges costs
+    /// one pass of global numbers each, not thousands of hashed ayat.
     public static func uniqueAyat(of references: [Reference]) -> [AyahRef] {
-        var seen: Set<AyahRef> = []
+        var seen = [Bool](repeating: false, count: Catalog.totalAyat + 1)
         var ayat: [AyahRef] = []
         for reference in references {
-            for ayah in reference.range where seen.insert(ayah).inserted { ayat.append(ayah) }
+            for global in reference.range.first.global...reference.range.last.global where !seen[global] {
+                seen[global] = true
+                if let ayah = try? AyahRef(global: global) { ayat.append(ayah) }
+            }
         }
         return ayat
     }
