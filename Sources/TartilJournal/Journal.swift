@@ -81,6 +81,9 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
         case refused
         /// Ctrl-C or SIGTERM stopped the work; what it was doing was rolled back.
         case interrupted
+        /// A backup's destination cannot be written: it is the journal itself, it exists (and replacing it was
+        /// not asked for), or it is not a regular file. Nothing was written.
+        case badDestination
         /// Another kind of failure (disk full, permissions, …).
         case failed
     }

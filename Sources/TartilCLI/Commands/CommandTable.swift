@@ -37,6 +37,7 @@ struct CommandTable: Sendable {
         JournalCommands.group,
         JournalCommands.export,
         JournalCommands.merge,
+        JournalCommands.backup,
         JournalCommands.stats,
         JournalCommands.check,
         TableCommands.group,

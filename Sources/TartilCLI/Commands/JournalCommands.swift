@@ -111,7 +111,7 @@ enum JournalCommands {
         return "\(draft.surah!):\(draft.ayah!)"
     }
 
-    static let group = CommandSpec(path: ["journal"], overview: "Export, merge, check and count the positions journal.", run: nil)
+    static let group = CommandSpec(path: ["journal"], overview: "Export, merge, back up, check and count the positions journal.", run: nil)
 
     static let export = CommandSpec(
         path: ["journal", "export"],
@@ -169,16 +169,48 @@ enum JournalCommands {
                     try journal.merge(from: other, shouldStop: { Interrupt.isPending })
                 }
             } catch {
-                switch error.code {
-                case .notAJournal, .refused: throw TartilError(.usage, error.message)
-                case .interrupted: throw TartilError(.interrupted, error.message)
-                default: throw TartilError(.failure, error.message)
-                }
+                throw commandError(error)
             }
             if context.settings.json {
                 context.console.json(.object([("merged", .string(other)), ("new_events", .int(added))]))
             } else {
                 context.console.line("\(added) new event\(added == 1 ? "" : "s") from \(other)")
+            }
+        })
+
+    static let backup = CommandSpec(
+        path: ["journal", "backup"],
+        overview: "Write a consistent, self-contained copy of the journal, even while a player writes.",
+        discussion: """
+            The copy is a snapshot as of one moment, made with SQLite's online backup API (a player appending \
+            meanwhile is not stopped), written to a temporary name beside FILE, checked, fsynced and then \
+            renamed: FILE is never half-written. It is self-contained (no -wal file beside it is needed), passes \
+            'journal check', can be merged ('journal merge FILE' into the journal it came from adds nothing) or \
+            used as a journal (--journal FILE). FILE must not be the journal itself; a FILE that exists is \
+            replaced only with --force (exit 64 otherwise, nothing written).
+            """,
+        arguments: [.init(name: "file", help: "Where to write the copy.")],
+        options: [.init(names: ["--force"], valueName: nil, help: "Replace FILE if it exists.")],
+        examples: ["tartil journal backup ~/backups/tartil-journal.sqlite", "tartil journal backup /mnt/usb/journal.sqlite --force"],
+        run: { invocation, context in
+            guard let journal = try openForReading(context) else {
+                throw TartilError(.notFound, "there is no journal at \(context.settings.journalFile) yet")
+            }
+            defer { journal.close() }
+            let result: Journal.BackupResult
+            do throws(JournalError) {
+                result = try journal.backup(to: invocation.arguments[0], replacing: invocation.flag("--force"))
+            } catch {
+                throw commandError(error)
+            }
+            if context.settings.json {
+                context.console.json(.object([
+                    ("backup", .string(result.path)), ("journal", .string(journal.path)), ("events", .int(result.events)),
+                    ("bytes", .int(result.bytes)),
+                ]))
+            } else {
+                context.console.line(
+                    "backed up \(Formatting.grouped(result.events)) event\(result.events == 1 ? "" : "s") to \(result.path) (\(Formatting.bytes(result.bytes)))")
             }
         })
 
@@ -234,6 +266,16 @@ enum JournalCommands {
         })
 
     // MARK: - Helpers
+
+    /// A journal's error as the CLI reports it: a file that is not a journal, events that cannot be true and a
+    /// destination that cannot be written are usage errors (nothing was changed); Ctrl-C is an interruption.
+    static func commandError(_ error: JournalError) -> TartilError {
+        switch error.code {
+        case .notAJournal, .refused, .badDestination: return TartilError(.usage, error.message)
+        case .interrupted: return TartilError(.interrupted, error.message)
+        case .failed: return TartilError(.failure, error.message)
+        }
+    }
 
     /// The journal opened read-only, or nil when there is none yet. A file that is not a journal is refused.
     static func openForReading(_ context: Context) throws(TartilError) -> Journal? {
