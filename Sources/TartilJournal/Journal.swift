@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import TartilCore
 import TartilSQLite
 
 /// One event of the journal, as stored.
@@ -9,6 +10,12 @@ public struct JournalEvent: Sendable, Hashable {
         case sessionStart = "session-start"
         case sessionEnd = "session-end"
         case bookmark
+        /// A bookmark removed: `targetID` is the removed bookmark's event id. The bookmark event stays in the
+        /// journal (it is append-only); lists leave it out.
+        case bookmarkRemoved = "bookmark-removed"
+        /// A bookmark's note replaced: `targetID` is the bookmark's event id, `note` the new note (empty: none).
+        /// Of several, the latest by (time, device id, event id) wins.
+        case bookmarkNote = "bookmark-note"
     }
 
     /// Why a position was recorded.
@@ -34,6 +41,8 @@ public struct JournalEvent: Sendable, Hashable {
     public let offsetMs: Int64?
     public let reason: Reason?
     public let note: String?
+    /// The event this one is about (the bookmark a `bookmark-removed` or `bookmark-note` changes).
+    public let targetID: String?
 }
 
 /// What to append; the journal adds the event id, device, sequence number and time.
@@ -46,11 +55,13 @@ public struct EventDraft: Sendable, Hashable {
     public var offsetMs: Int64?
     public var reason: JournalEvent.Reason?
     public var note: String?
+    public var targetID: String?
 
     public init(
         kind: JournalEvent.Kind, reciter: String? = nil, surah: Int? = nil, ayah: Int? = nil, offsetSamples: Int64? = nil,
-        offsetMs: Int64? = nil, reason: JournalEvent.Reason? = nil, note: String? = nil
+        offsetMs: Int64? = nil, reason: JournalEvent.Reason? = nil, note: String? = nil, targetID: String? = nil
     ) {
+        self.targetID = targetID
         self.kind = kind
         self.reciter = reciter
         self.surah = surah
@@ -84,6 +95,8 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
         /// A backup's destination cannot be written: it is the journal itself, it exists (and replacing it was
         /// not asked for), or it is not a regular file. Nothing was written.
         case badDestination
+        /// No bookmark has the id given (or a prefix fits several, or it was removed already). Nothing was written.
+        case unknownBookmark
         /// Another kind of failure (disk full, permissions, …).
         case failed
     }
@@ -175,11 +188,11 @@ public final class Journal {
             if insert == nil {
                 insert = try database.connection.prepare("""
                     INSERT INTO events(event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples,
-                                       offset_ms, reason, note)
+                                       offset_ms, reason, note, target_id)
                     VALUES (?1, ?2, (SELECT coalesce(max(device_seq), 0) + 1 FROM events WHERE device_id = ?2),
                             max(?3, coalesce((SELECT ts_ms + 1 FROM events WHERE device_id = ?2
                                               ORDER BY device_seq DESC LIMIT 1), 0)),
-                            ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                            ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                     RETURNING device_seq, ts_ms
                     """)
             }
@@ -188,6 +201,7 @@ public final class Journal {
                 .text(eventID), .text(deviceID), .integer(time), .text(draft.kind.rawValue), Self.value(draft.reciter),
                 Self.value(draft.surah.map(Int64.init)), Self.value(draft.ayah.map(Int64.init)), Self.value(draft.offsetSamples),
                 Self.value(draft.offsetMs), Self.value(draft.reason?.rawValue), Self.value(draft.note),
+                Self.value(draft.targetID),
             ])
             guard try statement.step() else { throw SQLiteError(code: .error, message: "the insert returned no sequence number") }
             let sequence = statement.integer(at: 0)
@@ -196,7 +210,7 @@ public final class Journal {
             return JournalEvent(
                 eventID: eventID, deviceID: deviceID, deviceSeq: sequence, timeMs: stored, kind: draft.kind,
                 reciter: draft.reciter, surah: draft.surah, ayah: draft.ayah, offsetSamples: draft.offsetSamples,
-                offsetMs: draft.offsetMs, reason: draft.reason, note: draft.note)
+                offsetMs: draft.offsetMs, reason: draft.reason, note: draft.note, targetID: draft.targetID)
         } catch {
             throw JournalError(error, "cannot append to the journal \(path)")
         }
@@ -228,7 +242,13 @@ public final class Journal {
     // MARK: - Reading
 
     static let columns =
-        "event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples, offset_ms, reason, note"
+        "event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples, offset_ms, reason, note, target_id"
+
+    /// `columns` as a query of this journal selects them: a journal made before `target_id` existed (opened
+    /// read-only, so not migrated) gives NULL for it.
+    var selectColumns: String {
+        database.hasTargetColumn ? Self.columns : Self.columns.replacingEvery("target_id", with: "NULL AS target_id")
+    }
 
     /// The latest position of each surah (of `reciter` when given; only `surah` when given), latest first.
     public func latestPositions(reciter: String?, surah: Int?) throws(JournalError) -> [JournalEvent] {
@@ -243,7 +263,7 @@ public final class Journal {
             values.append(.integer(Int64(surah)))
         }
         return try query("""
-            SELECT \(Self.columns) FROM (
+            SELECT \(selectColumns) FROM (
                 SELECT *, row_number() OVER (PARTITION BY surah ORDER BY ts_ms DESC, device_id DESC, event_id DESC) AS rank
                 FROM events WHERE \(conditions.joined(separator: " AND ")))
             WHERE rank = 1 ORDER BY ts_ms DESC, device_id DESC, event_id DESC
@@ -267,7 +287,7 @@ public final class Journal {
             conditions.append("kind IN (\(kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")))")
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        return try query("SELECT \(Self.columns) FROM events \(filter) ORDER BY ts_ms, device_id, event_id", values)
+        return try query("SELECT \(selectColumns) FROM events \(filter) ORDER BY ts_ms, device_id, event_id", values)
     }
 
     private func query(_ sql: String, _ values: [Statement.Value]) throws(JournalError) -> [JournalEvent] {
@@ -302,7 +322,8 @@ public final class Journal {
             eventID: eventID, deviceID: row.text(at: 1) ?? "", deviceSeq: row.integer(at: 2),
             timeMs: row.integer(at: 3), kind: kind,
             reciter: row.text(at: 5), surah: row.optionalInteger(at: 6).map(Int.init), ayah: row.optionalInteger(at: 7).map(Int.init),
-            offsetSamples: row.optionalInteger(at: 8), offsetMs: row.optionalInteger(at: 9), reason: reason, note: row.text(at: 11))
+            offsetSamples: row.optionalInteger(at: 8), offsetMs: row.optionalInteger(at: 9), reason: reason, note: row.text(at: 11),
+            targetID: row.text(at: 12))
     }
 
     // MARK: - Checks and statistics

@@ -92,6 +92,103 @@ enum JournalCommands {
             }
         })
 
+    static let bookmarks = CommandSpec(
+        path: ["bookmarks"],
+        overview: "List the bookmarks not removed, with their ids and latest notes.",
+        discussion: """
+            In the order of the Qur'an. The id (the bookmark event's id; its first 4 or more characters are \
+            enough) is what 'bookmark rm' and 'bookmark note' take. A bookmark removed on any device, after a \
+            merge, is gone here too; of several note edits the latest by (time, device id, event id) wins. With --json one array of objects with the \
+            fields event_id, surah, ayah, reciter, note, ts_ms, time, device_id.
+            """,
+        options: [
+            .init(names: ["--surah"], valueName: "n", help: "Only bookmarks in this surah (1-114)."),
+            .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's bookmarks."),
+        ],
+        examples: ["tartil bookmarks", "tartil bookmarks --surah 2 --json"],
+        run: { invocation, context in
+            let surah = try invocation.integer("--surah", in: 1...114)
+            let reciter = invocation.value("--reciter")
+            guard let journal = try openForReading(context) else {
+                if context.settings.json { context.console.json(.array([])) } else { context.console.note("no bookmarks yet") }
+                return
+            }
+            defer { journal.close() }
+            let list = try PlayCommands.journalCall { () throws(JournalError) in try journal.bookmarks(reciter: reciter, surah: surah) }
+            if context.settings.json {
+                context.console.json(.array(list.map { .object(bookmarkObject($0)) }))
+                return
+            }
+            if list.isEmpty { context.console.note("no bookmarks") }
+            for bookmark in list {
+                let name = (try? Catalog.surah(bookmark.surah))?.nameTransliterated ?? ""
+                context.console.line(
+                    Formatting.left(String(bookmark.eventID.prefix(8)), 10) + Formatting.left("\(bookmark.surah):\(bookmark.ayah)", 9)
+                        + Formatting.left(name, 16) + Formatting.left(bookmark.reciter ?? "", 22)
+                        + Formatting.timestamp(milliseconds: bookmark.timeMs) + (bookmark.note.map { "  — \($0)" } ?? ""))
+            }
+        })
+
+    static let bookmarkRemove = CommandSpec(
+        path: ["bookmark", "rm"],
+        overview: "Remove a bookmark (by appending an event; a merge carries it to other devices).",
+        arguments: [.init(name: "id", help: "The bookmark's id from 'tartil bookmarks' (4 or more of its first characters).")],
+        examples: ["tartil bookmark rm 3f2a9c1e"],
+        run: { invocation, context in
+            let id = invocation.arguments[0]
+            let bookmark = try editBookmark(context) { journal throws(JournalError) in try journal.removeBookmark(id: id) }
+            if context.settings.json {
+                context.console.json(.object(bookmarkObject(bookmark) + [("removed", .bool(true))]))
+            } else {
+                context.console.line("removed the bookmark \(bookmark.surah):\(bookmark.ayah) (\(bookmark.eventID.prefix(8)))")
+            }
+        })
+
+    static let bookmarkNote = CommandSpec(
+        path: ["bookmark", "note"],
+        overview: "Replace a bookmark's note (empty clears it); the latest edit wins on every device.",
+        arguments: [
+            .init(name: "id", help: "The bookmark's id from 'tartil bookmarks' (4 or more of its first characters)."),
+            .init(name: "text", help: "The new note (at most 4096 bytes)."),
+        ],
+        examples: ["tartil bookmark note 3f2a9c1e 'Ayat al-Kursi, by heart'"],
+        run: { invocation, context in
+            let id = invocation.arguments[0]
+            let text = invocation.arguments[1]
+            guard text.utf8.count <= Journal.MergeLimits.noteBytes else {
+                throw TartilError.usage("a note takes at most \(Journal.MergeLimits.noteBytes) bytes, not \(text.utf8.count)")
+            }
+            let bookmark = try editBookmark(context) { journal throws(JournalError) in try journal.editBookmarkNote(id: id, note: text) }
+            if context.settings.json {
+                context.console.json(.object(bookmarkObject(bookmark)))
+            } else {
+                context.console.line(
+                    "bookmark \(bookmark.surah):\(bookmark.ayah) (\(bookmark.eventID.prefix(8))): " + (bookmark.note.map { "— \($0)" } ?? "no note"))
+            }
+        })
+
+    /// Runs a bookmark change on the session's journal writer (after every event handed over before it), so the
+    /// lookup and the append see the same journal; an unknown id is a usage error and writes nothing.
+    static func editBookmark(
+        _ context: Context, _ body: @escaping @Sendable (Journal) throws(JournalError) -> Bookmark
+    ) throws(TartilError) -> Bookmark {
+        let writer = try context.session.journal(context.settings)
+        do throws(JournalError) {
+            return try writer.withJournal(body)
+        } catch {
+            throw commandError(error)
+        }
+    }
+
+    static func bookmarkObject(_ bookmark: Bookmark) -> [(String, JSONValue)] {
+        [
+            ("event_id", .string(bookmark.eventID)), ("surah", .int(bookmark.surah)), ("ayah", .int(bookmark.ayah)),
+            ("reciter", bookmark.reciter.map { .string($0) } ?? .null), ("note", bookmark.note.map { .string($0) } ?? .null),
+            ("ts_ms", .int(Int(bookmark.timeMs))), ("time", .string(Formatting.timestamp(milliseconds: bookmark.timeMs))),
+            ("device_id", .string(bookmark.deviceID)),
+        ]
+    }
+
     /// Fills in a bookmark's ayah (and reciter, unless given) from where the session's playback is; a usage error
     /// when nothing is playing.
     static func bookmarkWherePlaying(_ draft: inout EventDraft, _ session: PlaybackSession) throws(TartilError) {
@@ -118,9 +215,9 @@ enum JournalCommands {
         overview: "Write the journal's raw events, oldest first, as NDJSON (default) or CSV.",
         discussion: """
             Columns, in this order: event_id, device_id, device_seq, ts_ms (milliseconds since 1970, UTC), kind \
-            (position, session-start, session-end, bookmark), reciter, surah, ayah, offset_samples, offset_ms, \
-            reason (ayah-start, pause, seek, stop, quit, end), note. Missing values are null in NDJSON and empty \
-            in CSV.
+            (position, session-start, session-end, bookmark, bookmark-removed, bookmark-note), reciter, surah, \
+            ayah, offset_samples, offset_ms, reason (ayah-start, pause, seek, stop, quit, end), note, target_id \
+            (the bookmark a removal or note edit changes). Missing values are null in NDJSON and empty in CSV.
             """,
         options: [
             .init(names: ["--since"], valueName: "date", help: "From this time: 2026-11-29, 2026-11-29T08:00, or 7d, 12h, 30m ago."),
@@ -271,7 +368,7 @@ enum JournalCommands {
     /// destination that cannot be written are usage errors (nothing was changed); Ctrl-C is an interruption.
     static func commandError(_ error: JournalError) -> TartilError {
         switch error.code {
-        case .notAJournal, .refused, .badDestination: return TartilError(.usage, error.message)
+        case .notAJournal, .refused, .badDestination, .unknownBookmark: return TartilError(.usage, error.message)
         case .interrupted: return TartilError(.interrupted, error.message)
         case .failed: return TartilError(.failure, error.message)
         }
@@ -355,6 +452,7 @@ enum JournalCommands {
             ("surah", event.surah.map { .int($0) } ?? .null), ("ayah", event.ayah.map { .int($0) } ?? .null),
             ("offset_ms", event.offsetMs.map { .int(Int($0)) } ?? .null), ("reason", event.reason.map { .string($0.rawValue) } ?? .null),
             ("note", event.note.map { .string($0) } ?? .null), ("device_id", .string(event.deviceID)), ("event_id", .string(event.eventID)),
+            ("target_id", event.targetID.map { .string($0) } ?? .null),
         ])
     }
 
@@ -365,6 +463,9 @@ enum JournalCommands {
         case .sessionStart: return "\(when)  started \(event.note ?? "") (\(event.reciter ?? ""))"
         case .sessionEnd: return "\(when)  ended (\(event.note ?? ""))"
         case .bookmark: return "\(when)  bookmark \(place)\(event.note.map { " — \($0)" } ?? "")"
+        case .bookmarkRemoved: return "\(when)  bookmark \(place) removed (\(event.targetID ?? ""))"
+        case .bookmarkNote:
+            return "\(when)  bookmark \(place) note \(event.note?.isEmpty == false ? "— \(event.note!)" : "cleared") (\(event.targetID ?? ""))"
         case .position:
             let offset = (event.offsetMs ?? 0) > 0 ? " +" + Formatting.duration(seconds: Double(event.offsetMs ?? 0) / 1000) : ""
             return "\(when)  \(event.reason?.rawValue ?? "position") \(place)\(offset)"
