@@ -250,10 +250,16 @@ public final class Journal {
         database.hasTargetColumn ? Self.columns : Self.columns.replacingEvery("target_id", with: "NULL AS target_id")
     }
 
-    /// The latest position of each surah (of `reciter` when given; only `surah` when given), latest first.
-    public func latestPositions(reciter: String?, surah: Int?) throws(JournalError) -> [JournalEvent] {
+    /// The latest position of each surah (of `reciter` when given; only `surah` when given), latest first. With
+    /// `sinceMs`, only the surahs whose latest position is from then on.
+    public func latestPositions(reciter: String?, surah: Int?, sinceMs: Int64? = nil) throws(JournalError) -> [JournalEvent] {
         var conditions = ["kind = 'position'"]
         var values: [Statement.Value] = []
+        if let sinceMs {
+            // The latest of a surah is from `sinceMs` on exactly when one of its positions is.
+            conditions.append("ts_ms >= ?")
+            values.append(.integer(sinceMs))
+        }
         if let reciter {
             conditions.append("reciter = ?")
             values.append(.text(reciter))
@@ -288,6 +294,83 @@ public final class Journal {
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         return try query("SELECT \(selectColumns) FROM events \(filter) ORDER BY ts_ms, device_id, event_id", values)
+    }
+
+    /// What `history` asks for; nil fields do not filter.
+    public struct HistoryFilter: Sendable, Hashable {
+        public var reciter: String?
+        public var surah: Int?
+        public var kinds: Set<JournalEvent.Kind>?
+        public var sinceMs: Int64?
+        /// Up to (not including) this time.
+        public var untilMs: Int64?
+        /// Only the latest this many (still returned oldest first).
+        public var limit: Int?
+
+        public init(
+            reciter: String? = nil, surah: Int? = nil, kinds: Set<JournalEvent.Kind>? = nil, sinceMs: Int64? = nil,
+            untilMs: Int64? = nil, limit: Int? = nil
+        ) {
+            self.reciter = reciter
+            self.surah = surah
+            self.kinds = kinds
+            self.sinceMs = sinceMs
+            self.untilMs = untilMs
+            self.limit = limit
+        }
+    }
+
+    /// Events that `filter` keeps, oldest first by (time, device id, event id). A session end records no
+    /// reciter or surah: it belongs to the session its device started last before it, so `reciter` and `surah`
+    /// match it by that session start's (its reciter; a surah its `play` covered is not known, so `surah`
+    /// leaves session starts and ends out).
+    public func history(_ filter: HistoryFilter) throws(JournalError) -> [JournalEvent] {
+        var conditions: [String] = []
+        var values: [Statement.Value] = []
+        if let reciter = filter.reciter {
+            conditions.append("""
+                coalesce(reciter, CASE WHEN kind = 'session-end' THEN (
+                    SELECT s.reciter FROM events s WHERE s.device_id = e.device_id AND s.kind = 'session-start'
+                    AND s.device_seq < e.device_seq ORDER BY s.device_seq DESC LIMIT 1) END) = ?
+                """)
+            values.append(.text(reciter))
+        }
+        if let surah = filter.surah {
+            conditions.append("surah = ?")
+            values.append(.integer(Int64(surah)))
+        }
+        if let kinds = filter.kinds {
+            conditions.append("kind IN (\(kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")))")
+        }
+        if let sinceMs = filter.sinceMs {
+            conditions.append("ts_ms >= ?")
+            values.append(.integer(sinceMs))
+        }
+        if let untilMs = filter.untilMs {
+            conditions.append("ts_ms < ?")
+            values.append(.integer(untilMs))
+        }
+        let filterText = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        guard let limit = filter.limit else {
+            return try query("SELECT \(selectColumns) FROM events e \(filterText) ORDER BY ts_ms, device_id, event_id", values)
+        }
+        return try query("""
+            SELECT * FROM (SELECT \(selectColumns) FROM events e \(filterText)
+                           ORDER BY ts_ms DESC, device_id DESC, event_id DESC LIMIT \(max(0, limit)))
+            ORDER BY ts_ms, device_id, event_id
+            """, values)
+    }
+
+    /// True when an event of the journal names `reciter` (a reciter since taken out of mirrors.json is still
+    /// one the journal's listings may ask for).
+    public func mentions(reciter: String) throws(JournalError) -> Bool {
+        do {
+            let statement = try database.connection.prepare("SELECT 1 FROM events WHERE reciter = ? LIMIT 1")
+            try statement.bind([.text(reciter)])
+            return try statement.step()
+        } catch {
+            throw JournalError(error, "cannot read the journal \(path)")
+        }
     }
 
     private func query(_ sql: String, _ values: [Statement.Value]) throws(JournalError) -> [JournalEvent] {

@@ -21,13 +21,13 @@ import Testing
     @Test func listRemoveAndEditNotes() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(try tartil(["bookmark", "36:12", "--note", "first", "--reciter", "r1"], in: directory).status == 0)
+        #expect(try tartil(["bookmark", "36:12", "--note", "first", "--reciter", "alafasy-128"], in: directory).status == 0)
         #expect(try tartil(["bookmark", "2:255", "--note", "kursi"], in: directory).status == 0)
         #expect(try tartil(["bookmark", "36:1"], in: directory).status == 0)
         let all = try bookmarks(in: directory)
         #expect(all.map { "\($0["surah"]!):\($0["ayah"]!)" } == ["2:255", "36:1", "36:12"])
         #expect(try bookmarks(in: directory, ["--surah", "36"]).count == 2)
-        #expect(try bookmarks(in: directory, ["--reciter", "r1"]).map { $0["note"] as? String } == ["first"])
+        #expect(try bookmarks(in: directory, ["--reciter", "alafasy-128"]).map { $0["note"] as? String } == ["first"])
         let kursi = try #require(all[0]["event_id"] as? String)
         let text = try tartil(["bookmarks"], in: directory).stdout
         #expect(text.contains(String(kursi.prefix(8))) && text.contains("— kursi"), "\(text)")

@@ -13,46 +13,72 @@ enum JournalCommands {
             Of several positions the latest by (time, device id, event id) wins, so journals merged from other \
             devices give the same answer in any order. With --json one array; --ndjson one object per line; --csv a \
             header and one row per surah. Fields: surah, ayah, offset_ms, offset_samples, reciter, reason, ts_ms, \
-            time, device_id, event_id.
+            time, device_id, event_id. A reciter must be one of mirrors.json's or have events in the journal; a \
+            surah is a number or a name (36, yasin); anything else is a usage error (exit 64).
             """,
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's positions."),
-            .init(names: ["--surah"], valueName: "n", help: "Only this surah (1-114)."),
+            .init(names: ["--surah"], valueName: "n|name", help: "Only this surah: 1-114 or a name (yasin)."),
+            .init(names: ["--since"], valueName: "date", help: "Only surahs with a position from this time: 2026-11-29, 7d, 12h, 30m."),
             .init(names: ["--csv"], valueName: nil, help: "CSV with a header line."),
             .init(names: ["--ndjson"], valueName: nil, help: "One JSON object per line."),
         ],
-        examples: ["tartil positions", "tartil positions --surah 36 --json", "tartil positions --csv > positions.csv"],
+        examples: [
+            "tartil positions", "tartil positions --surah yasin --json", "tartil positions --since 7d --csv > positions.csv",
+        ],
         run: { invocation, context in
-            let surah = try invocation.integer("--surah", in: 1...114)
-            let reciter = invocation.value("--reciter")
+            let surah = try invocation.surah("--surah")
+            let since = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
             let format = try listFormat(invocation, context)
-            guard let journal = try openForReading(context) else {
+            let journal = try openForReading(context)
+            defer { journal?.close() }
+            let reciter = try listedReciter(invocation, context, journal)
+            guard let journal else {
                 try printPositions([], format: format, console: context.console)
                 return
             }
-            defer { journal.close() }
-            let events = try PlayCommands.journalCall { () throws(JournalError) in try journal.latestPositions(reciter: reciter, surah: surah) }
+            let events = try PlayCommands.journalCall { () throws(JournalError) in
+                try journal.latestPositions(reciter: reciter, surah: surah, sinceMs: since)
+            }
             try printPositions(events, format: format, console: context.console)
         })
 
     static let history = CommandSpec(
         path: ["history"],
         overview: "What was listened to: sessions, positions and bookmarks, oldest first.",
+        discussion: """
+            Filters combine. A session end belongs to the reciter of the session its device started last before \
+            it, so --reciter shows that reciter's session ends only. --surah leaves out session starts and ends \
+            (they name a range, not a surah). --limit keeps the latest N events, still printed oldest first. A \
+            reciter must be one of mirrors.json's or have events in the journal; anything else is a usage error.
+            """,
         options: [
             .init(names: ["--since"], valueName: "date", help: "From this time: 2026-11-29, 2026-11-29T08:00, or 7d, 12h, 30m ago."),
+            .init(names: ["--until"], valueName: "date", help: "Before this time (same forms as --since)."),
             .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's events."),
+            .init(names: ["--surah"], valueName: "n|name", help: "Only events in this surah: 1-114 or a name (yasin)."),
+            .init(names: ["--kind"], valueName: "kinds", help: "Only these kinds, comma-separated: \(JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ","))."),
+            .init(names: ["--limit"], valueName: "n", help: "Only the latest n events (1-1000000)."),
         ],
-        examples: ["tartil history --since 7d", "tartil history --since 2026-11-01 --json"],
+        examples: [
+            "tartil history --since 7d", "tartil history --since 2026-11-01 --until 2026-12-01 --json",
+            "tartil history --surah yasin --kind position,bookmark --limit 20",
+        ],
         run: { invocation, context in
-            let since = try invocation.value("--since").map(parseSince)
-            let reciter = invocation.value("--reciter")
-            guard let journal = try openForReading(context) else {
+            var filter = Journal.HistoryFilter()
+            filter.sinceMs = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
+            filter.untilMs = try invocation.value("--until").map { text throws(TartilError) in try parseSince(text, option: "--until") }
+            filter.surah = try invocation.surah("--surah")
+            filter.limit = try invocation.integer("--limit", in: 1...1_000_000)
+            if let text = invocation.value("--kind") { filter.kinds = try kinds(text) }
+            let journal = try openForReading(context)
+            defer { journal?.close() }
+            filter.reciter = try listedReciter(invocation, context, journal)
+            guard let journal else {
                 if context.settings.json { context.console.json(.array([])) }
                 return
             }
-            defer { journal.close() }
-            let events = try PlayCommands.journalCall { () throws(JournalError) in try journal.events(sinceMs: since) }
-                .filter { reciter == nil || $0.reciter == reciter || ($0.reciter == nil && $0.kind == .sessionEnd) }
+            let events = try PlayCommands.journalCall { () throws(JournalError) in try journal.history(filter) }
             if context.settings.json {
                 context.console.json(.array(events.map(json)))
                 return
@@ -70,7 +96,9 @@ enum JournalCommands {
         ],
         examples: ["tartil bookmark 2:255 --note 'Ayat al-Kursi'"],
         run: { invocation, context in
-            var draft = EventDraft(kind: .bookmark, reciter: invocation.value("--reciter"), note: invocation.value("--note"))
+            // A reciter mirrors.json does not list is refused before anything is written (the journal keeps it for good).
+            let reciter = try invocation.value("--reciter").map { id throws(TartilError) in try context.library().reciter(try ReciterID(id)).id.rawValue }
+            var draft = EventDraft(kind: .bookmark, reciter: reciter, note: invocation.value("--note"))
             if let note = draft.note, note.utf8.count > Journal.MergeLimits.noteBytes {
                 throw TartilError.usage("--note takes at most \(Journal.MergeLimits.noteBytes) bytes, not \(note.utf8.count)")
             }
@@ -102,18 +130,19 @@ enum JournalCommands {
             fields event_id, surah, ayah, reciter, note, ts_ms, time, device_id.
             """,
         options: [
-            .init(names: ["--surah"], valueName: "n", help: "Only bookmarks in this surah (1-114)."),
+            .init(names: ["--surah"], valueName: "n|name", help: "Only bookmarks in this surah: 1-114 or a name (yasin)."),
             .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's bookmarks."),
         ],
         examples: ["tartil bookmarks", "tartil bookmarks --surah 2 --json"],
         run: { invocation, context in
-            let surah = try invocation.integer("--surah", in: 1...114)
-            let reciter = invocation.value("--reciter")
-            guard let journal = try openForReading(context) else {
+            let surah = try invocation.surah("--surah")
+            let journal = try openForReading(context)
+            defer { journal?.close() }
+            let reciter = try listedReciter(invocation, context, journal)
+            guard let journal else {
                 if context.settings.json { context.console.json(.array([])) } else { context.console.note("no bookmarks yet") }
                 return
             }
-            defer { journal.close() }
             let list = try PlayCommands.journalCall { () throws(JournalError) in try journal.bookmarks(reciter: reciter, surah: surah) }
             if context.settings.json {
                 context.console.json(.array(list.map { .object(bookmarkObject($0)) }))
@@ -225,7 +254,7 @@ enum JournalCommands {
         ],
         examples: ["tartil journal export > journal.ndjson", "tartil journal export --since 30d --format csv"],
         run: { invocation, context in
-            let since = try invocation.value("--since").map(parseSince)
+            let since = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
             let text = invocation.value("--format") ?? "ndjson"
             guard let format = Journal.ExportFormat(rawValue: text) else {
                 throw TartilError.usage("--format takes ndjson or csv, not '\(text)'")
@@ -374,6 +403,31 @@ enum JournalCommands {
         }
     }
 
+    /// The reciter `--reciter` names for a journal listing: one of mirrors.json's, or one the journal has events
+    /// of (a reciter since taken out of mirrors.json); anything else is mirrors.json's usage error.
+    static func listedReciter(_ invocation: Invocation, _ context: Context, _ journal: Journal?) throws(TartilError) -> String? {
+        guard let id = invocation.value("--reciter") else { return nil }
+        do {
+            return try context.library().reciter(try ReciterID(id)).id.rawValue
+        } catch {
+            if let journal, (try? journal.mentions(reciter: id)) == true { return id }
+            throw error
+        }
+    }
+
+    /// `--kind`'s comma-separated kinds.
+    static func kinds(_ text: String) throws(TartilError) -> Set<JournalEvent.Kind> {
+        var kinds: Set<JournalEvent.Kind> = []
+        for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let kind = JournalEvent.Kind(rawValue: name.trimmedWhitespace) else {
+                throw TartilError.usage(
+                    "--kind takes kinds separated by commas (\(JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))), not '\(name)'")
+            }
+            kinds.insert(kind)
+        }
+        return kinds
+    }
+
     /// The journal opened read-only, or nil when there is none yet. A file that is not a journal is refused.
     static func openForReading(_ context: Context) throws(TartilError) -> Journal? {
         let path = context.settings.journalFile
@@ -474,9 +528,9 @@ enum JournalCommands {
 
     /// `2026-11-29`, `2026-11-29T08:00[:SS]` (local time, or with `Z` for UTC), or `7d`, `12h`, `30m` ago: in
     /// milliseconds since 1970.
-    static func parseSince(_ text: String) throws(TartilError) -> Int64 {
+    static func parseSince(_ text: String, option: String = "--since") throws(TartilError) -> Int64 {
         let forms = "a date from 1970-01-01 to 9999-12-31 (2026-11-29), a date and time (2026-11-29T08:00), or a span ago up to 100 years (7d, 12h, 30m)"
-        let bad = TartilError.usage("--since takes \(forms), not '\(text)'")
+        let bad = TartilError.usage("\(option) takes \(forms), not '\(text)'")
         if let unit = text.last, "dhm".contains(unit) {
             let secondsPerUnit = unit == "d" ? 86400 : unit == "h" ? 3600 : 60
             guard let amount = NumberText.whole(text.dropLast(), in: 0...(100 * 366 * 86400 / secondsPerUnit)) else {
