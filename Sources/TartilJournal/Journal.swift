@@ -442,8 +442,18 @@ public final class Journal {
 
     /// Counts for `journal stats`.
     public struct Stats: Sendable, Hashable {
+        /// One device's share of the journal.
+        public struct Device: Sendable, Hashable {
+            public var deviceID: String
+            public var events: Int
+            public var firstMs: Int64
+            public var lastMs: Int64
+        }
+
         public var events = 0
         public var byKind: [JournalEvent.Kind: Int] = [:]
+        /// Every device with events, most events first (then by device id).
+        public var byDevice: [Device] = []
         public var devices = 0
         public var surahsWithPositions = 0
         public var firstMs: Int64?
@@ -469,10 +479,31 @@ public final class Journal {
                 stats.lastMs = summary.optionalInteger(at: 2)
                 stats.surahsWithPositions = Int(summary.integer(at: 3))
             }
+            // One pass over the device index; times only go forward on a device, but a merged journal's may not
+            // have, so min and max rather than the first and last by sequence number.
+            let devices = try connection.prepare("""
+                SELECT device_id, count(*), min(ts_ms), max(ts_ms) FROM events GROUP BY device_id
+                ORDER BY count(*) DESC, device_id
+                """)
+            while try devices.step() {
+                stats.byDevice.append(
+                    Stats.Device(
+                        deviceID: devices.text(at: 0) ?? "", events: Int(devices.integer(at: 1)), firstMs: devices.integer(at: 2),
+                        lastMs: devices.integer(at: 3)))
+            }
             return stats
         } catch {
             throw JournalError(error, "cannot read the journal \(path)")
         }
+    }
+
+    /// The sizes of the journal file and of its write-ahead log (0 when there is none), in bytes.
+    public func fileSizes() -> (journal: Int, log: Int) {
+        func size(_ path: String) -> Int {
+            var info = stat()
+            return stat(path, &info) == 0 ? Int(info.st_size) : 0
+        }
+        return (size(path), size(path + "-wal"))
     }
 
     static func value(_ text: String?) -> Statement.Value { text.map { .text($0) } ?? .null }

@@ -342,30 +342,51 @@ enum JournalCommands {
 
     static let stats = CommandSpec(
         path: ["journal", "stats"],
-        overview: "Count the journal's events by kind, devices and surahs, with its first and last times.",
+        overview: "Count events by kind and device; the sizes of the journal and its log; first and last times.",
+        discussion: """
+            bytes is the size of the journal file, wal_bytes that of its write-ahead log beside it (events not yet \
+            checkpointed into the file: 0 after every tartil that wrote to it exited cleanly). by_device lists \
+            every device with events (this one and those merged in), most events first, with its first and last \
+            event's time. Times are milliseconds since 1970 (UTC) in JSON.
+            """,
+        examples: ["tartil journal stats", "tartil journal stats --json"],
         run: { _, context in
             guard let journal = try openForReading(context) else {
                 throw TartilError(.notFound, "there is no journal at \(context.settings.journalFile) yet")
             }
             defer { journal.close() }
             let stats = try PlayCommands.journalCall { () throws(JournalError) in try journal.stats() }
-            let size = (try? FileManager.default.attributesOfItem(atPath: journal.path)[.size] as? Int) ?? 0
+            let sizes = journal.fileSizes()
             if context.settings.json {
                 context.console.json(.object([
-                    ("journal", .string(journal.path)), ("device_id", .string(journal.deviceID)), ("events", .int(stats.events)),
+                    ("journal", .string(journal.path)), ("device_id", .string(journal.deviceID)),
+                    ("bytes", .int(sizes.journal)), ("wal_bytes", .int(sizes.log)), ("events", .int(stats.events)),
                     ("by_kind", .object(JournalEvent.Kind.allCases.map { ($0.rawValue, .int(stats.byKind[$0] ?? 0)) })),
-                    ("devices", .int(stats.devices)), ("surahs_with_positions", .int(stats.surahsWithPositions)),
+                    ("devices", .int(stats.devices)),
+                    ("by_device", .array(stats.byDevice.map { device in
+                        .object([
+                            ("device_id", .string(device.deviceID)), ("events", .int(device.events)),
+                            ("first_ts_ms", .int(Int(device.firstMs))), ("last_ts_ms", .int(Int(device.lastMs))),
+                        ])
+                    })),
+                    ("surahs_with_positions", .int(stats.surahsWithPositions)),
                     ("first_ts_ms", stats.firstMs.map { .int(Int($0)) } ?? .null),
-                    ("last_ts_ms", stats.lastMs.map { .int(Int($0)) } ?? .null), ("bytes", .int(size)),
+                    ("last_ts_ms", stats.lastMs.map { .int(Int($0)) } ?? .null),
                 ]))
                 return
             }
             let console = context.console
-            console.line("journal   \(journal.path) (\(Formatting.bytes(size)))")
+            console.line("journal   \(journal.path) (\(Formatting.bytes(sizes.journal)); log \(Formatting.bytes(sizes.log)))")
             console.line("device    \(journal.deviceID)")
             console.line("events    \(Formatting.grouped(stats.events)): "
                 + JournalEvent.Kind.allCases.map { "\(Formatting.grouped(stats.byKind[$0] ?? 0)) \($0.rawValue)" }.joined(separator: ", "))
             console.line("devices   \(stats.devices); positions in \(stats.surahsWithPositions) surahs")
+            for device in stats.byDevice {
+                console.line(
+                    "  " + Formatting.left(device.deviceID + (device.deviceID == journal.deviceID ? " (this one)" : ""), 50)
+                        + Formatting.left(Formatting.grouped(device.events) + " events", 16)
+                        + "\(Formatting.timestamp(milliseconds: device.firstMs)) to \(Formatting.timestamp(milliseconds: device.lastMs))")
+            }
             if let first = stats.firstMs, let last = stats.lastMs {
                 console.line("from      \(Formatting.timestamp(milliseconds: first)) to \(Formatting.timestamp(milliseconds: last))")
             }
