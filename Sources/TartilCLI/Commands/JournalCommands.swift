@@ -342,7 +342,7 @@ enum JournalCommands {
 
     static let stats = CommandSpec(
         path: ["journal", "stats"],
-        overview: "Count events by kind and device; the sizes of the journal and its log; first and last times.",
+        overview: "Events by kind and device, sizes of the journal and its log, first and last times.",
         discussion: """
             bytes is the size of the journal file, wal_bytes that of its write-ahead log beside it (events not yet \
             checkpointed into the file: 0 after every tartil that wrote to it exited cleanly). by_device lists \
