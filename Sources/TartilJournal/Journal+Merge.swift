@@ -6,7 +6,9 @@ import TartilSQLite
 ///
 /// The other file is opened strictly read-only and immutable (no lock, no `-wal` or `-shm` beside it, so a journal
 /// on a read-only mount merges), and refused before a single event is read unless it is exactly a tartil journal:
-/// tables (not views) with this build's columns, indexes and triggers, its migrations and a device id, and
+/// tables (not views) with the columns, indexes and triggers of the migrations it records (this build's, or the
+/// first of them: a journal of an older tartil merges too, its events lacking only what it could not record),
+/// a device id, and
 /// SQLite's `quick_check` passing. Then every event must be one that can be true (see `MergeLimits`); one that is
 /// not refuses the whole file. The events are added in one transaction, which Ctrl-C or SIGTERM (through
 /// `shouldStop`) rolls back: the journal is then exactly as it was.
@@ -62,9 +64,12 @@ extension Journal {
         }
         do {
             // Anything SQLite cannot read in the other file before the merge starts means it is not a journal.
+            let source: String
             do {
-                try Self.checkSchema(connection, otherPath)
-                try Self.checkEvents(connection, otherPath, nowMs: nowMs ?? Self.now())
+                let migrations = try Self.checkSchema(connection, otherPath)
+                // A journal from before migration v2 has no target_id column (and no events that need one).
+                source = migrations >= 2 ? "other.events" : "(SELECT *, NULL AS target_id FROM other.events)"
+                try Self.checkEvents(connection, otherPath, source: source, nowMs: nowMs ?? Self.now())
             } catch let error as SQLiteError where error.code.primary != .interrupt {
                 throw JournalError(.notAJournal, "\(otherPath) is not a tartil journal (\(error.message))")
             }
@@ -73,8 +78,8 @@ extension Journal {
             do throws(SQLiteError) {
                 try connection.execute("""
                     INSERT OR IGNORE INTO main.events(event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah,
-                                                      offset_samples, offset_ms, reason, note)
-                        SELECT \(Self.columns) FROM other.events ORDER BY ts_ms, device_id, event_id
+                                                      offset_samples, offset_ms, reason, note, target_id)
+                        SELECT \(Self.columns) FROM \(source) ORDER BY ts_ms, device_id, event_id
                     """)
                 let after = Int(try connection.scalarText("SELECT count(*) FROM main.events") ?? "0") ?? 0
                 try connection.execute("COMMIT")
@@ -121,10 +126,10 @@ extension Journal {
 
     /// The schema a tartil journal has: every object of `sqlite_master` but the root pages, from this build's
     /// migrations applied to an empty database.
-    static func expectedSchema() throws(SQLiteError) -> [SchemaObject] {
+    static func expectedSchema(migrations count: Int? = nil) throws(SQLiteError) -> [SchemaObject] {
         let reference = try Connection(path: ":memory:")
         defer { try? reference.close() }
-        try JournalDatabase.migrator.migrate(reference)
+        try JournalDatabase.migrator.migrate(reference, count: count)
         return try schema(reference, "main")
     }
 
@@ -174,11 +179,20 @@ extension Journal {
         return objects
     }
 
-    /// Exactly a tartil journal's tables, columns, indexes and triggers (no views), this build's migrations, a
-    /// device id, and SQLite's quick check passing.
-    static func checkSchema(_ connection: Connection, _ path: String) throws {
-        let expected = try expectedSchema()
+    /// Exactly a tartil journal's tables, columns, indexes and triggers (no views) for the migrations it records
+    /// (this build's, or the first of them), a device id, and SQLite's quick check passing. Returns how many
+    /// migrations it has had.
+    @discardableResult
+    static func checkSchema(_ connection: Connection, _ path: String) throws -> Int {
+        let known = JournalDatabase.migrator.migrations.map(\.name)
         let found = try schema(connection, "other")
+        // An older tartil's journal: the schema its migrations made. Anything else is compared with this build's.
+        var recorded: [String] = []
+        if found.contains(where: { $0.type == "table" && $0.name == "migrations" }) {
+            recorded = (try? Migrator.applied(connection, schema: "other")) ?? []
+        }
+        let count = !recorded.isEmpty && known.starts(with: recorded) ? recorded.count : known.count
+        let expected = try expectedSchema(migrations: count)
         if found != expected {
             if let newer = try? newerMigration(connection, found) {
                 throw JournalError(
@@ -187,8 +201,8 @@ extension Journal {
             throw JournalError(.notAJournal, "\(path) is not a tartil journal: \(schemaDifference(expected: expected, found: found))")
         }
         let applied = try Migrator.applied(connection, schema: "other")
-        guard applied == JournalDatabase.migrator.migrations.map(\.name) else {
-            throw JournalError(.notAJournal, "\(path) is not a tartil journal: its migrations are \(applied), not \(JournalDatabase.migrator.migrations.map(\.name))")
+        guard applied == Array(known.prefix(count)) else {
+            throw JournalError(.notAJournal, "\(path) is not a tartil journal: its migrations are \(applied), not \(known)")
         }
         let devices = try connection.prepare(
             "SELECT count(*), sum(typeof(value) = 'text' AND length(CAST(value AS BLOB)) BETWEEN 1 AND \(MergeLimits.idBytes)) FROM other.meta WHERE key = 'device_id'")
@@ -201,6 +215,7 @@ extension Journal {
         guard lines == ["ok"] else {
             throw JournalError(.notAJournal, "\(path) is not a tartil journal (damaged: \(lines.joined(separator: "; ").prefix(300)))")
         }
+        return count
     }
 
     /// A migration the other file records that this build does not know (a newer tartil wrote it), if any.
@@ -233,7 +248,7 @@ extension Journal {
     }
 
     /// Every event must be one that can be true; the first that is not refuses the file.
-    static func checkEvents(_ connection: Connection, _ path: String, nowMs: Int64) throws {
+    static func checkEvents(_ connection: Connection, _ path: String, source: String = "other.events", nowMs: Int64) throws {
         let kinds = JournalEvent.Kind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
         let kindNames = JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")
         let reasons = JournalEvent.Reason.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
@@ -266,8 +281,11 @@ extension Journal {
                     WHEN note IS NOT NULL AND note GLOB ('*[' || char(1) || '-' || char(31) || char(127) || ']*') THEN 'its note has control characters'
                     WHEN kind = 'position' AND (surah IS NULL OR ayah IS NULL OR reciter IS NULL OR reason IS NULL OR offset_samples IS NULL OR offset_ms IS NULL) THEN 'it is a position without a surah, ayah, reciter, reason or offset'
                     WHEN kind = 'bookmark' AND (surah IS NULL OR ayah IS NULL) THEN 'it is a bookmark without a surah and ayah'
+                    WHEN kind IN ('bookmark-removed', 'bookmark-note') AND NOT (\(isText("target_id", id))) THEN 'it changes a bookmark without naming it'
+                    WHEN kind NOT IN ('bookmark-removed', 'bookmark-note') AND target_id IS NOT NULL THEN 'it names another event, which its kind does not'
+                    WHEN kind = 'bookmark-note' AND note IS NULL THEN 'it is a note edit without a note'
                     END AS problem
-                FROM other.events)
+                FROM \(source))
             WHERE problem IS NOT NULL LIMIT 1
             """)
         if try statement.step() {

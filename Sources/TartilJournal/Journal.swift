@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import TartilCore
 import TartilSQLite
 
 /// One event of the journal, as stored.
@@ -9,6 +10,12 @@ public struct JournalEvent: Sendable, Hashable {
         case sessionStart = "session-start"
         case sessionEnd = "session-end"
         case bookmark
+        /// A bookmark removed: `targetID` is the removed bookmark's event id. The bookmark event stays in the
+        /// journal (it is append-only); lists leave it out.
+        case bookmarkRemoved = "bookmark-removed"
+        /// A bookmark's note replaced: `targetID` is the bookmark's event id, `note` the new note (empty: none).
+        /// Of several, the latest by (time, device id, event id) wins.
+        case bookmarkNote = "bookmark-note"
     }
 
     /// Why a position was recorded.
@@ -34,6 +41,8 @@ public struct JournalEvent: Sendable, Hashable {
     public let offsetMs: Int64?
     public let reason: Reason?
     public let note: String?
+    /// The event this one is about (the bookmark a `bookmark-removed` or `bookmark-note` changes).
+    public let targetID: String?
 }
 
 /// What to append; the journal adds the event id, device, sequence number and time.
@@ -46,11 +55,13 @@ public struct EventDraft: Sendable, Hashable {
     public var offsetMs: Int64?
     public var reason: JournalEvent.Reason?
     public var note: String?
+    public var targetID: String?
 
     public init(
         kind: JournalEvent.Kind, reciter: String? = nil, surah: Int? = nil, ayah: Int? = nil, offsetSamples: Int64? = nil,
-        offsetMs: Int64? = nil, reason: JournalEvent.Reason? = nil, note: String? = nil
+        offsetMs: Int64? = nil, reason: JournalEvent.Reason? = nil, note: String? = nil, targetID: String? = nil
     ) {
+        self.targetID = targetID
         self.kind = kind
         self.reciter = reciter
         self.surah = surah
@@ -81,6 +92,11 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
         case refused
         /// Ctrl-C or SIGTERM stopped the work; what it was doing was rolled back.
         case interrupted
+        /// A backup's destination cannot be written: it is the journal itself, it exists (and replacing it was
+        /// not asked for), or it is not a regular file. Nothing was written.
+        case badDestination
+        /// No bookmark has the id given (or a prefix fits several, or it was removed already). Nothing was written.
+        case unknownBookmark
         /// Another kind of failure (disk full, permissions, …).
         case failed
     }
@@ -187,11 +203,11 @@ public final class Journal {
             if insert == nil {
                 insert = try database.connection.prepare("""
                     INSERT INTO events(event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples,
-                                       offset_ms, reason, note)
+                                       offset_ms, reason, note, target_id)
                     VALUES (?1, ?2, (SELECT coalesce(max(device_seq), 0) + 1 FROM events WHERE device_id = ?2),
                             max(?3, coalesce((SELECT ts_ms + 1 FROM events WHERE device_id = ?2
                                               ORDER BY device_seq DESC LIMIT 1), 0)),
-                            ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                            ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                     RETURNING device_seq, ts_ms
                     """)
             }
@@ -200,6 +216,7 @@ public final class Journal {
                 .text(eventID), .text(deviceID), .integer(time), .text(draft.kind.rawValue), Self.value(draft.reciter),
                 Self.value(draft.surah.map(Int64.init)), Self.value(draft.ayah.map(Int64.init)), Self.value(draft.offsetSamples),
                 Self.value(draft.offsetMs), Self.value(draft.reason?.rawValue), Self.value(draft.note),
+                Self.value(draft.targetID),
             ])
             guard try statement.step() else { throw SQLiteError(code: .error, message: "the insert returned no sequence number") }
             let sequence = statement.integer(at: 0)
@@ -208,7 +225,7 @@ public final class Journal {
             return JournalEvent(
                 eventID: eventID, deviceID: deviceID, deviceSeq: sequence, timeMs: stored, kind: draft.kind,
                 reciter: draft.reciter, surah: draft.surah, ayah: draft.ayah, offsetSamples: draft.offsetSamples,
-                offsetMs: draft.offsetMs, reason: draft.reason, note: draft.note)
+                offsetMs: draft.offsetMs, reason: draft.reason, note: draft.note, targetID: draft.targetID)
         } catch {
             throw JournalError(error, "cannot append to the journal \(path)")
         }
@@ -240,12 +257,24 @@ public final class Journal {
     // MARK: - Reading
 
     static let columns =
-        "event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples, offset_ms, reason, note"
+        "event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples, offset_ms, reason, note, target_id"
 
-    /// The latest position of each surah (of `reciter` when given; only `surah` when given), latest first.
-    public func latestPositions(reciter: String?, surah: Int?) throws(JournalError) -> [JournalEvent] {
+    /// `columns` as a query of this journal selects them: a journal made before `target_id` existed (opened
+    /// read-only, so not migrated) gives NULL for it.
+    var selectColumns: String {
+        database.hasTargetColumn ? Self.columns : Self.columns.replacingEvery("target_id", with: "NULL AS target_id")
+    }
+
+    /// The latest position of each surah (of `reciter` when given; only `surah` when given), latest first. With
+    /// `sinceMs`, only the surahs whose latest position is from then on.
+    public func latestPositions(reciter: String?, surah: Int?, sinceMs: Int64? = nil) throws(JournalError) -> [JournalEvent] {
         var conditions = ["kind = 'position'"]
         var values: [Statement.Value] = []
+        if let sinceMs {
+            // The latest of a surah is from `sinceMs` on exactly when one of its positions is.
+            conditions.append("ts_ms >= ?")
+            values.append(.integer(sinceMs))
+        }
         if let reciter {
             conditions.append("reciter = ?")
             values.append(.text(reciter))
@@ -255,7 +284,7 @@ public final class Journal {
             values.append(.integer(Int64(surah)))
         }
         return try query("""
-            SELECT \(Self.columns) FROM (
+            SELECT \(selectColumns) FROM (
                 SELECT *, row_number() OVER (PARTITION BY surah ORDER BY ts_ms DESC, device_id DESC, event_id DESC) AS rank
                 FROM events WHERE \(conditions.joined(separator: " AND ")))
             WHERE rank = 1 ORDER BY ts_ms DESC, device_id DESC, event_id DESC
@@ -279,7 +308,84 @@ public final class Journal {
             conditions.append("kind IN (\(kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")))")
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        return try query("SELECT \(Self.columns) FROM events \(filter) ORDER BY ts_ms, device_id, event_id", values)
+        return try query("SELECT \(selectColumns) FROM events \(filter) ORDER BY ts_ms, device_id, event_id", values)
+    }
+
+    /// What `history` asks for; nil fields do not filter.
+    public struct HistoryFilter: Sendable, Hashable {
+        public var reciter: String?
+        public var surah: Int?
+        public var kinds: Set<JournalEvent.Kind>?
+        public var sinceMs: Int64?
+        /// Up to (not including) this time.
+        public var untilMs: Int64?
+        /// Only the latest this many (still returned oldest first).
+        public var limit: Int?
+
+        public init(
+            reciter: String? = nil, surah: Int? = nil, kinds: Set<JournalEvent.Kind>? = nil, sinceMs: Int64? = nil,
+            untilMs: Int64? = nil, limit: Int? = nil
+        ) {
+            self.reciter = reciter
+            self.surah = surah
+            self.kinds = kinds
+            self.sinceMs = sinceMs
+            self.untilMs = untilMs
+            self.limit = limit
+        }
+    }
+
+    /// Events that `filter` keeps, oldest first by (time, device id, event id). A session end records no
+    /// reciter or surah: it belongs to the session its device started last before it, so `reciter` and `surah`
+    /// match it by that session start's (its reciter; a surah its `play` covered is not known, so `surah`
+    /// leaves session starts and ends out).
+    public func history(_ filter: HistoryFilter) throws(JournalError) -> [JournalEvent] {
+        var conditions: [String] = []
+        var values: [Statement.Value] = []
+        if let reciter = filter.reciter {
+            conditions.append("""
+                coalesce(reciter, CASE WHEN kind = 'session-end' THEN (
+                    SELECT s.reciter FROM events s WHERE s.device_id = e.device_id AND s.kind = 'session-start'
+                    AND s.device_seq < e.device_seq ORDER BY s.device_seq DESC LIMIT 1) END) = ?
+                """)
+            values.append(.text(reciter))
+        }
+        if let surah = filter.surah {
+            conditions.append("surah = ?")
+            values.append(.integer(Int64(surah)))
+        }
+        if let kinds = filter.kinds {
+            conditions.append("kind IN (\(kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")))")
+        }
+        if let sinceMs = filter.sinceMs {
+            conditions.append("ts_ms >= ?")
+            values.append(.integer(sinceMs))
+        }
+        if let untilMs = filter.untilMs {
+            conditions.append("ts_ms < ?")
+            values.append(.integer(untilMs))
+        }
+        let filterText = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        guard let limit = filter.limit else {
+            return try query("SELECT \(selectColumns) FROM events e \(filterText) ORDER BY ts_ms, device_id, event_id", values)
+        }
+        return try query("""
+            SELECT * FROM (SELECT \(selectColumns) FROM events e \(filterText)
+                           ORDER BY ts_ms DESC, device_id DESC, event_id DESC LIMIT \(max(0, limit)))
+            ORDER BY ts_ms, device_id, event_id
+            """, values)
+    }
+
+    /// True when an event of the journal names `reciter` (a reciter since taken out of mirrors.json is still
+    /// one the journal's listings may ask for).
+    public func mentions(reciter: String) throws(JournalError) -> Bool {
+        do {
+            let statement = try database.connection.prepare("SELECT 1 FROM events WHERE reciter = ? LIMIT 1")
+            try statement.bind([.text(reciter)])
+            return try statement.step()
+        } catch {
+            throw JournalError(error, "cannot read the journal \(path)")
+        }
     }
 
     private func query(_ sql: String, _ values: [Statement.Value]) throws(JournalError) -> [JournalEvent] {
@@ -314,7 +420,8 @@ public final class Journal {
             eventID: eventID, deviceID: row.text(at: 1) ?? "", deviceSeq: row.integer(at: 2),
             timeMs: row.integer(at: 3), kind: kind,
             reciter: row.text(at: 5), surah: row.optionalInteger(at: 6).map(Int.init), ayah: row.optionalInteger(at: 7).map(Int.init),
-            offsetSamples: row.optionalInteger(at: 8), offsetMs: row.optionalInteger(at: 9), reason: reason, note: row.text(at: 11))
+            offsetSamples: row.optionalInteger(at: 8), offsetMs: row.optionalInteger(at: 9), reason: reason, note: row.text(at: 11),
+            targetID: row.text(at: 12))
     }
 
     // MARK: - Checks and statistics
@@ -350,8 +457,18 @@ public final class Journal {
 
     /// Counts for `journal stats`.
     public struct Stats: Sendable, Hashable {
+        /// One device's share of the journal.
+        public struct Device: Sendable, Hashable {
+            public var deviceID: String
+            public var events: Int
+            public var firstMs: Int64
+            public var lastMs: Int64
+        }
+
         public var events = 0
         public var byKind: [JournalEvent.Kind: Int] = [:]
+        /// Every device with events, most events first (then by device id).
+        public var byDevice: [Device] = []
         public var devices = 0
         public var surahsWithPositions = 0
         public var firstMs: Int64?
@@ -377,10 +494,31 @@ public final class Journal {
                 stats.lastMs = summary.optionalInteger(at: 2)
                 stats.surahsWithPositions = Int(summary.integer(at: 3))
             }
+            // One pass over the device index; times only go forward on a device, but a merged journal's may not
+            // have, so min and max rather than the first and last by sequence number.
+            let devices = try connection.prepare("""
+                SELECT device_id, count(*), min(ts_ms), max(ts_ms) FROM events GROUP BY device_id
+                ORDER BY count(*) DESC, device_id
+                """)
+            while try devices.step() {
+                stats.byDevice.append(
+                    Stats.Device(
+                        deviceID: devices.text(at: 0) ?? "", events: Int(devices.integer(at: 1)), firstMs: devices.integer(at: 2),
+                        lastMs: devices.integer(at: 3)))
+            }
             return stats
         } catch {
             throw JournalError(error, "cannot read the journal \(path)")
         }
+    }
+
+    /// The sizes of the journal file and of its write-ahead log (0 when there is none), in bytes.
+    public func fileSizes() -> (journal: Int, log: Int) {
+        func size(_ path: String) -> Int {
+            var info = stat()
+            return stat(path, &info) == 0 ? Int(info.st_size) : 0
+        }
+        return (size(path), size(path + "-wal"))
     }
 
     static func value(_ text: String?) -> Statement.Value { text.map { .text($0) } ?? .null }

@@ -54,8 +54,53 @@ public final class JournalDatabase {
                     BEGIN SELECT RAISE(ABORT, 'journal metadata is written once'); END;
                 """)
         }
+        // Bookmarks can be removed and their notes edited, by events that name the bookmark (`target_id`): two
+        // more kinds, which the v1 CHECK refuses. SQLite cannot change a CHECK in place, so the table is made
+        // anew with the events copied over as they are (same seq, ids and times), through a temporary copy, so
+        // that the new table's schema text is exactly the text below on every SQLite version (a RENAME would
+        // rewrite it). Triggers and indexes go with the old table and are made again.
+        migrator.register("v2-bookmark-edits") { db throws(SQLiteError) in
+            try db.execute("""
+                CREATE TEMP TABLE events_v1 AS SELECT * FROM main.events;
+                DROP TABLE main.events;
+                CREATE TABLE events(
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    event_id TEXT NOT NULL UNIQUE,
+                    device_id TEXT NOT NULL,
+                    device_seq INTEGER NOT NULL,
+                    ts_ms INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('position', 'session-start', 'session-end', 'bookmark',
+                                                       'bookmark-removed', 'bookmark-note')),
+                    reciter TEXT,
+                    surah INTEGER CHECK (surah BETWEEN 1 AND 114),
+                    ayah INTEGER CHECK (ayah >= 1),
+                    offset_samples INTEGER CHECK (offset_samples >= 0),
+                    offset_ms INTEGER CHECK (offset_ms >= 0),
+                    reason TEXT CHECK (reason IN ('ayah-start', 'pause', 'seek', 'stop', 'quit', 'end')),
+                    note TEXT,
+                    target_id TEXT CHECK ((target_id IS NOT NULL) = (kind IN ('bookmark-removed', 'bookmark-note')))
+                );
+                INSERT INTO main.events(seq, event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah,
+                                        offset_samples, offset_ms, reason, note)
+                    SELECT seq, event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples,
+                           offset_ms, reason, note FROM temp.events_v1 ORDER BY seq;
+                DROP TABLE temp.events_v1;
+                CREATE INDEX events_by_time ON events(ts_ms, device_id, event_id);
+                CREATE INDEX events_by_device ON events(device_id, device_seq);
+                CREATE INDEX events_positions ON events(kind, surah, ts_ms);
+                CREATE INDEX events_by_target ON events(target_id) WHERE target_id IS NOT NULL;
+                CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+                    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be updated'); END;
+                CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+                    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be deleted'); END;
+                """)
+        }
         return migrator
     }()
+
+    /// True when the events table has the `target_id` column (migration v2; a journal made by an older tartil
+    /// and opened read-only has not had it yet).
+    public private(set) var hasTargetColumn = true
 
     /// The triggers that make the journal append-only (`journal check` looks for them).
     public static let appendOnlyTriggers = ["events_no_update", "events_no_delete", "meta_no_update", "meta_no_delete"]
@@ -79,6 +124,8 @@ public final class JournalDatabase {
                 try connection.execute("PRAGMA wal_autocheckpoint = 64")
                 try Self.migrator.migrate(connection)
             }
+            hasTargetColumn = try connection.scalarText(
+                "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'target_id'") != "0"
         } catch {
             try? connection.close()
             throw error

@@ -6,7 +6,7 @@ import TartilSQLite
 /// String per value (an export of a million events is a benchmark target against `sqlite3 -json`).
 ///
 /// Columns, in this order (stable; documented in the README): `event_id`, `device_id`, `device_seq`, `ts_ms`,
-/// `kind`, `reciter`, `surah`, `ayah`, `offset_samples`, `offset_ms`, `reason`, `note`. Missing values are JSON
+/// `kind`, `reciter`, `surah`, `ayah`, `offset_samples`, `offset_ms`, `reason`, `note`, `target_id`. Missing values are JSON
 /// `null` and empty CSV fields. Rows come in order of (time, device id, event id).
 extension Journal {
     public enum ExportFormat: String, Sendable, CaseIterable {
@@ -20,7 +20,9 @@ extension Journal {
     static let columnNames = columns.split(separator: ",").map { $0.trimmedWhitespace }
 
     /// The export query (also what the benchmark gives `sqlite3 -json`).
-    public static func exportSQL(sinceMs: Int64?) -> String {
+    public static func exportSQL(sinceMs: Int64?) -> String { exportSQL(sinceMs: sinceMs, columns: columns) }
+
+    static func exportSQL(sinceMs: Int64?, columns: String) -> String {
         "SELECT \(columns) FROM events\(sinceMs.map { " WHERE ts_ms >= \($0)" } ?? "") ORDER BY ts_ms, device_id, event_id"
     }
 
@@ -31,7 +33,7 @@ extension Journal {
         var output = OutputBuffer(descriptor: descriptor)
         var count = 0
         do {
-            let statement = try database.connection.prepare(Self.exportSQL(sinceMs: sinceMs))
+            let statement = try database.connection.prepare(Self.exportSQL(sinceMs: sinceMs, columns: selectColumns))
             if format == .csv { output.append(Self.exportHeader + "\n") }
             while try statement.step() {
                 count += 1

@@ -52,11 +52,12 @@ public struct Migrator: Sendable {
         }
     }
 
-    /// Applies the migrations the database has not had yet. Returns their names.
+    /// Applies the migrations the database has not had yet (of the first `count` when given: the schema an
+    /// older version made, to compare with). Returns their names.
     @discardableResult
-    public func migrate(_ connection: Connection) throws(SQLiteError) -> [String] {
+    public func migrate(_ connection: Connection, count: Int? = nil) throws(SQLiteError) -> [String] {
         var done: [String] = []
-        for migration in migrations {
+        for migration in migrations.prefix(count ?? migrations.count) {
             // Re-read inside the transaction: another process may have migrated in the meantime.
             try connection.execute("BEGIN IMMEDIATE")
             do throws(SQLiteError) {

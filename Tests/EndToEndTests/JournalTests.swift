@@ -211,9 +211,9 @@ import Testing
         #expect(merged.stdout == "2 new events from \(two)/journal.sqlite\n", "\(merged.stderr)")
         #expect(try tartil(["journal", "merge", two + "/journal.sqlite"], in: one).stdout.hasPrefix("0 new events"))
         let csv = try tartil(["journal", "export", "--format", "csv"], in: one).stdout.split(separator: "\n")
-        #expect(csv.first == "event_id,device_id,device_seq,ts_ms,kind,reciter,surah,ayah,offset_samples,offset_ms,reason,note")
+        #expect(csv.first == "event_id,device_id,device_seq,ts_ms,kind,reciter,surah,ayah,offset_samples,offset_ms,reason,note,target_id")
         #expect(csv.count == 4)
-        #expect(csv.contains { $0.hasSuffix(",bookmark,,2,255,,,,\"kursi, \"\"the throne\"\"\"") })
+        #expect(csv.contains { $0.hasSuffix(",bookmark,,2,255,,,,\"kursi, \"\"the throne\"\"\",") })
         let ndjson = try tartil(["journal", "export"], in: one).stdout.split(separator: "\n")
         let parsed = ndjson.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(parsed.count == 3)

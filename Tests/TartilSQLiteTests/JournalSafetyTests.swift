@@ -198,7 +198,7 @@ import Testing
         // The file was linked into place whole: the schema and the device id are in the file itself.
         let copy = try Connection(path: Connection.readOnlyURI(path, immutable: true), mode: .readOnly)
         #expect(try copy.scalarText("SELECT value FROM meta WHERE key = 'device_id'") == journal.deviceID)
-        #expect(try Migrator.applied(copy) == ["v1-events"])
+        #expect(try Migrator.applied(copy) == ["v1-events", "v2-bookmark-edits"])
         try copy.close()
         journal.close()
         // No temporary file is left beside it.

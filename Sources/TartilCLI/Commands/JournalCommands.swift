@@ -13,46 +13,72 @@ enum JournalCommands {
             Of several positions the latest by (time, device id, event id) wins, so journals merged from other \
             devices give the same answer in any order. With --json one array; --ndjson one object per line; --csv a \
             header and one row per surah. Fields: surah, ayah, offset_ms, offset_samples, reciter, reason, ts_ms, \
-            time, device_id, event_id.
+            time, device_id, event_id. A reciter must be one of mirrors.json's or have events in the journal; a \
+            surah is a number or a name (36, yasin); anything else is a usage error (exit 64).
             """,
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's positions."),
-            .init(names: ["--surah"], valueName: "n", help: "Only this surah (1-114)."),
+            .init(names: ["--surah"], valueName: "n|name", help: "Only this surah: 1-114 or a name (yasin)."),
+            .init(names: ["--since"], valueName: "date", help: "Only surahs with a position from this time: 2026-11-29, 7d, 12h, 30m."),
             .init(names: ["--csv"], valueName: nil, help: "CSV with a header line."),
             .init(names: ["--ndjson"], valueName: nil, help: "One JSON object per line."),
         ],
-        examples: ["tartil positions", "tartil positions --surah 36 --json", "tartil positions --csv > positions.csv"],
+        examples: [
+            "tartil positions", "tartil positions --surah yasin --json", "tartil positions --since 7d --csv > positions.csv",
+        ],
         run: { invocation, context in
-            let surah = try invocation.integer("--surah", in: 1...114)
-            let reciter = invocation.value("--reciter")
+            let surah = try invocation.surah("--surah")
+            let since = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
             let format = try listFormat(invocation, context)
-            guard let journal = try openForReading(context) else {
+            let journal = try openForReading(context)
+            defer { journal?.close() }
+            let reciter = try listedReciter(invocation, context, journal)
+            guard let journal else {
                 try printPositions([], format: format, console: context.console)
                 return
             }
-            defer { journal.close() }
-            let events = try PlayCommands.journalCall { () throws(JournalError) in try journal.latestPositions(reciter: reciter, surah: surah) }
+            let events = try PlayCommands.journalCall { () throws(JournalError) in
+                try journal.latestPositions(reciter: reciter, surah: surah, sinceMs: since)
+            }
             try printPositions(events, format: format, console: context.console)
         })
 
     static let history = CommandSpec(
         path: ["history"],
         overview: "What was listened to: sessions, positions and bookmarks, oldest first.",
+        discussion: """
+            Filters combine. A session end belongs to the reciter of the session its device started last before \
+            it, so --reciter shows that reciter's session ends only. --surah leaves out session starts and ends \
+            (they name a range, not a surah). --limit keeps the latest N events, still printed oldest first. A \
+            reciter must be one of mirrors.json's or have events in the journal; anything else is a usage error.
+            """,
         options: [
             .init(names: ["--since"], valueName: "date", help: "From this time: 2026-11-29, 2026-11-29T08:00, or 7d, 12h, 30m ago."),
+            .init(names: ["--until"], valueName: "date", help: "Before this time (same forms as --since)."),
             .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's events."),
+            .init(names: ["--surah"], valueName: "n|name", help: "Only events in this surah: 1-114 or a name (yasin)."),
+            .init(names: ["--kind"], valueName: "kinds", help: "Only these kinds, comma-separated: \(JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ","))."),
+            .init(names: ["--limit"], valueName: "n", help: "Only the latest n events (1-1000000)."),
         ],
-        examples: ["tartil history --since 7d", "tartil history --since 2026-11-01 --json"],
+        examples: [
+            "tartil history --since 7d", "tartil history --since 2026-11-01 --until 2026-12-01 --json",
+            "tartil history --surah yasin --kind position,bookmark --limit 20",
+        ],
         run: { invocation, context in
-            let since = try invocation.value("--since").map(parseSince)
-            let reciter = invocation.value("--reciter")
-            guard let journal = try openForReading(context) else {
+            var filter = Journal.HistoryFilter()
+            filter.sinceMs = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
+            filter.untilMs = try invocation.value("--until").map { text throws(TartilError) in try parseSince(text, option: "--until") }
+            filter.surah = try invocation.surah("--surah")
+            filter.limit = try invocation.integer("--limit", in: 1...1_000_000)
+            if let text = invocation.value("--kind") { filter.kinds = try kinds(text) }
+            let journal = try openForReading(context)
+            defer { journal?.close() }
+            filter.reciter = try listedReciter(invocation, context, journal)
+            guard let journal else {
                 if context.settings.json { context.console.json(.array([])) }
                 return
             }
-            defer { journal.close() }
-            let events = try PlayCommands.journalCall { () throws(JournalError) in try journal.events(sinceMs: since) }
-                .filter { reciter == nil || $0.reciter == reciter || ($0.reciter == nil && $0.kind == .sessionEnd) }
+            let events = try PlayCommands.journalCall { () throws(JournalError) in try journal.history(filter) }
             if context.settings.json {
                 context.console.json(.array(events.map(json)))
                 return
@@ -70,7 +96,9 @@ enum JournalCommands {
         ],
         examples: ["tartil bookmark 2:255 --note 'Ayat al-Kursi'"],
         run: { invocation, context in
-            var draft = EventDraft(kind: .bookmark, reciter: invocation.value("--reciter"), note: invocation.value("--note"))
+            // A reciter mirrors.json does not list is refused before anything is written (the journal keeps it for good).
+            let reciter = try invocation.value("--reciter").map { id throws(TartilError) in try context.library().reciter(try ReciterID(id)).id.rawValue }
+            var draft = EventDraft(kind: .bookmark, reciter: reciter, note: invocation.value("--note"))
             if let note = draft.note, note.utf8.count > Journal.MergeLimits.noteBytes {
                 throw TartilError.usage("--note takes at most \(Journal.MergeLimits.noteBytes) bytes, not \(note.utf8.count)")
             }
@@ -96,6 +124,104 @@ enum JournalCommands {
             }
         })
 
+    static let bookmarks = CommandSpec(
+        path: ["bookmarks"],
+        overview: "List the bookmarks not removed, with their ids and latest notes.",
+        discussion: """
+            In the order of the Qur'an. The id (the bookmark event's id; its first 4 or more characters are \
+            enough) is what 'bookmark rm' and 'bookmark note' take. A bookmark removed on any device, after a \
+            merge, is gone here too; of several note edits the latest by (time, device id, event id) wins. With --json one array of objects with the \
+            fields event_id, surah, ayah, reciter, note, ts_ms, time, device_id.
+            """,
+        options: [
+            .init(names: ["--surah"], valueName: "n|name", help: "Only bookmarks in this surah: 1-114 or a name (yasin)."),
+            .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's bookmarks."),
+        ],
+        examples: ["tartil bookmarks", "tartil bookmarks --surah 2 --json"],
+        run: { invocation, context in
+            let surah = try invocation.surah("--surah")
+            let journal = try openForReading(context)
+            defer { journal?.close() }
+            let reciter = try listedReciter(invocation, context, journal)
+            guard let journal else {
+                if context.settings.json { context.console.json(.array([])) } else { context.console.note("no bookmarks yet") }
+                return
+            }
+            let list = try PlayCommands.journalCall { () throws(JournalError) in try journal.bookmarks(reciter: reciter, surah: surah) }
+            if context.settings.json {
+                context.console.json(.array(list.map { .object(bookmarkObject($0)) }))
+                return
+            }
+            if list.isEmpty { context.console.note("no bookmarks") }
+            for bookmark in list {
+                let name = (try? Catalog.surah(bookmark.surah))?.nameTransliterated ?? ""
+                context.console.line(
+                    Formatting.left(String(bookmark.eventID.prefix(8)), 10) + Formatting.left("\(bookmark.surah):\(bookmark.ayah)", 9)
+                        + Formatting.left(name, 16) + Formatting.left(bookmark.reciter ?? "", 22)
+                        + Formatting.timestamp(milliseconds: bookmark.timeMs) + (bookmark.note.map { "  — \($0)" } ?? ""))
+            }
+        })
+
+    static let bookmarkRemove = CommandSpec(
+        path: ["bookmark", "rm"],
+        overview: "Remove a bookmark (by appending an event; a merge carries it to other devices).",
+        arguments: [.init(name: "id", help: "The bookmark's id from 'tartil bookmarks' (4 or more of its first characters).")],
+        examples: ["tartil bookmark rm 3f2a9c1e"],
+        run: { invocation, context in
+            let id = invocation.arguments[0]
+            let bookmark = try editBookmark(context) { journal throws(JournalError) in try journal.removeBookmark(id: id) }
+            if context.settings.json {
+                context.console.json(.object(bookmarkObject(bookmark) + [("removed", .bool(true))]))
+            } else {
+                context.console.line("removed the bookmark \(bookmark.surah):\(bookmark.ayah) (\(bookmark.eventID.prefix(8)))")
+            }
+        })
+
+    static let bookmarkNote = CommandSpec(
+        path: ["bookmark", "note"],
+        overview: "Replace a bookmark's note (empty clears it); the latest edit wins on every device.",
+        arguments: [
+            .init(name: "id", help: "The bookmark's id from 'tartil bookmarks' (4 or more of its first characters)."),
+            .init(name: "text", help: "The new note (at most 4096 bytes)."),
+        ],
+        examples: ["tartil bookmark note 3f2a9c1e 'Ayat al-Kursi, by heart'"],
+        run: { invocation, context in
+            let id = invocation.arguments[0]
+            let text = invocation.arguments[1]
+            guard text.utf8.count <= Journal.MergeLimits.noteBytes else {
+                throw TartilError.usage("a note takes at most \(Journal.MergeLimits.noteBytes) bytes, not \(text.utf8.count)")
+            }
+            let bookmark = try editBookmark(context) { journal throws(JournalError) in try journal.editBookmarkNote(id: id, note: text) }
+            if context.settings.json {
+                context.console.json(.object(bookmarkObject(bookmark)))
+            } else {
+                context.console.line(
+                    "bookmark \(bookmark.surah):\(bookmark.ayah) (\(bookmark.eventID.prefix(8))): " + (bookmark.note.map { "— \($0)" } ?? "no note"))
+            }
+        })
+
+    /// Runs a bookmark change on the session's journal writer (after every event handed over before it), so the
+    /// lookup and the append see the same journal; an unknown id is a usage error and writes nothing.
+    static func editBookmark(
+        _ context: Context, _ body: @escaping @Sendable (Journal) throws(JournalError) -> Bookmark
+    ) throws(TartilError) -> Bookmark {
+        let writer = try context.session.journal(context.settings)
+        do throws(JournalError) {
+            return try writer.withJournal(body)
+        } catch {
+            throw commandError(error)
+        }
+    }
+
+    static func bookmarkObject(_ bookmark: Bookmark) -> [(String, JSONValue)] {
+        [
+            ("event_id", .string(bookmark.eventID)), ("surah", .int(bookmark.surah)), ("ayah", .int(bookmark.ayah)),
+            ("reciter", bookmark.reciter.map { .string($0) } ?? .null), ("note", bookmark.note.map { .string($0) } ?? .null),
+            ("ts_ms", .int(Int(bookmark.timeMs))), ("time", .string(Formatting.timestamp(milliseconds: bookmark.timeMs))),
+            ("device_id", .string(bookmark.deviceID)),
+        ]
+    }
+
     /// Fills in a bookmark's ayah (and reciter, unless given) from where the session's playback is; a usage error
     /// when nothing is playing.
     static func bookmarkWherePlaying(_ draft: inout EventDraft, _ session: PlaybackSession) throws(TartilError) {
@@ -115,16 +241,16 @@ enum JournalCommands {
         return "\(draft.surah!):\(draft.ayah!)"
     }
 
-    static let group = CommandSpec(path: ["journal"], overview: "Export, merge, check and count the positions journal.", run: nil)
+    static let group = CommandSpec(path: ["journal"], overview: "Export, merge, back up, check and count the positions journal.", run: nil)
 
     static let export = CommandSpec(
         path: ["journal", "export"],
         overview: "Write the journal's raw events, oldest first, as NDJSON (default) or CSV.",
         discussion: """
             Columns, in this order: event_id, device_id, device_seq, ts_ms (milliseconds since 1970, UTC), kind \
-            (position, session-start, session-end, bookmark), reciter, surah, ayah, offset_samples, offset_ms, \
-            reason (ayah-start, pause, seek, stop, quit, end), note. Missing values are null in NDJSON and empty \
-            in CSV.
+            (position, session-start, session-end, bookmark, bookmark-removed, bookmark-note), reciter, surah, \
+            ayah, offset_samples, offset_ms, reason (ayah-start, pause, seek, stop, quit, end), note, target_id \
+            (the bookmark a removal or note edit changes). Missing values are null in NDJSON and empty in CSV.
             """,
         options: [
             .init(names: ["--since"], valueName: "date", help: "From this time: 2026-11-29, 2026-11-29T08:00, or 7d, 12h, 30m ago."),
@@ -132,7 +258,7 @@ enum JournalCommands {
         ],
         examples: ["tartil journal export > journal.ndjson", "tartil journal export --since 30d --format csv"],
         run: { invocation, context in
-            let since = try invocation.value("--since").map(parseSince)
+            let since = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
             let text = invocation.value("--format") ?? "ndjson"
             guard let format = Journal.ExportFormat(rawValue: text) else {
                 throw TartilError.usage("--format takes ndjson or csv, not '\(text)'")
@@ -173,11 +299,7 @@ enum JournalCommands {
                     try journal.merge(from: other, shouldStop: { Interrupt.isPending })
                 }
             } catch {
-                switch error.code {
-                case .notAJournal, .refused: throw TartilError(.usage, error.message)
-                case .interrupted: throw TartilError(.interrupted, error.message)
-                default: throw TartilError(.failure, error.message)
-                }
+                throw commandError(error)
             }
             if context.settings.json {
                 context.console.json(.object([("merged", .string(other)), ("new_events", .int(added))]))
@@ -186,32 +308,89 @@ enum JournalCommands {
             }
         })
 
+    static let backup = CommandSpec(
+        path: ["journal", "backup"],
+        overview: "Write a consistent, self-contained copy of the journal, even while a player writes.",
+        discussion: """
+            The copy is a snapshot as of one moment, made with SQLite's online backup API (a player appending \
+            meanwhile is not stopped), written to a temporary name beside FILE, checked, fsynced and then \
+            renamed: FILE is never half-written. It is self-contained (no -wal file beside it is needed), passes \
+            'journal check', can be merged ('journal merge FILE' into the journal it came from adds nothing) or \
+            used as a journal (--journal FILE). FILE must not be the journal itself; a FILE that exists is \
+            replaced only with --force (exit 64 otherwise, nothing written).
+            """,
+        arguments: [.init(name: "file", help: "Where to write the copy.")],
+        options: [.init(names: ["--force"], valueName: nil, help: "Replace FILE if it exists.")],
+        examples: ["tartil journal backup ~/backups/tartil-journal.sqlite", "tartil journal backup /mnt/usb/journal.sqlite --force"],
+        run: { invocation, context in
+            guard let journal = try openForReading(context) else {
+                throw TartilError(.notFound, "there is no journal at \(context.settings.journalFile) yet")
+            }
+            defer { journal.close() }
+            let result: Journal.BackupResult
+            do throws(JournalError) {
+                result = try journal.backup(to: invocation.arguments[0], replacing: invocation.flag("--force"))
+            } catch {
+                throw commandError(error)
+            }
+            if context.settings.json {
+                context.console.json(.object([
+                    ("backup", .string(result.path)), ("journal", .string(journal.path)), ("events", .int(result.events)),
+                    ("bytes", .int(result.bytes)),
+                ]))
+            } else {
+                context.console.line(
+                    "backed up \(Formatting.grouped(result.events)) event\(result.events == 1 ? "" : "s") to \(result.path) (\(Formatting.bytes(result.bytes)))")
+            }
+        })
+
     static let stats = CommandSpec(
         path: ["journal", "stats"],
-        overview: "Count the journal's events by kind, devices and surahs, with its first and last times.",
+        overview: "Events by kind and device, sizes of the journal and its log, first and last times.",
+        discussion: """
+            bytes is the size of the journal file, wal_bytes that of its write-ahead log beside it (events not yet \
+            checkpointed into the file: 0 after every tartil that wrote to it exited cleanly). by_device lists \
+            every device with events (this one and those merged in), most events first, with its first and last \
+            event's time. Times are milliseconds since 1970 (UTC) in JSON.
+            """,
+        examples: ["tartil journal stats", "tartil journal stats --json"],
         run: { _, context in
             guard let journal = try openForReading(context) else {
                 throw TartilError(.notFound, "there is no journal at \(context.settings.journalFile) yet")
             }
             defer { journal.close() }
             let stats = try PlayCommands.journalCall { () throws(JournalError) in try journal.stats() }
-            let size = (try? FileManager.default.attributesOfItem(atPath: journal.path)[.size] as? Int) ?? 0
+            let sizes = journal.fileSizes()
             if context.settings.json {
                 context.console.json(.object([
-                    ("journal", .string(journal.path)), ("device_id", .string(journal.deviceID)), ("events", .int(stats.events)),
+                    ("journal", .string(journal.path)), ("device_id", .string(journal.deviceID)),
+                    ("bytes", .int(sizes.journal)), ("wal_bytes", .int(sizes.log)), ("events", .int(stats.events)),
                     ("by_kind", .object(JournalEvent.Kind.allCases.map { ($0.rawValue, .int(stats.byKind[$0] ?? 0)) })),
-                    ("devices", .int(stats.devices)), ("surahs_with_positions", .int(stats.surahsWithPositions)),
+                    ("devices", .int(stats.devices)),
+                    ("by_device", .array(stats.byDevice.map { device in
+                        .object([
+                            ("device_id", .string(device.deviceID)), ("events", .int(device.events)),
+                            ("first_ts_ms", .int(Int(device.firstMs))), ("last_ts_ms", .int(Int(device.lastMs))),
+                        ])
+                    })),
+                    ("surahs_with_positions", .int(stats.surahsWithPositions)),
                     ("first_ts_ms", stats.firstMs.map { .int(Int($0)) } ?? .null),
-                    ("last_ts_ms", stats.lastMs.map { .int(Int($0)) } ?? .null), ("bytes", .int(size)),
+                    ("last_ts_ms", stats.lastMs.map { .int(Int($0)) } ?? .null),
                 ]))
                 return
             }
             let console = context.console
-            console.line("journal   \(journal.path) (\(Formatting.bytes(size)))")
+            console.line("journal   \(journal.path) (\(Formatting.bytes(sizes.journal)); log \(Formatting.bytes(sizes.log)))")
             console.line("device    \(journal.deviceID)")
             console.line("events    \(Formatting.grouped(stats.events)): "
                 + JournalEvent.Kind.allCases.map { "\(Formatting.grouped(stats.byKind[$0] ?? 0)) \($0.rawValue)" }.joined(separator: ", "))
             console.line("devices   \(stats.devices); positions in \(stats.surahsWithPositions) surahs")
+            for device in stats.byDevice {
+                console.line(
+                    "  " + Formatting.left(device.deviceID + (device.deviceID == journal.deviceID ? " (this one)" : ""), 50)
+                        + Formatting.left(Formatting.grouped(device.events) + " events", 16)
+                        + "\(Formatting.timestamp(milliseconds: device.firstMs)) to \(Formatting.timestamp(milliseconds: device.lastMs))")
+            }
             if let first = stats.firstMs, let last = stats.lastMs {
                 console.line("from      \(Formatting.timestamp(milliseconds: first)) to \(Formatting.timestamp(milliseconds: last))")
             }
@@ -238,6 +417,41 @@ enum JournalCommands {
         })
 
     // MARK: - Helpers
+
+    /// A journal's error as the CLI reports it: a file that is not a journal, events that cannot be true and a
+    /// destination that cannot be written are usage errors (nothing was changed); Ctrl-C is an interruption.
+    static func commandError(_ error: JournalError) -> TartilError {
+        switch error.code {
+        case .notAJournal, .refused, .badDestination, .unknownBookmark: return TartilError(.usage, error.message)
+        case .interrupted: return TartilError(.interrupted, error.message)
+        case .failed: return TartilError(.failure, error.message)
+        }
+    }
+
+    /// The reciter `--reciter` names for a journal listing: one of mirrors.json's, or one the journal has events
+    /// of (a reciter since taken out of mirrors.json); anything else is mirrors.json's usage error.
+    static func listedReciter(_ invocation: Invocation, _ context: Context, _ journal: Journal?) throws(TartilError) -> String? {
+        guard let id = invocation.value("--reciter") else { return nil }
+        do {
+            return try context.library().reciter(try ReciterID(id)).id.rawValue
+        } catch {
+            if let journal, (try? journal.mentions(reciter: id)) == true { return id }
+            throw error
+        }
+    }
+
+    /// `--kind`'s comma-separated kinds.
+    static func kinds(_ text: String) throws(TartilError) -> Set<JournalEvent.Kind> {
+        var kinds: Set<JournalEvent.Kind> = []
+        for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let kind = JournalEvent.Kind(rawValue: name.trimmedWhitespace) else {
+                throw TartilError.usage(
+                    "--kind takes kinds separated by commas (\(JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))), not '\(name)'")
+            }
+            kinds.insert(kind)
+        }
+        return kinds
+    }
 
     /// The journal opened read-only, or nil when there is none yet. A file that is not a journal is refused.
     static func openForReading(_ context: Context) throws(TartilError) -> Journal? {
@@ -317,6 +531,7 @@ enum JournalCommands {
             ("surah", event.surah.map { .int($0) } ?? .null), ("ayah", event.ayah.map { .int($0) } ?? .null),
             ("offset_ms", event.offsetMs.map { .int(Int($0)) } ?? .null), ("reason", event.reason.map { .string($0.rawValue) } ?? .null),
             ("note", event.note.map { .string($0) } ?? .null), ("device_id", .string(event.deviceID)), ("event_id", .string(event.eventID)),
+            ("target_id", event.targetID.map { .string($0) } ?? .null),
         ])
     }
 
@@ -327,6 +542,9 @@ enum JournalCommands {
         case .sessionStart: return "\(when)  started \(event.note ?? "") (\(event.reciter ?? ""))"
         case .sessionEnd: return "\(when)  ended (\(event.note ?? ""))"
         case .bookmark: return "\(when)  bookmark \(place)\(event.note.map { " — \($0)" } ?? "")"
+        case .bookmarkRemoved: return "\(when)  bookmark \(place) removed (\(event.targetID ?? ""))"
+        case .bookmarkNote:
+            return "\(when)  bookmark \(place) note \(event.note?.isEmpty == false ? "— \(event.note!)" : "cleared") (\(event.targetID ?? ""))"
         case .position:
             let offset = (event.offsetMs ?? 0) > 0 ? " +" + Formatting.duration(seconds: Double(event.offsetMs ?? 0) / 1000) : ""
             return "\(when)  \(event.reason?.rawValue ?? "position") \(place)\(offset)"
@@ -335,9 +553,9 @@ enum JournalCommands {
 
     /// `2026-11-29`, `2026-11-29T08:00[:SS]` (local time, or with `Z` for UTC), or `7d`, `12h`, `30m` ago: in
     /// milliseconds since 1970.
-    static func parseSince(_ text: String) throws(TartilError) -> Int64 {
+    static func parseSince(_ text: String, option: String = "--since") throws(TartilError) -> Int64 {
         let forms = "a date from 1970-01-01 to 9999-12-31 (2026-11-29), a date and time (2026-11-29T08:00), or a span ago up to 100 years (7d, 12h, 30m)"
-        let bad = TartilError.usage("--since takes \(forms), not '\(text)'")
+        let bad = TartilError.usage("\(option) takes \(forms), not '\(text)'")
         if let unit = text.last, "dhm".contains(unit) {
             let secondsPerUnit = unit == "d" ? 86400 : unit == "h" ? 3600 : 60
             guard let amount = NumberText.whole(text.dropLast(), in: 0...(100 * 366 * 86400 / secondsPerUnit)) else {

@@ -60,7 +60,7 @@ enum PlayCommands {
             (of --reciter, of --surah when given) and playback goes on from that very sample to the end of its \
             surah; after a surah that was played to its end, the next surah follows. Takes the same options as play.
             """,
-        options: [.init(names: ["--surah"], valueName: "n", help: "The last position in this surah (1-114).")]
+        options: [.init(names: ["--surah"], valueName: "n|name", help: "The last position in this surah: 1-114 or a name (yasin).")]
             + planOptions.filter { $0.names != ["--from"] } + [
                 .init(names: ["--output"], valueName: "alsa|wav:path|null|silent", help: "As for play [env: TARTIL_OUTPUT]."),
                 .init(names: ["--device"], valueName: "name", help: "As for play [env: TARTIL_DEVICE]."),
@@ -318,7 +318,7 @@ enum PlayCommands {
 
     static func resumePoint(_ invocation: Invocation, _ context: Context) throws -> ResumePoint {
         let scope = invocation.arguments.isEmpty ? nil : ReferenceParser.uniqueAyat(of: try ReferenceParser.parse(invocation.arguments))
-        var surah = try invocation.integer("--surah", in: 1...114)
+        var surah = try invocation.surah("--surah")
         if surah == nil, let scope, Set(scope.map(\.surah)).count == 1 { surah = scope[0].surah }
         let reciter = invocation.value("--reciter")
         let path = context.settings.journalFile

@@ -68,6 +68,17 @@ struct Invocation: Sendable {
         return try NumberText.whole(text, in: range, for: name)
     }
 
+    /// The surah given to option `name` as a number or a name (`--surah 36`, `--surah yasin`), through
+    /// `ReferenceParser` (nil when the option is absent).
+    func surah(_ name: String) throws(TartilError) -> Int? {
+        guard let text = value(name) else { return nil }
+        do {
+            return try ReferenceParser.surah(named: text).number
+        } catch {
+            throw TartilError.usage("\(name): \(error.message)")
+        }
+    }
+
     /// The decimal number given to option `name`, checked against `range` (nil when the option is absent).
     func decimal(_ name: String, in range: ClosedRange<Double>) throws(TartilError) -> Double? {
         guard let text = value(name) else { return nil }

@@ -32,6 +32,14 @@ public enum ReferenceParser {
         "a reference is a surah (36, yasin, al-mulk), surahs (78-114), an ayah (2:255), ayat (36:1-12, 2:284-3:5), "
         + "juz N, hizb N, page N (each also N-M) or a global ayah number (#262, #1-#7)"
 
+    /// The surah `text` names: a number 1-114 or a name (`36`, `yasin`, `al-mulk`), as in references. For
+    /// options that take one surah (`--surah`); a usage error names the bad value and what is allowed.
+    public static func surah(named text: String) throws(TartilError) -> Surah {
+        let trimmed = Substring(text.trimmedWhitespace)
+        guard !trimmed.isEmpty else { throw .usage("a surah is missing: use a number 1-\(Catalog.surahCount) or a name") }
+        return try surah(trimmed)
+    }
+
     /// Parses command-line arguments (each may hold several items) into references, in the order given.
     public static func parse(_ arguments: [String]) throws(TartilError) -> [Reference] {
         let tokens = arguments.flatMap { argument in
