@@ -137,7 +137,7 @@ extension Journal {
     static let ownSchema: [SchemaObject]? = try? expectedSchema()
 
     /// A journal opened as this device's must be one tartil wrote: each table, index and trigger it has is a
-    /// tartil journal's, with the same SQL (an older journal may lack the newest ones, which migrating adds), and
+    /// tartil journal's, with the same SQL as the migrations it records made, and
     /// nothing else: no view, no other trigger. A file crafted to loop (a view over a recursive query in place of
     /// `events`) is refused here, before any query runs on it. One read of `sqlite_master`.
     static func checkOwnSchema(_ connection: Connection, _ path: String) throws(JournalError) {
@@ -147,7 +147,16 @@ extension Journal {
         } catch {
             throw JournalError(error, "cannot read the journal \(path)")
         }
-        guard let expected = ownSchema else { return }
+        var expected = ownSchema
+        // An older tartil's journal, opened read-only (a writer has migrated it already): the schema its own
+        // migrations made.
+        let names = JournalDatabase.migrator.migrations.map(\.name)
+        if let recorded = try? Migrator.applied(connection, schema: "main"), recorded.count < names.count,
+            names.starts(with: recorded), !recorded.isEmpty
+        {
+            expected = try? expectedSchema(migrations: recorded.count)
+        }
+        guard let expected else { return }
         let known = Dictionary(expected.map { ("\($0.type) \($0.name)", $0) }, uniquingKeysWith: { first, _ in first })
         for object in found where !object.name.hasPrefix("sqlite_stat") {
             guard known["\(object.type) \(object.name)"] == object else {
