@@ -274,7 +274,7 @@ extension Journal {
                     WHEN NOT (\(isText("event_id", id))) OR event_id GLOB '*[^0-9A-Za-z_-]*' THEN 'its event id is not an id (letters, digits, - and _)'
                     WHEN NOT (\(isText("device_id", id))) OR device_id GLOB '*[^0-9A-Za-z_-]*' THEN 'its device id is not an id (letters, digits, - and _)'
                     WHEN device_id = (SELECT value FROM main.meta WHERE key = 'device_id')
-                        AND NOT EXISTS (SELECT 1 FROM main.events AS mine WHERE mine.event_id = other.events.event_id)
+                        AND NOT EXISTS (SELECT 1 FROM main.events AS mine WHERE mine.event_id = candidate.event_id)
                         THEN 'it claims to come from this device, which did not write it'
                     WHEN NOT (\(isCount("device_seq", from: 1))) OR device_seq > \(MergeLimits.largestSequence) THEN 'its device sequence number is not a whole number from 1 to 2^53'
                     WHEN NOT (\(isCount("ts_ms", from: 0))) THEN 'its time is not a whole number of milliseconds since 1970'
@@ -294,7 +294,7 @@ extension Journal {
                     WHEN kind NOT IN ('bookmark-removed', 'bookmark-note') AND target_id IS NOT NULL THEN 'it names another event, which its kind does not'
                     WHEN kind = 'bookmark-note' AND note IS NULL THEN 'it is a note edit without a note'
                     END AS problem
-                FROM \(source))
+                FROM \(source) AS candidate)
             WHERE problem IS NOT NULL LIMIT 1
             """)
         if try statement.step() {

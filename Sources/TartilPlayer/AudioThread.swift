@@ -150,6 +150,7 @@ final class AudioThread {
                 output.discard()
                 source = nil
                 preparedIndex = nil
+                draining = false  // a seek during the last item's drain plays on: the output must stay open
             case .drainOutput:
                 draining = true
             case .record(let record):
