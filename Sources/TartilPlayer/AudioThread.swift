@@ -195,7 +195,7 @@ final class AudioThread {
         }
         guard case .ready(let bytes, _)? = player.mailbox.read({ $0.files[file] }) else {
             told[file] = nil
-            execute(machine.on(.fileDropped(file)))
+            execute(machine.on(.openedFileGone(file)))
             return
         }
         do {

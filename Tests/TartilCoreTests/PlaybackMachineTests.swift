@@ -279,6 +279,25 @@ struct Engine {
         #expect(!engine.buffered, "a seek to cached files never says buffering")
     }
 
+    /// A seek opened an item whose bytes the loader had let go just before (the engine learns it at the open):
+    /// the item waits for them again instead of staying "open" with nothing to play (a hang found under load).
+    @Test func anOpenWhoseBytesWereLetGoWaitsForThemAgain() throws {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        try engine.command(.seek(.ayah(AyahRef(unchecked: 112, 3))))
+        #expect(engine.opens.last == PlanPosition(index: 3))
+        engine.open = nil
+        engine.wanted = []
+        engine.send(.openedFileGone(AyahRef(unchecked: 112, 3)))
+        #expect(!engine.machine.isOpen)
+        #expect(engine.wanted.first == AyahRef(unchecked: 112, 3), "asked for again")
+        engine.send(.fileReady(AyahRef(unchecked: 112, 3)))
+        #expect(engine.opens.last == PlanPosition(index: 3) && engine.opens.count == 3)
+        engine.playToEnd()
+        #expect(engine.ended?.0 == .finished)
+    }
+
     // MARK: - Ending
 
     @Test func playingToTheEndFinishesAndRecordsTheEnd() {

@@ -23,14 +23,7 @@ public func runTartil(
     process.executableURL = URL(fileURLWithPath: TestPaths.executable)
     process.arguments = arguments
     let isolatedHome = home ?? TestPaths.makeTemporaryDirectory()
-    var env = [
-        "HOME": isolatedHome, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-        "XDG_RUNTIME_DIR": isolatedHome + "/run",  // each test's players serve a control socket of their own
-        "XDG_CONFIG_HOME": isolatedHome + "/config", "XDG_DATA_HOME": isolatedHome + "/data",
-        "XDG_CACHE_HOME": isolatedHome + "/cache", "XDG_STATE_HOME": isolatedHome + "/state",
-    ]
-    env.merge(environment) { $1 }
-    process.environment = env
+    process.environment = isolatedEnvironment(home: isolatedHome).merging(environment) { $1 }
     let stdout = Pipe()
     let stderr = Pipe()
     let stdin = Pipe()
@@ -51,6 +44,16 @@ public func runTartil(
     return RunResult(
         status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
         stderr: String(decoding: errorData, as: UTF8.self))
+}
+
+/// A private environment under `home`: the XDG folders (so the user's files are never read) and a runtime
+/// folder of its own (so each test's players serve a control socket of their own).
+public func isolatedEnvironment(home: String) -> [String: String] {
+    [
+        "HOME": home, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        "XDG_RUNTIME_DIR": home + "/run", "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data",
+        "XDG_CACHE_HOME": home + "/cache", "XDG_STATE_HOME": home + "/state",
+    ]
 }
 
 /// How a run of `tartil` with a deadline ended.
@@ -77,12 +80,8 @@ public func runTartilBounded(
     process.executableURL = URL(fileURLWithPath: TestPaths.executable)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
-    var env = [
-        "HOME": home, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-        "XDG_RUNTIME_DIR": home + "/run",
-        "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "XDG_CACHE_HOME": home + "/cache",
-        "XDG_STATE_HOME": home + "/state", "SWIFT_BACKTRACE": "enable=no",
-    ]
+    var env = isolatedEnvironment(home: home)
+    env["SWIFT_BACKTRACE"] = "enable=no"
     env.merge(environment) { $1 }
     process.environment = env
     let stdout = Pipe()

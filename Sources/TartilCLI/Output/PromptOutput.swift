@@ -17,15 +17,7 @@ enum PromptOutput {
 
     private static let state = Mutex(State())
     /// Readable when output is queued (a self-pipe: written by the queuing thread, drained by CEdit).
-    private static let wake: (read: Int32, write: Int32) = {
-        var descriptors: [Int32] = [-1, -1]
-        guard pipe(&descriptors) == 0 else { return (-1, -1) }
-        for descriptor in descriptors {
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        }
-        return (descriptors[0], descriptors[1])
-    }()
+    private static let wake: (read: Int32, write: Int32) = SelfPipe.make()
 
     /// Hooks into libedit (before its first readline); false when it cannot (output is then written at once).
     static func install(interruptDescriptor: Int32) -> Bool {

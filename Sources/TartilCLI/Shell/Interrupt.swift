@@ -9,15 +9,7 @@ enum Interrupt {
     private static let atPrompt = Atomic<Bool>(false)
     /// The self-pipe: the handler writes a byte to `wakeWrite`, so a thread waiting in poll(2) on `wakeRead`
     /// sees an interrupt even when it arrives just before the wait begins.
-    private static let wakeDescriptors: (read: Int32, write: Int32) = {
-        var descriptors: [Int32] = [-1, -1]
-        guard pipe(&descriptors) == 0 else { return (-1, -1) }
-        for descriptor in descriptors {
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        }
-        return (descriptors[0], descriptors[1])
-    }()
+    private static let wakeDescriptors: (read: Int32, write: Int32) = SelfPipe.make()
     private static let wakeWrite = Atomic<Int32>(-1)
 
     /// A descriptor that becomes readable when an interrupt arrives (-1 if the pipe could not be made).

@@ -25,15 +25,7 @@ enum RawTerminal {
     private static let continued = Atomic<Bool>(false)
     private static let wakeWrite = Atomic<Int32>(-1)
     /// A self-pipe the SIGWINCH and SIGCONT handlers write to, so the key loop's poll wakes at once.
-    private static let wakeDescriptors: (read: Int32, write: Int32) = {
-        var descriptors: [Int32] = [-1, -1]
-        guard pipe(&descriptors) == 0 else { return (-1, -1) }
-        for descriptor in descriptors {
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        }
-        return (descriptors[0], descriptors[1])
-    }()
+    private static let wakeDescriptors: (read: Int32, write: Int32) = SelfPipe.make()
 
     static let crashSignals: [Int32] = [SIGSEGV, SIGILL, SIGABRT, SIGBUS, SIGFPE]
     static let signals: [Int32] = crashSignals + [SIGTSTP, SIGCONT, SIGWINCH]

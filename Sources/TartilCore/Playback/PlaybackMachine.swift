@@ -98,6 +98,9 @@ public struct PlaybackMachine: Sendable {
         case fileFailed(AyahRef, reason: String)
         /// A file's bytes were let go (no longer wanted); it must be read again before it opens.
         case fileDropped(AyahRef)
+        /// The item just opened could not be: its file's bytes had been let go meanwhile (the engine learnt it
+        /// at the open). It is read again, and opened when it is here.
+        case openedFileGone(AyahRef)
         /// `frames` of the open item were written; the device holds `unplayed` frames not yet heard.
         case wrote(frames: Int, unplayed: Int)
         /// The device holds `unplayed` frames not yet heard (before a command, so it acts on what is heard).
@@ -296,6 +299,10 @@ public struct PlaybackMachine: Sendable {
         case .fileDropped(let ayah):
             if files[ayah] == .ready { files[ayah] = nil }
             wanted = []  // ask again
+        case .openedFileGone(let ayah):
+            if files[ayah] == .ready { files[ayah] = nil }
+            wanted = []  // ask again
+            if isOpen && plan.items[head.index].file == ayah { isOpen = false }
         case .wrote(let frames, let unplayed):
             guard isOpen else { return actions }
             head.offset += frames
