@@ -22,24 +22,7 @@ final class Probe {
         self.mirror = mirror
         self.maxBytes = maxBytes
         let me = Unmanaged.passUnretained(self).toOpaque()
-        try Transfer.set(handle, CURLOPT_URL, "CURLOPT_URL", url)
-        try NetworkLibrary.check(ccurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me), "curl_easy_setopt(CURLOPT_PRIVATE)")
-        try NetworkLibrary.check(ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me), "curl_easy_setopt(CURLOPT_WRITEDATA)")
-        try NetworkLibrary.check(ccurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me), "curl_easy_setopt(CURLOPT_HEADERDATA)")
-        try NetworkLibrary.check(ccurl_easy_setopt_write_function(handle, Probe.writeCallback), "curl_easy_setopt(CURLOPT_WRITEFUNCTION)")
-        try NetworkLibrary.check(ccurl_easy_setopt_header_function(handle, Probe.headerCallback), "curl_easy_setopt(CURLOPT_HEADERFUNCTION)")
-        try Transfer.set(handle, CURLOPT_FOLLOWLOCATION, "CURLOPT_FOLLOWLOCATION", 1)
-        try Transfer.set(handle, CURLOPT_MAXREDIRS, "CURLOPT_MAXREDIRS", limits.maxRedirects)
-        try Transfer.set(handle, CURLOPT_PROTOCOLS_STR, "CURLOPT_PROTOCOLS_STR", "http,https")
-        try Transfer.set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "CURLOPT_REDIR_PROTOCOLS_STR", "http,https")
-        try Transfer.set(handle, CURLOPT_CONNECTTIMEOUT_MS, "CURLOPT_CONNECTTIMEOUT_MS", Int(limits.connectTimeout * 1000))
-        try Transfer.set(handle, CURLOPT_LOW_SPEED_LIMIT, "CURLOPT_LOW_SPEED_LIMIT", limits.stallBytesPerSecond)
-        try Transfer.set(handle, CURLOPT_LOW_SPEED_TIME, "CURLOPT_LOW_SPEED_TIME", limits.stallSeconds)
-        try Transfer.set(handle, CURLOPT_SSL_VERIFYPEER, "CURLOPT_SSL_VERIFYPEER", 1)
-        try Transfer.set(handle, CURLOPT_SSL_VERIFYHOST, "CURLOPT_SSL_VERIFYHOST", 2)
-        try Transfer.set(handle, CURLOPT_NOSIGNAL, "CURLOPT_NOSIGNAL", 1)
-        try Transfer.set(handle, CURLOPT_TCP_KEEPALIVE, "CURLOPT_TCP_KEEPALIVE", 1)
-        try Transfer.set(handle, CURLOPT_USERAGENT, "CURLOPT_USERAGENT", "tartil/0.1")
+        try Transfer.configure(handle, url: url, owner: me, write: Probe.writeCallback, header: Probe.headerCallback, limits: limits)
         try Transfer.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", "-\(CrossCheck.tailBytes)")
     }
 

@@ -29,31 +29,43 @@ final class Transfer {
         self.url = url
         self.counter = counter
         let me = Unmanaged.passUnretained(self).toOpaque()
-        // Every option is checked: one that fails (an option this libcurl does not know) fails the download with
-        // the reason, rather than letting it run without, say, the http/https restriction.
-        try Self.set(handle, CURLOPT_URL, "CURLOPT_URL", url)
-        try Self.check(ccurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, me), "CURLOPT_PRIVATE")
-        try Self.check(ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me), "CURLOPT_WRITEDATA")
-        try Self.check(ccurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me), "CURLOPT_HEADERDATA")
-        try Self.check(ccurl_easy_setopt_write_function(handle, Transfer.writeCallback), "CURLOPT_WRITEFUNCTION")
-        try Self.check(ccurl_easy_setopt_header_function(handle, Transfer.headerCallback), "CURLOPT_HEADERFUNCTION")
-        try Self.set(handle, CURLOPT_FOLLOWLOCATION, "CURLOPT_FOLLOWLOCATION", 1)
-        try Self.set(handle, CURLOPT_MAXREDIRS, "CURLOPT_MAXREDIRS", limits.maxRedirects)
-        try Self.set(handle, CURLOPT_PROTOCOLS_STR, "CURLOPT_PROTOCOLS_STR", "http,https")
-        try Self.set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "CURLOPT_REDIR_PROTOCOLS_STR", "http,https")
-        try Self.set(handle, CURLOPT_CONNECTTIMEOUT_MS, "CURLOPT_CONNECTTIMEOUT_MS", Int(limits.connectTimeout * 1000))
-        try Self.set(handle, CURLOPT_LOW_SPEED_LIMIT, "CURLOPT_LOW_SPEED_LIMIT", limits.stallBytesPerSecond)
-        try Self.set(handle, CURLOPT_LOW_SPEED_TIME, "CURLOPT_LOW_SPEED_TIME", limits.stallSeconds)
-        try Self.set(handle, CURLOPT_SSL_VERIFYPEER, "CURLOPT_SSL_VERIFYPEER", 1)
-        try Self.set(handle, CURLOPT_SSL_VERIFYHOST, "CURLOPT_SSL_VERIFYHOST", 2)
-        try Self.set(handle, CURLOPT_NOSIGNAL, "CURLOPT_NOSIGNAL", 1)
+        try Self.configure(handle, url: url, owner: me, write: Transfer.writeCallback, header: Transfer.headerCallback, limits: limits)
         // Over https a server may offer HTTP/2: wait for its answer and multiplex on one connection. Over plain
         // http (HTTP/1.1) waiting would queue transfers behind each other instead of opening connections.
         if url.lowercased().hasPrefix("https://") { try Self.set(handle, CURLOPT_PIPEWAIT, "CURLOPT_PIPEWAIT", 1) }
-        try Self.set(handle, CURLOPT_TCP_KEEPALIVE, "CURLOPT_TCP_KEEPALIVE", 1)
         try Self.set(handle, CURLOPT_BUFFERSIZE, "CURLOPT_BUFFERSIZE", 32768)
-        try Self.set(handle, CURLOPT_USERAGENT, "CURLOPT_USERAGENT", "tartil/0.1")
         if writer.offset > 0 { try Self.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", "\(writer.offset)-") }
+    }
+
+    /// A libcurl write or header callback: `(bytes, size, count, owner) -> bytes taken`.
+    typealias Callback = @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int
+
+    /// The options every request of tartil's sets (a download, a cross-check probe): its URL and owner, its
+    /// callbacks, redirects and protocols limited to http and https, timeouts, TLS verification on. Every option
+    /// is checked: one that fails (an option this libcurl does not know) fails the request with the reason,
+    /// rather than letting it run without, say, the http/https restriction.
+    static func configure(
+        _ handle: UnsafeMutableRawPointer, url: String, owner: UnsafeMutableRawPointer, write: Callback, header: Callback,
+        limits: DownloadLimits
+    ) throws(CacheError) {
+        try set(handle, CURLOPT_URL, "CURLOPT_URL", url)
+        try check(ccurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, owner), "CURLOPT_PRIVATE")
+        try check(ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, owner), "CURLOPT_WRITEDATA")
+        try check(ccurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, owner), "CURLOPT_HEADERDATA")
+        try check(ccurl_easy_setopt_write_function(handle, write), "CURLOPT_WRITEFUNCTION")
+        try check(ccurl_easy_setopt_header_function(handle, header), "CURLOPT_HEADERFUNCTION")
+        try set(handle, CURLOPT_FOLLOWLOCATION, "CURLOPT_FOLLOWLOCATION", 1)
+        try set(handle, CURLOPT_MAXREDIRS, "CURLOPT_MAXREDIRS", limits.maxRedirects)
+        try set(handle, CURLOPT_PROTOCOLS_STR, "CURLOPT_PROTOCOLS_STR", "http,https")
+        try set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "CURLOPT_REDIR_PROTOCOLS_STR", "http,https")
+        try set(handle, CURLOPT_CONNECTTIMEOUT_MS, "CURLOPT_CONNECTTIMEOUT_MS", Int(limits.connectTimeout * 1000))
+        try set(handle, CURLOPT_LOW_SPEED_LIMIT, "CURLOPT_LOW_SPEED_LIMIT", limits.stallBytesPerSecond)
+        try set(handle, CURLOPT_LOW_SPEED_TIME, "CURLOPT_LOW_SPEED_TIME", limits.stallSeconds)
+        try set(handle, CURLOPT_SSL_VERIFYPEER, "CURLOPT_SSL_VERIFYPEER", 1)
+        try set(handle, CURLOPT_SSL_VERIFYHOST, "CURLOPT_SSL_VERIFYHOST", 2)
+        try set(handle, CURLOPT_NOSIGNAL, "CURLOPT_NOSIGNAL", 1)
+        try set(handle, CURLOPT_TCP_KEEPALIVE, "CURLOPT_TCP_KEEPALIVE", 1)
+        try set(handle, CURLOPT_USERAGENT, "CURLOPT_USERAGENT", "tartil/0.1")
     }
 
     /// Sets a whole-number option; throws with its name and libcurl's reason when libcurl refuses it.
