@@ -58,18 +58,6 @@ import Testing
         ]
     }()
 
-    /// xorshift64*.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state ^= state >> 12
-            state ^= state << 25
-            state ^= state >> 27
-            return state &* 2_685_821_657_736_338_717
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(1, bound))) }
-    }
-
     @Test func mergeSurvivesMutatedJournals() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -80,7 +68,7 @@ import Testing
         #expect(try runTartil(["-c", "bookmark 1:1; bookmark 36:1", "--journal", target], home: directory).status == 0)
         let baseBytes = try Data(contentsOf: URL(fileURLWithPath: base))
         let targetBytes = try Data(contentsOf: URL(fileURLWithPath: target))
-        var random = Random(state: 0x7A27_11C0_FFEE)
+        var random = SeededRandom(seed: 0x7A27_11C0_FFEE)
         var outcomes: [Int32: Int] = [:]
         for number in 0..<Self.budget {
             let input = "\(directory)/input-\(number).sqlite"

@@ -87,7 +87,7 @@ import Testing
         let mirrors = try environment.mirrorsFile([environment.clean], in: directory)
         // Writing to a child after it is killed must not kill the tests.
         signal(SIGPIPE, SIG_IGN)
-        var random = JournalChaosRandom(state: seed)
+        var random = SeededRandom(seed: seed)
         var acknowledged: [String] = []
         for round in 0..<12 {
             let process = Process()
@@ -224,16 +224,5 @@ import Testing
         #expect(bad.status == 64 && bad.stderr.contains("--format takes ndjson or csv, not 'xml'"))
         let since = try tartil(["history", "--since", "yesterday"], in: one)
         #expect(since.status == 64 && since.stderr.contains("--since takes a date from 1970-01-01 to 9999-12-31 (2026-11-29)"))
-    }
-}
-
-/// xorshift64*: a seeded generator, so a failing chaos run can be replayed.
-struct JournalChaosRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state ^= state >> 12
-        state ^= state << 25
-        state ^= state >> 27
-        return state &* 2_685_821_657_736_338_717
     }
 }

@@ -479,18 +479,6 @@ func sha256(_ path: String) -> String {
     }
 }
 
-/// xorshift64: the same numbers for the same seed on every machine.
-struct SeededRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed == 0 ? 1 : seed }
-    mutating func next() -> UInt32 {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return UInt32(truncatingIfNeeded: state >> 16)
-    }
-}
-
 /// Flips one bit in the middle of a file.
 func flipBit(in path: String) throws {
     var data = try Data(contentsOf: URL(fileURLWithPath: path))
