@@ -124,14 +124,8 @@ public final class Player: Sendable {
         eventQueue.wait(until: { $0.handedOver >= mark || $0.delivered }) { _ in }
     }
 
-    public func pause() { try? perform(.pause) }
-    public func resume() { try? perform(.resume) }
-    public func toggle() { try? perform(.toggle) }
     /// Stops playback; `quit` records the last position as a quit (tartil is leaving) rather than a stop.
     public func stop(reason: JournalEvent.Reason = .stop) { try? perform(reason == .quit ? .quit : .stop) }
-    public func next() throws(TartilError) { try perform(.next) }
-    public func previous() throws(TartilError) { try perform(.previous) }
-    public func seek(_ target: SeekTarget) throws(TartilError) { try perform(.seek(target)) }
 
     /// A snapshot of where playback is.
     public var status: PlayerStatus { published.withLock { $0 } }

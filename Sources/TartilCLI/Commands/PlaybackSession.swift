@@ -228,7 +228,6 @@ final class PlaybackSession: Sendable {
         let printer: EventPrinter
         let follow: Bool
         let finished = Atomic<Bool>(false)
-        let gone = Atomic<Bool>(false)
 
         init(printer: EventPrinter, follow: Bool) {
             self.printer = printer
