@@ -95,8 +95,10 @@ final class AudioThread {
                     refusal = error
                 }
             }
+            let effect = player.published.withLock { $0 }
             player.mailbox.update { box in
                 if let refusal { box.refusals[ticket] = refusal }
+                box.effects[ticket] = effect
                 box.commandsDone = ticket
             }
         }

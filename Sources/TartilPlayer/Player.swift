@@ -48,6 +48,9 @@ public final class Player: Sendable {
         var commandsDone = 0
         /// Commands the machine refused, by ticket (taken by their senders).
         var refusals: [Int: TartilError] = [:]
+        /// The status the moment each command took effect, by ticket (taken by their senders): what `pause`,
+        /// `seek`… report, before the next chunk moves it on.
+        var effects: [Int: PlayerStatus] = [:]
         /// The files the audio thread wants now (current item first), set by it.
         var wanted: [AyahRef] = []
         var wantedVersion = 0
@@ -105,23 +108,26 @@ public final class Player: Sendable {
 
     /// Hands `command` to the audio thread and returns once it has taken effect (within a chunk, a few tens of
     /// milliseconds), so that a `status` after a `seek` sees the seek; throws the machine's refusal (a seek past
-    /// the end, `next` from the last ayah) as a usage error. Returns at once when playback has ended.
-    public func perform(_ command: PlaybackMachine.Command) throws(TartilError) {
+    /// the end, `next` from the last ayah) as a usage error. Returns at once when playback has ended. Returns the
+    /// status the moment the command took effect.
+    @discardableResult
+    public func perform(_ command: PlaybackMachine.Command) throws(TartilError) -> PlayerStatus {
         let ticket = mailbox.update { box -> Int? in
             guard !box.audioEnded else { return nil }
             box.commandsSent += 1
             box.commands.append((box.commandsSent, command))
             return box.commandsSent
         }
-        guard let ticket else { return }
-        let refusal = mailbox.wait(until: { $0.commandsDone >= ticket || $0.audioEnded }) { box in
-            box.refusals.removeValue(forKey: ticket)
+        guard let ticket else { return status }
+        let (refusal, effect) = mailbox.wait(until: { $0.commandsDone >= ticket || $0.audioEnded }) { box in
+            (box.refusals.removeValue(forKey: ticket), box.effects.removeValue(forKey: ticket))
         }
         if let refusal { throw refusal }
         // The command's events (its position first) were queued before it was marked done: wait until they are
         // handed over, so the caller can then wait for the journal.
         let mark = eventQueue.read { $0.emitted }
         eventQueue.wait(until: { $0.handedOver >= mark || $0.delivered }) { _ in }
+        return effect ?? status
     }
 
     /// Stops playback; `quit` records the last position as a quit (tartil is leaving) rather than a stop.

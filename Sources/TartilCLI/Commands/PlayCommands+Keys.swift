@@ -96,7 +96,7 @@ extension PlayCommands {
         do {
             switch action {
             case .command(let command):
-                _ = try context.session.control(name(of: command), command)
+                try context.session.control(name(of: command), command)
                 return nil
             case .bookmark:
                 var draft = EventDraft(kind: .bookmark)

@@ -132,7 +132,7 @@ enum PlayCommands {
             let player = try context.session.player(for: "wait")
             try waitForEnd(of: player, stopOnInterrupt: false)
             context.session.flushJournal()  // the end's position is durable when wait returns
-            reportStatus(player, context)
+            reportStatus(player.status, context)
         })
 
     static let watch = CommandSpec(
@@ -179,11 +179,11 @@ enum PlayCommands {
     }
 
     /// After a control command: the status object with `--json`, the status line at the interactive prompt.
-    static func reportStatus(_ player: Player, _ context: Context) {
+    static func reportStatus(_ status: PlayerStatus, _ context: Context) {
         if context.settings.json {
-            context.console.json(json(player.status))
+            context.console.json(json(status))
         } else if context.interactive {
-            context.console.line(progressLine(player.status))
+            context.console.line(progressLine(status))
         }
     }
 

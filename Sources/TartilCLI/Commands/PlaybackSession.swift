@@ -212,13 +212,14 @@ final class PlaybackSession: Sendable {
 
     /// Carries out a command that moves or ends playback, and returns once the position it recorded is durable
     /// in the journal (so `stop; positions` sees it).
-    func control(_ name: String, _ command: PlaybackMachine.Command) throws(TartilError) -> Player {
+    @discardableResult
+    func control(_ name: String, _ command: PlaybackMachine.Command) throws(TartilError) -> PlayerStatus {
         let player = try player(for: name)
         let state = player.status.state
         guard !state.isEnded else { throw .usage("\(name): nothing is playing (playback \(state.rawValue); start with: play REF)") }
-        try player.perform(command)
+        let status = try player.perform(command)
         flushJournal()
-        return player
+        return status
     }
 
     // MARK: - The control socket
