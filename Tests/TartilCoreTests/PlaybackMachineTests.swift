@@ -55,8 +55,11 @@ struct Engine {
         for file in Set(machine.plan.items.compactMap(\.file)).subtracting(except).sorted() { send(.fileReady(file)) }
     }
 
-    /// Writes `frames` (across items, as the audio thread does chunk by chunk; the device plays as much as it
-    /// must to make room), or drains when the machine asked for it.
+    /// What was written, in order: item, first frame, frames (adjacent pieces of one item joined).
+    var output: [(index: Int, start: Int, frames: Int)] = []
+
+    /// Writes `frames` (across items, as the audio thread does chunk by chunk, no further than the machine
+    /// allows; the device plays as much as it must to make room), or drains when the machine asked for it.
     mutating func write(_ frames: Int) {
         var frames = frames
         while frames > 0 || (open != nil && left == 0) {
@@ -66,13 +69,19 @@ struct Engine {
                 send(.drained)
                 return
             }
-            guard open != nil else { return }
-            let count = min(frames, left)
+            guard let item = open else { return }
+            let count = min(frames, left, machine.allowance(frames))
             if count == 0 {
                 lastEnded = open?.index
                 open = nil
                 send(.sourceEnded)
                 continue
+            }
+            let start = machine.timeline.lengths[item.index].samples - left
+            if let last = output.last, last.index == item.index, last.start + last.frames == start {
+                output[output.count - 1].frames += count
+            } else {
+                output.append((item.index, start, count))
             }
             left -= count
             frames -= count

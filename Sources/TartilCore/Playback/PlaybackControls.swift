@@ -157,8 +157,12 @@ public struct LoopRequest: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `A B [N|inf]` (the prompt's words) or `A-B` (`--loop`), also `A-B N`.
-    public static func parse(_ words: [String]) throws(TartilError) -> LoopRequest {
-        var words = words.flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) }
+    public static func parse(_ given: [String]) throws(TartilError) -> LoopRequest {
+        var words: [String] = []
+        for word in given.flatMap({ $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) }) {
+            // `ayah 36:12` is one point.
+            if let last = words.last, last.lowercased() == "ayah" { words[words.count - 1] += " " + word } else { words.append(word) }
+        }
         var passes: Int?
         if words.count == 3 || (words.count == 2 && words[0].contains("-") && !words[1].contains(":")) {
             passes = try RepeatCount.parse(words.removeLast(), for: "the loop's count").count
