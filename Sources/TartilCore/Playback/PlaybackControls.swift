@@ -139,7 +139,7 @@ public enum LoopPoint: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .time(let seconds): "\(NumberText.format((seconds * 1000).rounded() / 1000))s"
-        case .ayah(let ayah, let offset): "\(ayah)" + (offset.map { "+\(NumberText.format($0))" } ?? "")
+        case .ayah(let ayah, let offset): offset.map { "\(ayah)+\(NumberText.format($0))" } ?? "ayah \(ayah)"
         }
     }
 }
