@@ -95,6 +95,7 @@ final class AudioThread {
                     refusal = error
                 }
             }
+            if !ended { publishStatus() }  // a command that changed only settings emits no action
             let effect = player.published.withLock { $0 }
             player.mailbox.update { box in
                 if let refusal { box.refusals[ticket] = refusal }

@@ -133,6 +133,7 @@ extension PlayCommands {
         case .set: return "set"
         case .loop, .markLoop: return "loop"
         case .stopAfter: return "stop-after"
+        case .sleep: return "sleep"
         }
     }
 }

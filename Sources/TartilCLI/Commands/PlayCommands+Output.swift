@@ -127,11 +127,8 @@ extension PlayCommands {
         } else if let mark = status.loopMarkSeconds {
             facts += "  A \(clock(mark))"
         }
-        if let left = status.sleepSecondsLeft {
-            facts += "  sleep \(clock(left))"
-        } else if let stop = status.stopAfter {
-            facts += "  stop after \(stop)"
-        }
+        if let stop = status.stopAfter { facts += "  stop after \(stop)" }
+        if let left = status.sleepSecondsLeft { facts += "  sleep \(clock(left))" }
         return facts
     }
 

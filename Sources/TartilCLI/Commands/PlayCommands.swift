@@ -222,10 +222,13 @@ enum PlayCommands {
         examples: ["sleep 20m", "sleep off"],
         run: { invocation, context in
             let stop = try StopAfter.parse(invocation.arguments[0], for: "sleep")
-            if let stop, case .seconds = stop {} else if stop != nil {
-                throw TartilError.usage("sleep takes a time (20m, 1h30m, 90s) or off; for ayat, a surah or a juz use stop-after")
+            var seconds: Double?
+            switch stop {
+            case .seconds(let time)?: seconds = time
+            case nil: seconds = nil
+            default: throw TartilError.usage("sleep takes a time (20m, 1h30m, 90s) or off; for ayat, a surah or a juz use stop-after")
             }
-            reportStatus(try context.session.control("sleep", .stopAfter(stop)), context)
+            reportStatus(try context.session.control("sleep", .sleep(seconds: seconds)), context)
         })
 
     static let stopAfter = CommandSpec(
@@ -234,7 +237,8 @@ enum PlayCommands {
         discussion: """
             A time is a sleep timer (see sleep). '5 ayat' stops at the end of the fifth ayah from the one playing (an \
             ayah with its repeats and pauses counts once; one repeated for ever never ends); 'surah' and 'juz' stop at \
-            the end of the surah or juz playing, in this cycle of the range.
+            the end of the surah or juz playing, in this cycle of the range. A timer and one of the others can be set \
+            together: the first reached stops playback. stop-after off cancels both; sleep off the timer alone.
             """,
         arguments: [.init(name: "when", help: StopAfter.forms + ", or off", repeating: true)],
         examples: ["stop-after 5 ayat", "stop-after surah", "stop-after 20m", "stop-after off"],

@@ -93,8 +93,11 @@ public struct PlaybackMachine: Sendable {
         case loop(LoopRequest?)
         /// The `l` key: marks A where the listener is; then B, starting the loop; then clears it.
         case markLoop
-        /// Stops by itself later (`--stop-after`, `sleep`); nil cancels.
+        /// Stops by itself later (`--stop-after`): a time sets the sleep timer, the others the boundary; nil
+        /// cancels both.
         case stopAfter(StopAfter?)
+        /// The sleep timer alone (`sleep 20m`, `sleep off`): stop after this many seconds of listening.
+        case sleep(seconds: Double?)
     }
 
     /// An A-B loop in the plan: from `start` to the end of item `endIndex` or, with `endOffset`, to that many
@@ -175,7 +178,7 @@ public struct PlaybackMachine: Sendable {
     public private(set) var loop: Loop?
     /// Where the `l` key marked A, before B.
     public private(set) var loopMark: PlanPosition?
-    /// When playback stops by itself, if set.
+    /// Where playback stops by itself (a number of ayat, the surah, the juz), if set; the timer is apart.
     public private(set) var stopAfter: StopAfter?
     /// With `stopAfter` at a boundary: the first item not played.
     public private(set) var stopBoundary: Int?
@@ -347,7 +350,17 @@ public struct PlaybackMachine: Sendable {
                 loopMark = heard
             }
         case .stopAfter(let stop):
-            setStopAfter(stop, &actions)
+            switch stop {
+            case .seconds(let seconds)?:
+                setTimer(seconds)
+            case nil:
+                setTimer(nil)
+                setStopAfter(nil, &actions)
+            default:
+                setStopAfter(stop, &actions)
+            }
+        case .sleep(let seconds):
+            setTimer(seconds)
         }
         return actions
     }
@@ -459,18 +472,20 @@ public struct PlaybackMachine: Sendable {
         }
     }
 
-    /// Sets or cancels the stop: a timer counts from now; a boundary is the end of the ayah, surah or juz heard now.
+    /// Sets (from now) or cancels the sleep timer.
+    private mutating func setTimer(_ seconds: Double?) {
+        sleepFrames = nil
+        guard let seconds, !plan.items.isEmpty else { return }
+        sleepRate = timeline.lengths[min(heard.index, plan.items.count - 1)].rate
+        sleepFrames = max(1, Int((seconds * Double(sleepRate)).rounded()))
+    }
+
+    /// Sets or cancels the boundary: the end of the ayat, surah or juz heard now.
     private mutating func setStopAfter(_ stop: StopAfter?, _ actions: inout [Action]) {
         stopAfter = stop
         stopBoundary = nil
-        sleepFrames = nil
         guard let stop, !plan.items.isEmpty else { return }
         let near = min(heard.index, plan.items.count - 1)
-        if case .seconds(let seconds) = stop {
-            sleepRate = timeline.lengths[near].rate
-            sleepFrames = max(1, Int((seconds * Double(sleepRate)).rounded()))
-            return
-        }
         let boundary = boundary(of: stop, from: near)
         stopBoundary = boundary
         // The engine may already have written past it (what the device holds): write again from what is heard.
@@ -623,7 +638,7 @@ public struct PlaybackMachine: Sendable {
                 heard = head
                 actions.append(.record(record(at: fadeStart ?? heard, .stop)))
                 setState(.stopped, &actions)
-                actions.append(.end(.stopped, message: "stopped by the timer (\(stopAfter.map(\.description) ?? "sleep"))"))
+                actions.append(.end(.stopped, message: "stopped by the sleep timer"))
                 return actions
             }
             // Everything written was heard: the listener is at the end of the last item written.
