@@ -155,7 +155,7 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         let result = try environment.tartil(
             ["play", "112", "--reciter", "fixture", "--device", "null", "--events"], urls: [environment.clean], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains(#"{"event":"ayah","index":4,"surah":112,"ayah":4,"kind":"ayah","repetition":1}"#))
+        #expect(result.stdout.contains(#"{"event":"ayah","index":4,"surah":112,"ayah":4,"kind":"ayah","repetition":1,"cycle":1,"review_for":null}"#))
         #expect(result.stdout.hasSuffix(#"{"event":"end","state":"finished"}"# + "\n"))
     }
 
@@ -184,7 +184,7 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
             urls: [server.base + "/fixture/{surah3}{ayah3}.mp3"], in: directory)
         #expect(result.status == 1)
         #expect(result.stdout.contains(#""event":"error""#) && result.stdout.contains("skipped 112:2"))
-        #expect(result.stdout.contains(#"{"event":"ayah","index":4,"surah":112,"ayah":4,"kind":"ayah","repetition":1}"#))
+        #expect(result.stdout.contains(#"{"event":"ayah","index":4,"surah":112,"ayah":4,"kind":"ayah","repetition":1,"cycle":1,"review_for":null}"#))
         #expect(result.stderr.contains("1 ayat could not be played: 112:2 (mirror 1: HTTP 404)"))
 
         let render = try environment.tartil(
