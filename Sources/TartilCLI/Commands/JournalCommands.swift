@@ -97,7 +97,7 @@ enum JournalCommands {
         examples: ["tartil bookmark 2:255 --note 'Ayat al-Kursi'"],
         run: { invocation, context in
             // A reciter mirrors.json does not list is refused before anything is written (the journal keeps it for good).
-            let reciter = try invocation.value("--reciter").map { id throws(TartilError) in try context.library().reciter(try ReciterID(id)).id.rawValue }
+            let reciter = try invocation.value("--reciter").map { name throws(TartilError) in try context.library().reciter(named: name).id.rawValue }
             var draft = EventDraft(kind: .bookmark, reciter: reciter, note: invocation.value("--note"))
             if let note = draft.note, note.utf8.count > Journal.MergeLimits.noteBytes {
                 throw TartilError.usage("--note takes at most \(Journal.MergeLimits.noteBytes) bytes, not \(note.utf8.count)")
@@ -433,7 +433,7 @@ enum JournalCommands {
     static func listedReciter(_ invocation: Invocation, _ context: Context, _ journal: Journal?) throws(TartilError) -> String? {
         guard let id = invocation.value("--reciter") else { return nil }
         do {
-            return try context.library().reciter(try ReciterID(id)).id.rawValue
+            return try context.library().reciter(named: id).id.rawValue
         } catch {
             if let journal, (try? journal.mentions(reciter: id)) == true { return id }
             throw error

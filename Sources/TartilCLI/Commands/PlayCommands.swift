@@ -169,7 +169,9 @@ enum PlayCommands {
         arguments: [.init(name: "on|off", help: "on (the default) or off", optional: true)],
         run: { invocation, context in
             let word = invocation.arguments.first ?? "on"
-            guard word == "on" || word == "off" else { throw TartilError.usage("events takes on or off, not '\(word)'") }
+            guard word == "on" || word == "off" else {
+                throw TartilError.usage("events takes on or off, not '\(word)'" + Suggestion.hint(for: word, among: ["on", "off"]))
+            }
             context.session.setPrintEvents(word == "on", console: context.console)
             if context.settings.json { context.console.json(.object([("events", .string(word))])) }
         })
@@ -281,7 +283,8 @@ enum PlayCommands {
         let device = invocation.value("--device") ?? previous?.device ?? context.settings.environment["TARTIL_DEVICE"] ?? "default"
         let outputText = invocation.value("--output") ?? previous?.output ?? context.settings.environment["TARTIL_OUTPUT"] ?? "alsa"
         guard let output = OutputChoice.parse(outputText, device: device) else {
-            throw TartilError.usage("--output takes \(OutputChoice.forms), not '\(outputText)'")
+            throw TartilError.usage(
+                "--output takes \(OutputChoice.forms), not '\(outputText)'" + Suggestion.hint(for: outputText, among: ["alsa", "null", "silent"]))
         }
         context.session.lastOutput = (outputText, device)
         var setup: PlayerSetup
@@ -380,7 +383,7 @@ enum PlayCommands {
         var options = PlaybackOptions()
         if let text = invocation.value("--basmala") {
             guard let basmala = PlaybackOptions.Basmala(rawValue: text) else {
-                throw TartilError.usage("--basmala takes auto or off, not '\(text)'")
+                throw TartilError.usage("--basmala takes auto or off, not '\(text)'" + Suggestion.hint(for: text, among: ["auto", "off"]))
             }
             options.basmala = basmala
         }
@@ -399,8 +402,10 @@ enum PlayCommands {
         if case .offset? = start { throw TartilError.usage("--from takes a time, a share or an ayah, not a relative move") }
         let library = try context.library()
         let reciter: Reciter
-        if let id = reciterID ?? invocation.value("--reciter") ?? context.settings.defaultReciter {
-            reciter = try library.reciter(try ReciterID(id))
+        if let id = reciterID {
+            reciter = try library.reciter(try ReciterID(id))  // from the journal: exactly that one
+        } else if let name = invocation.value("--reciter") ?? context.settings.defaultReciter {
+            reciter = try library.reciter(named: name)
         } else if let first = library.reciters.first {
             reciter = first
         } else {
