@@ -79,6 +79,10 @@ public struct PlaybackMachine: Sendable {
         case notify(Notice)
         /// Playback is over.
         case end(State, message: String?)
+        /// Stretch what is written from now on to this speed, pitch preserved (1: the decode as it is).
+        case setSpeed(Double)
+        /// Play at this volume, in percent (100: the decode as it is).
+        case setVolume(Int)
     }
 
     /// What the listener (or a script) asks.
@@ -86,6 +90,9 @@ public struct PlaybackMachine: Sendable {
         case pause, resume, toggle, next, previous
         case stop, quit
         case seek(SeekTarget)
+        /// Speed (`PlaybackSpeed`) and volume (`PlaybackVolume`): positions stay in the recording's samples.
+        case setSpeed(Double)
+        case setVolume(PlaybackVolume.Change)
     }
 
     /// What the engine reports.
@@ -136,6 +143,12 @@ public struct PlaybackMachine: Sendable {
     public private(set) var endMessage: String?
     /// End with `failed` instead of skipping an item that cannot be had (`render`).
     public let stopOnSkip: Bool
+    /// How fast and how loud it plays (`setSpeed`, `setVolume`); positions are counted in the recording's samples
+    /// whatever the speed.
+    public private(set) var speed = PlaybackSpeed.normal
+    public private(set) var volume = PlaybackVolume.normal
+    /// The fastest speed allowed (a reciter's `max_speed`).
+    public var maximumSpeed = PlaybackSpeed.range.upperBound
 
     private var files: [AyahRef: FileStatus] = [:]
     private var wanted: [AyahRef] = []
@@ -246,6 +259,12 @@ public struct PlaybackMachine: Sendable {
             actions.append(.end(.stopped, message: nil))
         case .seek(let seek):
             move(to: try target(of: seek), &actions)
+        case .setSpeed(let new):
+            speed = try PlaybackSpeed.checked(new, maximum: maximumSpeed, for: "speed")
+            actions.append(.setSpeed(speed))
+        case .setVolume(let change):
+            volume = try change.applied(to: volume)
+            actions.append(.setVolume(volume))
         case .next:
             let group = plan.group(containing: min(heard.index, plan.items.count - 1))
             guard group.upperBound < plan.items.count else {

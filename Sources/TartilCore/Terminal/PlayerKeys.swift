@@ -7,6 +7,8 @@
 /// | ← → | back / forward 5 s |
 /// | ↓ ↑ | back / forward 60 s |
 /// | `<` `>` | previous / next ayah |
+/// | `[` `]` | slower / faster by 0.05 |
+/// | `9` `0` | quieter / louder by 5 % |
 /// | `b` | bookmark where playback is |
 /// | `q` | quit, saving the position |
 /// | `?` | this help, on one line |
@@ -19,6 +21,8 @@ public enum PlayerKeys {
         case bookmark
         /// Show the key help.
         case help
+        /// Speed moved by this many steps of 0.05 (`PlaybackSpeed.stepped`: held within 0.5…2).
+        case speed(steps: Int)
     }
 
     /// One row of the table: the keys (as the help shows them), what they do, and the keys themselves.
@@ -51,6 +55,15 @@ public enum PlayerKeys {
         Binding(
             label: "</>", help: "prev/next ayah",
             keys: [.character("<"): .command(.previous), .character(">"): .command(.next)]),
+        Binding(
+            label: "[/]", help: "-/+0.05 speed",
+            keys: [.character("["): .speed(steps: -1), .character("]"): .speed(steps: 1)]),
+        Binding(
+            label: "9/0", help: "-/+5% volume",
+            keys: [
+                .character("9"): .command(.setVolume(.by(-PlaybackVolume.step))),
+                .character("0"): .command(.setVolume(.by(PlaybackVolume.step))),
+            ]),
         Binding(label: "b", help: "bookmark", keys: [.character("b"): .bookmark]),
         Binding(label: "q", help: "quit", keys: [.character("q"): .command(.quit)]),
         Binding(label: "?", help: "keys", keys: [.character("?"): .help]),
