@@ -88,7 +88,9 @@ public final class Player: Sendable {
         } else if let target = setup.start {
             start = try machine.target(of: target)
         }
-        let startActions = machine.start(at: start)
+        machine.maximumSpeed = setup.maximumSpeed
+        let startActions = try machine.on(.setSpeed(setup.speed)) + machine.on(.setVolume(.to(setup.volume)))
+            + machine.start(at: start)
         published = Mutex(
             AudioThread.status(of: machine, reciter: setup.reciter.id, bufferingAyah: nil, writtenFrames: 0, writtenSeconds: 0))
         mailbox = Monitor(Mailbox())

@@ -23,6 +23,10 @@ public struct PlayerSetup: Sendable {
     /// End with `failed` instead of skipping an ayah that cannot be had (`render`: a WAV with a hole in it is
     /// worse than none).
     public var stopOnSkip = false
+    /// How fast (`PlaybackSpeed`), up to `maximumSpeed`, and how loud (`PlaybackVolume`) it starts.
+    public var speed = PlaybackSpeed.normal
+    public var maximumSpeed = PlaybackSpeed.range.upperBound
+    public var volume = PlaybackVolume.normal
 
     public init(
         reciter: Reciter, table: ReciterTable?, cacheDirectory: String, output: OutputChoice, plan: PlaybackPlan,
@@ -117,6 +121,9 @@ public struct PlayerStatus: Sendable, Hashable {
     public var writtenSeconds: Double
     /// Why playback failed (with `failed`).
     public var endMessage: String?
+    /// How fast (positions and durations stay recitation time, whatever the speed) and how loud, in percent.
+    public var speed = PlaybackSpeed.normal
+    public var volume = PlaybackVolume.normal
 }
 
 /// The check every downloaded file without a pinned hash must pass, and the size it may have.

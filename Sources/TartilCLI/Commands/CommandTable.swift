@@ -20,6 +20,8 @@ struct CommandTable: Sendable {
         PlayCommands.next,
         PlayCommands.prev,
         PlayCommands.seek,
+        PlayCommands.speed,
+        PlayCommands.volume,
         PlayCommands.status,
         PlayCommands.wait,
         PlayCommands.events, PlayCommands.watch,

@@ -96,7 +96,8 @@ extension PlayCommands {
         do {
             switch action {
             case .command(let command):
-                try context.session.control(name(of: command), command)
+                let status = try context.session.control(name(of: command), command)
+                if case .setVolume = command { return "volume \(status.volume)%" }
                 return nil
             case .bookmark:
                 var draft = EventDraft(kind: .bookmark)
@@ -104,6 +105,10 @@ extension PlayCommands {
                 return "bookmarked " + (try JournalCommands.saveBookmark(draft, context))
             case .help:
                 return PlayerKeys.helpLine
+            case .speed(let steps):
+                let current = try context.session.player(for: "speed").status.speed
+                let status = try context.session.control("speed", .setSpeed(PlaybackSpeed.stepped(current, by: steps)))
+                return "speed \(PlaybackSpeed.text(status.speed))×"
             }
         } catch {
             return error.message
@@ -121,6 +126,8 @@ extension PlayCommands {
         case .stop: return "stop"
         case .quit: return "quit"
         case .seek: return "seek"
+        case .setSpeed: return "speed"
+        case .setVolume: return "volume"
         }
     }
 }

@@ -59,6 +59,8 @@ extension PlayCommands {
             ("duration_samples", .int(status.durationSamples)),
             ("sample_rate", .int(status.sampleRate)),
             ("estimated", .bool(status.isEstimated)),
+            ("speed", .double(status.speed)),
+            ("volume", .int(status.volume)),
             ("buffering", status.bufferingAyah.map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) } ?? .null),
             ("skipped", .array(status.skipped.sorted { $0.key < $1.key }.map {
                 .object([("surah", .int($0.key.surah)), ("ayah", .int($0.key.ayah)), ("reason", .string($0.value))])
@@ -92,7 +94,11 @@ extension PlayCommands {
             }
         }
         let state = status.state.rawValue
-        return "\(state)  \(where_)  \(clock(status.positionSeconds)) / \(status.isEstimated ? "~" : "")\(clock(status.durationSeconds))"
+        var facts = "\(state)  \(where_)  \(clock(status.positionSeconds)) / \(status.isEstimated ? "~" : "")\(clock(status.durationSeconds))"
+        // The times are the recitation's own; the speed is said beside them.
+        if status.speed != PlaybackSpeed.normal { facts += "  \(PlaybackSpeed.text(status.speed))×" }
+        if status.volume != PlaybackVolume.normal { facts += "  vol \(status.volume)%" }
+        return facts
     }
 
     /// The transliterated name of the surah playing (`Ya-Sin`), or nothing.

@@ -16,6 +16,8 @@ enum PlayCommands {
         .init(names: ["--basmala"], valueName: "auto|off", help: "Recite the basmala before ayah 1 of each surah but 1 and 9 (auto, the default) or not."),
         .init(names: ["--repeat"], valueName: "n", help: "Recite each ayah n times in a row, 1-99 (default 1)."),
         .init(names: ["--pause"], valueName: "seconds", help: "Silence after each recitation, 0-60 seconds (default 0)."),
+        .init(names: ["--speed"], valueName: "x", help: "Speed, pitch preserved: 0.5-2 in steps of 0.05 (default 1; positions stay recitation time)."),
+        .init(names: ["--volume"], valueName: "percent", help: "Volume, 0-150 (default 100); above full scale a limiter lowers the gain, nothing clips."),
     ]
 
     static let play = CommandSpec(
@@ -49,6 +51,7 @@ enum PlayCommands {
             "tartil play 2:255-257 --repeat 3 --pause 2",
             "tartil play 67 --from 45% --device null --events",
             "tartil play 36 --resume",
+            "tartil play 67 --speed 1.25 --volume 80",
         ],
         run: runPlay)
 
@@ -110,10 +113,47 @@ enum PlayCommands {
             reportStatus(try context.session.control("seek", .seek(target)), context)
         })
 
+    static let speed = CommandSpec(
+        path: ["speed"],
+        overview: "Set the playback speed, pitch preserved: 0.5-2 in steps of 0.05.",
+        discussion: """
+            Takes effect within a chunk, without a gap; positions, seeks and the journal stay in the recording's own \
+            time. Without a value, prints the speed. Kept by the next play of this prompt or session. Keys: [ and ].
+            """,
+        arguments: [.init(name: "x", help: "0.5-2 in steps of 0.05 (1.25, 0.9)", optional: true)],
+        examples: ["speed 1.25", "speed 1"],
+        run: { invocation, context in
+            guard let text = invocation.arguments.first else {
+                reportStatus(try context.session.player(for: "speed").status, context, always: true)
+                return
+            }
+            let speed = try PlaybackSpeed.parse(text, for: "speed")
+            reportStatus(try context.session.control("speed", .setSpeed(speed)), context)
+        })
+
+    static let volume = CommandSpec(
+        path: ["volume"],
+        overview: "Set the volume in percent (0-150), or change it by +N/-N.",
+        discussion: """
+            100 is the recording's own level. Above it, a limiter lowers the gain where a sample would pass full \
+            scale, so nothing clips or wraps. +N and -N stop at 0 and 150. Without a value, prints the volume. Kept \
+            by the next play of this prompt or session. Keys: 9 and 0.
+            """,
+        arguments: [.init(name: "level", help: "0-150, +5, -5", optional: true)],
+        examples: ["volume 80", "volume +5", "volume -10"],
+        run: { invocation, context in
+            guard let text = invocation.arguments.first else {
+                reportStatus(try context.session.player(for: "volume").status, context, always: true)
+                return
+            }
+            let change = try PlaybackVolume.parse(text, for: "volume")
+            reportStatus(try context.session.control("volume", .setVolume(change)), context)
+        })
+
     static let status = CommandSpec(
         path: ["status"],
         overview: "Show where playback is: state, ayah, time, and the surah's scrubber bar.",
-        discussion: "With --json, one object: state, reciter, surah, ayah, item, items, position_ms, position_samples, duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, buffering, skipped.",
+        discussion: "With --json, one object: state, reciter, surah, ayah, item, items, position_ms, position_samples, duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, speed, volume, buffering, skipped. Times are recitation time whatever the speed.",
         run: { _, context in
             let player = try context.session.player(for: "status")
             let status = player.status
@@ -179,10 +219,10 @@ enum PlayCommands {
     }
 
     /// After a control command: the status object with `--json`, the status line at the interactive prompt.
-    static func reportStatus(_ status: PlayerStatus, _ context: Context) {
+    static func reportStatus(_ status: PlayerStatus, _ context: Context, always: Bool = false) {
         if context.settings.json {
             context.console.json(json(status))
-        } else if context.interactive {
+        } else if context.interactive || always {
             context.console.line(progressLine(status))
         }
     }
@@ -283,6 +323,11 @@ enum PlayCommands {
             options.basmala = basmala
         }
         options.repeatCount = try invocation.integer("--repeat", in: 1...99) ?? 1
+        let speed = try invocation.value("--speed").map { text throws(TartilError) in try PlaybackSpeed.parse(text, for: "--speed") }
+        var volume: Int?
+        if let text = invocation.value("--volume"), case .to(let level) = try PlaybackVolume.parse(text, relative: false, for: "--volume") {
+            volume = level
+        }
         if let seconds = try invocation.decimal("--pause", in: 0...60) {
             options.pauseSeconds = seconds
         }
@@ -301,9 +346,14 @@ enum PlayCommands {
         } else {
             throw TartilError.usage("\(library.mirrorsFile) lists no reciters")
         }
-        return PlayerSetup(
+        var setup = PlayerSetup(
             reciter: reciter, table: try library.table(for: reciter), cacheDirectory: try context.settings.checkedCacheDirectory(),
             output: output, plan: plan, start: start)
+        // Speed and volume: as given, else (play, resume) what the session's last player had.
+        let carried = invocation.command.name == "render" ? nil : context.session.current?.status
+        setup.speed = speed ?? carried?.speed ?? PlaybackSpeed.normal
+        setup.volume = volume ?? carried?.volume ?? PlaybackVolume.normal
+        return setup
     }
 
     /// Where `resume` and `play --resume` continue: the ayat from the last position's to the end of its surah
