@@ -10,7 +10,7 @@ import Testing
 
     /// A 440 Hz sine, 5 s, 22050 Hz mono, made with sox and encoded with lame, decoded by Mpg123Decoder.
     static func tone() throws -> (pcm: [Int16], format: PCMFormat) {
-        let directory = NSTemporaryDirectory() + "tartil-tone-\(getpid())"
+        let directory = NSTemporaryDirectory() + "tartil-tone-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let script = "sox -q -n -r 22050 -c 1 -b 16 '\(directory)/tone.wav' synth 5 sine 440 gain -6 && lame --quiet -b 64 '\(directory)/tone.wav' '\(directory)/tone.mp3'"
