@@ -46,6 +46,22 @@ import Testing
                 return error.code == .usage ? nil : "error code \(error.code), not usage"
             }
         }),
+        Target(name: "speeds and volumes", corpus: { levelCorpus }, run: { input in
+            let text = input.text
+            do throws(TartilError) {
+                let speed = try PlaybackSpeed.parse(text, for: "--speed")
+                guard PlaybackSpeed.range.contains(speed), PlaybackSpeed.stepped(speed, by: 0) == speed else { return "speed \(speed)" }
+            } catch {
+                if error.code != .usage { return "speed: error code \(error.code), not usage" }
+            }
+            do throws(TartilError) {
+                let level = try PlaybackVolume.parse(text, for: "volume").applied(to: 100)
+                guard PlaybackVolume.range.contains(level) else { return "volume \(level)" }
+            } catch {
+                if error.code != .usage { return "volume: error code \(error.code), not usage" }
+            }
+            return nil
+        }),
         Target(name: "numbers, sizes and dates", corpus: { numberCorpus }, run: { input in
             let text = input.text
             if let value = NumberText.whole(text, in: 0...10_000), !(0...10_000).contains(value) { return "whole \(value)" }
@@ -200,7 +216,12 @@ import Testing
         "2026-11-29 08:00", "7d", "12h", "30m", "0.3333", "60",
     ].map { Array($0.utf8) }
 
+    static let levelCorpus: [[UInt8]] = [
+        "1", "1.25", "0.5", "2", "1.5x", ".95", "80", "+5", "-5", "150", "100%", "0",
+    ].map { Array($0.utf8) }
+
     static let lineCorpus: [[UInt8]] = [
+        "play 36 --speed 1.25 --volume 120; speed 0.9; volume -5; status --json",
         "play 36 --reciter ibrahim-alakhdar --repeat 3 --pause 2; wait", "seek 1:00; status --json",
         "prefetch 'juz 30' --jobs 8 --retries 3 --max-size 2G", "history --since 7d", "bookmark 2:255 --note \"a note\"",
         "journal export --since 2026-11-01 --format csv", "cache verify --repair # comment", "render 112 -o x.wav --from 45%",

@@ -24,6 +24,8 @@ struct CommandTable: Sendable {
         PlayCommands.loop,
         PlayCommands.sleep,
         PlayCommands.stopAfter,
+        PlayCommands.speed,
+        PlayCommands.volume,
         PlayCommands.status,
         PlayCommands.wait,
         PlayCommands.events, PlayCommands.watch,

@@ -24,6 +24,8 @@ enum PlayCommands {
             optionalValuePrefix: "window="),
         .init(names: ["--loop"], valueName: "A-B", help: "Loop from A to B until stopped: times in the surah (1:05-1:12) or ayat with seconds into them (36:12+3.5-36:12+9); 'A B n' for n passes."),
         .init(names: ["--stop-after"], valueName: "when", help: "Stop by itself: after a time (20m, 1h30m, 90s; the last 3 s fade out), n ayat (5 ayat), the surah or the juz."),
+        .init(names: ["--speed"], valueName: "x", help: "Speed, pitch preserved: 0.5-2 in steps of 0.05 (default 1; positions stay recitation time)."),
+        .init(names: ["--volume"], valueName: "percent", help: "Volume, 0-150 (default 100); above full scale a limiter lowers the gain, nothing clips."),
     ]
 
     static let play = CommandSpec(
@@ -60,6 +62,7 @@ enum PlayCommands {
             "tartil play 67 --repeat-range inf --stop-after 20m",
             "tartil play 67 --from 45% --device null --events",
             "tartil play 36 --resume",
+            "tartil play 67 --speed 1.25 --volume 80",
         ],
         run: runPlay)
 
@@ -121,10 +124,47 @@ enum PlayCommands {
             reportStatus(try context.session.control("seek", .seek(target)), context)
         })
 
+    static let speed = CommandSpec(
+        path: ["speed"],
+        overview: "Set the playback speed, pitch preserved: 0.5-2 in steps of 0.05.",
+        discussion: """
+            Takes effect within a chunk, without a gap; positions, seeks and the journal stay in the recording's own \
+            time. Without a value, prints the speed. Kept by the next play of this prompt or session. Keys: [ and ].
+            """,
+        arguments: [.init(name: "x", help: "0.5-2 in steps of 0.05 (1.25, 0.9)", optional: true)],
+        examples: ["speed 1.25", "speed 1"],
+        run: { invocation, context in
+            guard let text = invocation.arguments.first else {
+                reportStatus(try context.session.player(for: "speed").status, context, always: true)
+                return
+            }
+            let speed = try PlaybackSpeed.parse(text, for: "speed")
+            reportStatus(try context.session.control("speed", .setSpeed(speed)), context)
+        })
+
+    static let volume = CommandSpec(
+        path: ["volume"],
+        overview: "Set the volume in percent (0-150), or change it by +N/-N.",
+        discussion: """
+            100 is the recording's own level. Above it, a limiter lowers the gain where a sample would pass full \
+            scale, so nothing clips or wraps. +N and -N stop at 0 and 150. Without a value, prints the volume. Kept \
+            by the next play of this prompt or session. Keys: 9 and 0.
+            """,
+        arguments: [.init(name: "level", help: "0-150, +5, -5", optional: true)],
+        examples: ["volume 80", "volume +5", "volume -10"],
+        run: { invocation, context in
+            guard let text = invocation.arguments.first else {
+                reportStatus(try context.session.player(for: "volume").status, context, always: true)
+                return
+            }
+            let change = try PlaybackVolume.parse(text, for: "volume")
+            reportStatus(try context.session.control("volume", .setVolume(change)), context)
+        })
+
     static let status = CommandSpec(
         path: ["status"],
         overview: "Show where playback is: state, ayah, time, and the surah's scrubber bar.",
-        discussion: "With --json, one object: state, reciter, surah, ayah, item, items, position_ms, position_samples, duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, buffering, skipped.",
+        discussion: "With --json, one object: state, reciter, surah, ayah, item, items, position_ms, position_samples, duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, speed, volume, buffering, skipped. Times are recitation time whatever the speed.",
         run: { _, context in
             let player = try context.session.player(for: "status")
             let status = player.status
@@ -265,10 +305,10 @@ enum PlayCommands {
     }
 
     /// After a control command: the status object with `--json`, the status line at the interactive prompt.
-    static func reportStatus(_ status: PlayerStatus, _ context: Context) {
+    static func reportStatus(_ status: PlayerStatus, _ context: Context, always: Bool = false) {
         if context.settings.json {
             context.console.json(json(status))
-        } else if context.interactive {
+        } else if context.interactive || always {
             context.console.line(progressLine(status))
         }
     }
@@ -394,6 +434,11 @@ enum PlayCommands {
         if let text = invocation.value("--stepped") { options.stepped = try Stepped.parse(text, for: "--stepped") }
         let stopAfter = try invocation.value("--stop-after").flatMap { text throws(TartilError) in try StopAfter.parse(text, for: "--stop-after") }
         let loop = try invocation.value("--loop").map { text throws(TartilError) in try LoopRequest.parse([text]) }
+        let speed = try invocation.value("--speed").map { text throws(TartilError) in try PlaybackSpeed.parse(text, for: "--speed") }
+        var volume: Int?
+        if let text = invocation.value("--volume"), case .to(let level) = try PlaybackVolume.parse(text, relative: false, for: "--volume") {
+            volume = level
+        }
         let start = try invocation.value("--from").map(SeekTarget.parse)
         let plan = try PlaybackPlan(ayat: ayat, options: options)
         if case .ayah(let ayah)? = start, plan.firstItem(of: ayah) == nil {
@@ -416,6 +461,10 @@ enum PlayCommands {
             output: output, plan: plan, start: start)
         setup.stopAfter = stopAfter
         setup.loop = loop
+        // Speed and volume: as given, else (play, resume) what the session's last player had.
+        let carried = invocation.command.name == "render" ? nil : context.session.current?.status
+        setup.speed = speed ?? carried?.speed ?? PlaybackSpeed.normal
+        setup.volume = volume ?? carried?.volume ?? PlaybackVolume.normal
         return setup
     }
 
