@@ -40,6 +40,7 @@ struct CommandTable: Sendable {
         JournalCommands.group,
         JournalCommands.export,
         JournalCommands.merge,
+        JournalCommands.sync,
         JournalCommands.backup,
         JournalCommands.stats,
         JournalCommands.check,
