@@ -66,6 +66,7 @@ extension Journal {
             // Anything SQLite cannot read in the other file before the merge starts means it is not a journal.
             let source: String
             do {
+                try Self.checkWhole(connection, otherPath)
                 let migrations = try Self.checkSchema(connection, otherPath)
                 if let expectedDeviceID { try Self.checkDeviceID(connection, otherPath, expected: expectedDeviceID) }
                 // What is new: per device, the events after the last this journal holds (see `findNewEvents`).
@@ -286,6 +287,20 @@ extension Journal {
             throw JournalError(.notAJournal, "\(path) is not a tartil journal: its meta table has no valid device id")
         }
         return count
+    }
+
+    /// The other file is as long as its header says (pages × page size): a copy cut short (a sync tool still
+    /// writing it in place, a copy interrupted) is refused before anything is read from the pages it lacks.
+    static func checkWhole(_ connection: Connection, _ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw JournalError(.unreadable, "cannot merge \(path): \(String(cString: strerror(errno)))") }
+        let pages = Int64(try connection.scalarText("PRAGMA other.page_count") ?? "0") ?? 0
+        let pageSize = Int64(try connection.scalarText("PRAGMA other.page_size") ?? "0") ?? 0
+        guard pages * pageSize == Int64(info.st_size) else {
+            throw JournalError(
+                .notAJournal,
+                "\(path) is not a whole tartil journal: it has \(info.st_size) bytes, its header says \(pages * pageSize) (a partial copy)")
+        }
     }
 
     /// SQLite's quick check of the whole other file (it reads every page).

@@ -149,6 +149,7 @@ extension Journal {
         let connection = database.connection
         defer { try? connection.execute("DETACH DATABASE other") }
         do {
+            try Self.checkWhole(connection, snapshot)
             try Self.checkSchema(connection, snapshot)
             try Self.checkDeviceID(connection, snapshot, expected: deviceID)
             // Devices of this journal missing from the snapshot or behind there, and the other way round.
