@@ -346,7 +346,7 @@ enum JournalCommands {
 
     static let sync = CommandSpec(
         path: ["journal", "sync"],
-        overview: "Exchange journals with other devices through a folder a sync tool keeps in sync (Syncthing, Dropbox, …).",
+        overview: "Exchange journals with your other devices through a folder a sync tool keeps in sync.",
         discussion: """
             Merges every other device's DIR/DEVICE-ID.tartil-journal that is a valid tartil journal of that device, \
             then writes this device's snapshot, DIR/<this device id>.tartil-journal (SQLite's online backup API, a \
