@@ -94,7 +94,7 @@ extension Journal {
             }
         }
         if shouldStop() { throw JournalError(.interrupted, "journal sync \(folder): interrupted before this device's snapshot was written") }
-        if !snapshotIsCurrent(report.ownFile) {
+        if try !snapshotIsCurrent(report.ownFile) {
             do throws(JournalError) {
                 report.published = try backup(to: report.ownFile, replacing: true)
             } catch {
@@ -138,8 +138,10 @@ extension Journal {
 
     /// Whether the snapshot at `snapshot` is a journal of this device holding, of every device this journal has
     /// events of, the same last sequence number (one index lookup per device on each side). Anything unusual (no
-    /// file, not a journal, damaged, a log beside it) is "not current": it is then written again.
-    func snapshotIsCurrent(_ snapshot: String) -> Bool {
+    /// file, not a journal, damaged, a log beside it) is "not current": it is then written again. Throws `.failed`
+    /// when it holds events of this device that this journal lacks: this journal was restored from an older copy,
+    /// or another machine uses a copy of it (the same device id); replacing the file would lose those events.
+    func snapshotIsCurrent(_ snapshot: String) throws(JournalError) -> Bool {
         do {
             try Self.checkMergeSource(snapshot)
             try attachOther(snapshot)
@@ -152,6 +154,16 @@ extension Journal {
             try Self.checkWhole(connection, snapshot)
             try Self.checkSchema(connection, snapshot)
             try Self.checkDeviceID(connection, snapshot, expected: deviceID)
+            let ahead = try connection.prepare("""
+                SELECT (SELECT max(device_seq) FROM other.events WHERE device_id = ?1)
+                       > coalesce((SELECT max(device_seq) FROM main.events WHERE device_id = ?1), 0)
+                """)
+            try ahead.bind([.text(deviceID)])
+            if try ahead.step(), ahead.integer(at: 0) == 1 {
+                throw JournalError(
+                    .failed,
+                    "\(snapshot) holds events of this device that this journal lacks: this journal was restored from an older copy, or another machine uses a copy of it (the same device id). It was left as it is (the events only it holds are there); move it out of the folder to let this device write its snapshot")
+            }
             // Devices of this journal missing from the snapshot or behind there, and the other way round.
             func differing(_ schema: String) throws(SQLiteError) -> String? {
                 try connection.scalarText("""
@@ -169,6 +181,8 @@ extension Journal {
             let behind = try differing("main")
             let extra = try differing("other")
             return behind == "0" && extra == "0"
+        } catch let error as JournalError where error.code == .failed {
+            throw error
         } catch {
             return false
         }

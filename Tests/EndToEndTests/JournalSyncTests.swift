@@ -192,6 +192,26 @@ import Testing
         #expect(try tartil(["journal", "sync", root, "--watch", "--interval", "0"], device).status == 64)
     }
 
+    /// A journal restored from an older copy (or a copy used on a second machine) never overwrites the snapshot
+    /// that holds the device's later events: exit 1, the file left as it was.
+    @Test func aSnapshotAheadOfItsJournalIsLeftAlone() throws {
+        let root = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let device = Device(home: root + "/home")
+        try FileManager.default.createDirectory(atPath: root + "/shared", withIntermediateDirectories: true)
+        #expect(try tartil(["bookmark", "1:1"], device).status == 0)
+        try FileManager.default.copyItem(atPath: device.journal, toPath: root + "/older.sqlite")
+        #expect(try tartil(["bookmark", "1:2"], device).status == 0)
+        #expect(try tartil(["journal", "sync", root + "/shared"], device).status == 0)
+        let snapshot = try #require(try FileManager.default.contentsOfDirectory(atPath: root + "/shared").first)
+        let before = try Data(contentsOf: URL(fileURLWithPath: root + "/shared/" + snapshot))
+        try FileManager.default.removeItem(atPath: device.journal)
+        try FileManager.default.copyItem(atPath: root + "/older.sqlite", toPath: device.journal)
+        let result = try tartil(["journal", "sync", root + "/shared"], device)
+        #expect(result.status == 1 && result.stderr.contains("holds events of this device that this journal lacks"), "\(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: root + "/shared/" + snapshot)) == before)
+    }
+
     @Test func watchSyncsUntilSIGTERMAndExitsCleanly() throws {
         let root = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
