@@ -147,6 +147,27 @@ import Testing
                 return error.code == .usage ? nil : "error code \(error.code), not usage"
             }
         }),
+        Target(name: "sync folder names", corpus: { syncNameCorpus }, run: { input in
+            // Whatever the name, size and kind: a decision, and one that merges only DEVICE-ID.tartil-journal.
+            let name = input.text
+            let size = Int64(input.count * 512 + (input.first.map { Int($0) % 3 } ?? 0))
+            for kind in [SyncFolder.EntryKind.regular, .directory, .symbolicLink, .other] {
+                let decision = SyncFolder.decide(.init(name: name, kind: kind, size: size), ownDeviceID: "own-device")
+                switch decision {
+                case .merge(let device):
+                    guard kind == .regular, name == device + SyncFolder.suffix, SyncFolder.isDeviceID(Substring(device)),
+                        size > 0, size % 512 == 0, device != "own-device"
+                    else { return "merges \(name.debugDescription) (\(kind), \(size) bytes)" }
+                case .own:
+                    guard name == "own-device" + SyncFolder.suffix, kind == .regular else { return "own: \(name.debugDescription)" }
+                case .skip(let reason):
+                    guard !reason.isEmpty, name.contains("tartil-journal") else { return "skip without reason or not ours: \(name.debugDescription)" }
+                case .ignore:
+                    guard !name.contains("tartil-journal") else { return "ignores \(name.debugDescription)" }
+                }
+            }
+            return nil
+        }),
         Target(name: "surah names and file names", corpus: { referenceCorpus }, run: { input in
             _ = SurahNames.match(input.text)
             if let ayah = AyahRef(fileName: input.text), !(1...Catalog.totalAyat).contains(ayah.global) { return "file name \(ayah)" }
@@ -198,6 +219,15 @@ import Testing
     static let referenceCorpus: [[UInt8]] = [
         "36", "2:255", "2:255-260", "2:284-3:5", "juz 30", "juz 1-2", "page 1-3", "hizb 60", "#262", "#1-#7", "yasin",
         "al-mulk:1-5", "the cow:255", "78-114", "1,2,3", "para 30", "1:1-1:7", "114:6", "Aal-i-Imraan", "ar-rahman",
+    ].map { Array($0.utf8) }
+
+    static let syncNameCorpus: [[UInt8]] = [
+        "3f2a9c1e-28f3-49f7-b007-da4e6477c012.tartil-journal", "own-device.tartil-journal", ".syncthing.a.tartil-journal.tmp",
+        "~syncthing~a.tartil-journal.tmp", "a.sync-conflict-20261201-000000-ABCDEFG.tartil-journal",
+        "a (Someone's conflicted copy 2026-12-01).tartil-journal", "a (conflicted copy 2026-12-01 001122).tartil-journal",
+        ".a.tartil-journal.~1a2b", "a.tartil-journal.1a2b3c4d.partial", "a.tartil-journal.conflict1", "a.tartil-journal..path1",
+        "~$a.tartil-journal", "a.tartil-journal.tmp-1a2b3c4d", "a.tartil-journal-wal", "a.tartil-journal.part", "notes.txt",
+        "a.b.tartil-journal", ".tartil-journal", "tartil-journal",
     ].map { Array($0.utf8) }
 
     static let seekCorpus: [[UInt8]] = [

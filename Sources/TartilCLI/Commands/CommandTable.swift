@@ -46,6 +46,7 @@ struct CommandTable: Sendable {
         JournalCommands.group,
         JournalCommands.export,
         JournalCommands.merge,
+        JournalCommands.sync,
         JournalCommands.backup,
         JournalCommands.stats,
         JournalCommands.check,
