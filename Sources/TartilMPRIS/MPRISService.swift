@@ -110,6 +110,7 @@ public final class MPRISService: Sendable {
     private func run(_ controller: MPRISController) {
         defer { shared.update { $0.ended = true } }
         let connection = MPRISConnection(controller: controller)
+        defer { withExtendedLifetime(connection) {} }  // the C callbacks reach it until the connection is closed
         var name = [CChar](repeating: 0, count: 256)
         var reason = [CChar](repeating: 0, count: 512)
         guard let handle = csdbus_open(connection.callbacks, &name, name.count, &reason, reason.count) else { return }
@@ -135,7 +136,6 @@ public final class MPRISService: Sendable {
                 _ = csdbus_emit_seeked(handle, now.positionMicroseconds)
             }
         }
-        withExtendedLifetime(connection) {}
     }
 }
 
