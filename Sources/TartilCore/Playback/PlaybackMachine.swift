@@ -384,19 +384,7 @@ public struct PlaybackMachine: Sendable {
             stopBoundary = plan.items.isEmpty ? nil : boundary(of: stopAfter, from: min(position.index, plan.items.count - 1))
         }
         announced = nil
-        if state == .paused {
-            heard = position
-            head = position
-            want(&actions)
-            return
-        }
-        close(&actions, discard: true)
-        heard = position
-        head = position
-        lastWritten = nil
-        announce(&actions, recordStart: false)
-        if state == .buffering { setState(.playing, &actions) }
-        pump(&actions)
+        move(to: position, recording: false, &actions)
     }
 
     /// Where `position` in `old` is in `new`, laid out from the same ayat: the same ayah in the same cycle (and
@@ -544,12 +532,13 @@ public struct PlaybackMachine: Sendable {
 
     /// Moves the listener to `position`: paused, the pause moves there; playing, the device's sound is dropped
     /// and playback opens there.
-    private mutating func move(to position: PlanPosition, _ actions: inout [Action]) {
+    /// `recording` the new position as a seek (not when only the layout changed).
+    private mutating func move(to position: PlanPosition, recording: Bool = true, _ actions: inout [Action]) {
         if let loop, !loop.contains(position) { self.loop = nil }
         if state == .paused {
             heard = position
             head = position
-            actions.append(.record(record(at: position, .seek)))
+            if recording { actions.append(.record(record(at: position, .seek))) }
             want(&actions)  // fetch there while paused, so resume starts at once
             return
         }
@@ -558,7 +547,7 @@ public struct PlaybackMachine: Sendable {
         head = position
         lastWritten = nil
         announce(&actions, recordStart: false)
-        actions.append(.record(record(at: position, .seek)))
+        if recording { actions.append(.record(record(at: position, .seek))) }
         if state == .buffering { setState(.playing, &actions) }
         pump(&actions)
     }
