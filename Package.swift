@@ -28,6 +28,9 @@ let package = Package(
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),  // TartilCache
         // TartilCLI: libedit for the prompt, loaded on first use like libcurl.
         .target(name: "CEdit", linkerSettings: [.linkedLibrary("dl")]),
+        // TartilMPRIS: sd-bus from libsystemd, loaded on first use like libcurl (a machine without libsystemd or a
+        // session bus still runs tartil); needs only the headers of libsystemd-dev to build.
+        .target(name: "CSdBus", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CSystem"),  // TartilCache: Linux calls Glibc does not declare (syncfs, O_DIRECT, O_TMPFILE, OFD locks)
 
         // MARK: Swift modules
@@ -40,11 +43,12 @@ let package = Package(
         .target(
             name: "TartilPlayer",
             dependencies: ["TartilCore", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal"]),
+        .target(name: "TartilMPRIS", dependencies: ["TartilCore", "TartilPlayer", "CSdBus"]),
         .target(
             name: "TartilCLI",
             dependencies: [
                 "TartilCore", "TartilPlayer", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal",
-                "TartilSQLite", "CEdit",
+                "TartilSQLite", "TartilMPRIS", "CEdit",
             ]),
         .executableTarget(name: "tartil", dependencies: ["TartilCLI"]),
 
@@ -58,6 +62,7 @@ let package = Package(
         .testTarget(
             name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore", "TartilPlayer", "TestSupport"],
             exclude: ["Golden"]),
+        .testTarget(name: "TartilMPRISTests", dependencies: ["TartilMPRIS", "TartilCore", "TartilPlayer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TartilCore", "TestSupport"]),
         // Fuzzing every parser, in-process and through the built executable (tools/fuzz runs a longer budget).
         .testTarget(name: "FuzzTests", dependencies: ["TartilCLI", "TartilCore", "TestSupport"]),

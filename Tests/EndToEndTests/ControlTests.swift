@@ -30,14 +30,15 @@ import Testing
             try runTartil(arguments + common, environment: ["TARTIL_RECITER": "fixture"], home: directory)
         }
 
-        /// Starts `tartil play …` in the background and waits until its socket answers.
-        func startPlayer(_ arguments: [String]) throws -> Process {
+        /// Starts `tartil play …` in the background (with `extra` in its environment) and waits until its socket
+        /// answers.
+        func startPlayer(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: TestPaths.executable)
             process.arguments = arguments + common
             process.environment = [
                 "HOME": directory, "XDG_RUNTIME_DIR": directory + "/run", "TARTIL_RECITER": "fixture", "PATH": "/usr/bin:/bin",
-            ]
+            ].merging(extra) { _, new in new }
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()

@@ -22,6 +22,7 @@ import Testing
         let owners = [
             "CCurl": "TartilNet", "CMpg123": "TartilAudio", "CALSA": "TartilAudio", "CSQLite": "TartilSQLite",
             "CCrypto": "TartilCache", "CEdit": "TartilCLI", "CSystem": "TartilCache", "CSonic": "TartilAudio",
+            "CSdBus": "TartilMPRIS",
         ]
         var importers: [String: Set<String>] = [:]
         for (module, files) in try sources() {

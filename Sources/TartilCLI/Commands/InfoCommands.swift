@@ -3,6 +3,7 @@ import Glibc
 import TartilAudio
 import TartilCache
 import TartilCore
+import TartilMPRIS
 import TartilNet
 import TartilPlayer
 import TartilSQLite
@@ -51,6 +52,7 @@ enum InfoCommands {
                 ("cache", settings.cacheDirectory),
                 ("journal", settings.journalFile),
             ]
+            let mpris = MPRISService.availability(environment: settings.environment, enabled: settings.mprisEnabled)
             if settings.json {
                 context.console.json(.object([
                     ("version", .string(Help.version)),
@@ -60,11 +62,12 @@ enum InfoCommands {
                     ("tables", .array(settings.tableDirectories.map(JSONValue.string))),
                     ("cache_dir", .string(settings.cacheDirectory)),
                     ("journal", .string(settings.journalFile)),
+                    ("mpris", .string(mpris)),
                 ]))
                 return
             }
             context.console.line("tartil \(Help.version)")
-            for line in Formatting.table((libraries + paths).map { ["  \($0.0)", $0.1] }) { context.console.line(line) }
+            for line in Formatting.table((libraries + paths + [("mpris", mpris)]).map { ["  \($0.0)", $0.1] }) { context.console.line(line) }
         })
 
     static let surahs = CommandSpec(

@@ -345,8 +345,9 @@ enum PlayCommands {
         let plan = setup.plan
         journal.append(EventDraft(kind: .sessionStart, reciter: setup.reciter.id.rawValue, note: "play \(plan.rangeDescription)"))
         let player = try start(setup) { event in session.deliver(event, generation: generation) }
-        session.attach(player, generation: generation)
+        session.attach(player, generation: generation, reciterName: setup.reciter.name)
         session.serveControl(context.settings, table: context.table, console: context.console)
+        session.serveMPRIS(context.settings)
         guard context.blocking else {
             if context.settings.json { context.console.json(json(player.status)) }
             return

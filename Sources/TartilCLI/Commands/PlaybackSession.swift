@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import TartilCore
 import TartilJournal
+import TartilMPRIS
 import TartilPlayer
 
 /// The player a prompt or script controls, shared by its commands: `play` starts one (stopping any before it),
@@ -21,6 +22,11 @@ final class PlaybackSession: Sendable {
         var nextWatcher = 0
         /// The control socket this session serves, once a player has started here.
         var server: ControlServer?
+        /// The MPRIS service on the session bus, once a player has started here (nil when MPRIS is off).
+        var mpris: MPRISService?
+        var mprisStarted = false
+        /// The reciter's name the current player recites as (MPRIS's artist).
+        var reciterName = ""
         /// The output and device the session's last `play` used.
         var lastOutput: (output: String, device: String)?
         /// Where a journal failure during playback is reported, once per playback.
@@ -82,10 +88,13 @@ final class PlaybackSession: Sendable {
         return nil
     }
 
-    /// Makes `player` (started after `begin` returned `generation`) the session's player.
-    func attach(_ player: Player, generation: Int) {
+    /// Makes `player` (started after `begin` returned `generation`, reciting as `reciterName`) the session's player.
+    func attach(_ player: Player, generation: Int, reciterName: String) {
         state.withLock { state in
-            if state.generation == generation { state.player = player }
+            if state.generation == generation {
+                state.player = player
+                state.reciterName = reciterName
+            }
         }
     }
 
@@ -110,7 +119,8 @@ final class PlaybackSession: Sendable {
         let (target, journal) = state.withLock { state -> (EventPrinter?, JournalWriter?) in
             (state.generation == generation ? state.printer : nil, state.journal)
         }
-        let watchers = state.withLock { Array($0.watchers.values) }
+        let (watchers, mpris) = state.withLock { (Array($0.watchers.values), $0.mpris) }
+        mpris?.playerEvent(event)
         if !watchers.isEmpty {
             let line = PlayCommands.json(event).rendered()
             for watcher in watchers { watcher.printer.offer(line) }
@@ -244,9 +254,28 @@ final class PlaybackSession: Sendable {
         state.withLock { $0.server = server }
     }
 
-    /// Removes the control socket (at exit).
+    /// Removes the control socket and leaves the session bus (at exit).
     func stopControl() {
-        state.withLock { $0.server }?.stop()
+        let (server, mpris) = state.withLock { ($0.server, $0.mpris) }
+        server?.stop()
+        mpris?.stop()
+    }
+
+    /// Appears on the session bus as an MPRIS media player from now on (the first player started here does this),
+    /// when MPRIS is on and a session bus is reachable; otherwise nothing happens, silently. Calls from the bus
+    /// become the same commands the prompt and the control socket give.
+    func serveMPRIS(_ settings: Settings) {
+        guard state.withLock({ state in defer { state.mprisStarted = true }; return !state.mprisStarted }) else { return }
+        let controller = MPRISController(
+            status: { [weak self] in
+                self?.state.withLock { state in state.player.map { ($0.status, state.reciterName) } }
+            },
+            perform: { [weak self] command throws(TartilError) in
+                guard let self else { return }
+                try self.control("mpris", command)
+            })
+        let service = MPRISService.start(environment: settings.environment, enabled: settings.mprisEnabled, controller: controller)
+        state.withLock { $0.mpris = service }
     }
 
     /// Streams events as JSON lines through `send` until playback ends (with `follow`, until `send` fails);

@@ -236,6 +236,10 @@ struct GlobalOption: Sendable {
             name: "--socket", valueName: "path", variable: "TARTIL_SOCKET",
             help: "The control socket (default: $XDG_RUNTIME_DIR/tartil/control.sock, else /tmp/tartil-UID/control.sock).",
             apply: { value, settings in settings.socketOption = value }),
+        GlobalOption(
+            name: "--no-mpris", valueName: "", variable: nil,
+            help: "Do not appear on the session bus as an MPRIS media player (also TARTIL_MPRIS=0).",
+            apply: { _, settings in settings.noMPRIS = true }),
     ]
 
     static func named(_ name: String) -> GlobalOption? { all.first { $0.name == name } }

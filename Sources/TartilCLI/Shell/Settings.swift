@@ -11,6 +11,7 @@ import TartilCore
 /// | `--tables DIR` | `TARTIL_TABLES` | `$XDG_DATA_HOME/tartil/reciter-tables`, then the bundled tables |
 /// | `--cache-dir DIR` | `TARTIL_CACHE_DIR` | `$XDG_CACHE_HOME/tartil` |
 /// | `--journal FILE` | `TARTIL_JOURNAL` | `$XDG_DATA_HOME/tartil/journal.sqlite` |
+/// | `--no-mpris` | `TARTIL_MPRIS=0` | MPRIS on when a session bus is reachable |
 /// | `--json` | | off |
 public struct Settings: Sendable {
     /// Print one JSON value per command instead of text.
@@ -21,6 +22,8 @@ public struct Settings: Sendable {
     public var cacheDirectoryOption: String?
     public var journalOption: String?
     public var socketOption: String?
+    /// `--no-mpris`: do not appear on the session bus.
+    public var noMPRIS = false
 
     /// The process environment (injectable for tests).
     public let environment: [String: String]
@@ -124,6 +127,10 @@ public struct Settings: Sendable {
         explicit(journalOption, "TARTIL_JOURNAL")?.value
             ?? Path.join(dataHome, "journal.sqlite")
     }
+
+    /// Whether a player appears on the session bus as an MPRIS media player: not with `--no-mpris` or
+    /// `TARTIL_MPRIS=0`.
+    public var mprisEnabled: Bool { !noMPRIS && environment["TARTIL_MPRIS"] != "0" }
 
     /// The REPL's history file.
     public var historyFile: String { Path.join(stateHome, "history") }

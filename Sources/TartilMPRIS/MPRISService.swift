@@ -1,0 +1,216 @@
+import CSdBus
+import Glibc
+import TartilCore
+import TartilPlayer
+
+/// What the MPRIS thread needs from the session that owns the player: its published status (with the reciter's
+/// name), and the way every other front end controls it.
+public struct MPRISController: Sendable {
+    /// The current player's status and reciter's name; nil before a player has started.
+    public var status: @Sendable () -> (status: PlayerStatus, reciterName: String)?
+    /// Carries out a command as the prompt and the control socket do (returns once it has taken effect).
+    public var perform: @Sendable (PlaybackMachine.Command) throws(TartilError) -> Void
+
+    public init(
+        status: @escaping @Sendable () -> (status: PlayerStatus, reciterName: String)?,
+        perform: @escaping @Sendable (PlaybackMachine.Command) throws(TartilError) -> Void
+    ) {
+        self.status = status
+        self.perform = perform
+    }
+}
+
+/// tartil as an MPRIS media player (`org.mpris.MediaPlayer2.tartil` on the session bus), so media keys, desktop
+/// widgets and `playerctl` control it.
+///
+/// The **MPRIS thread** owns the sd-bus connection (no other thread touches it): it answers calls by turning them
+/// into the player's commands (`MPRISCall.decide`, then `MPRISController.perform`), reads properties from the
+/// published status (`MPRISProperties`), and after every wake compares them with what it last announced, emitting
+/// `PropertiesChanged` for what differs and `Seeked` after a seek. Other threads only wake it (`playerEvent`).
+/// With no session bus, no libsystemd or a bus that refuses, nothing happens and nothing is printed.
+public final class MPRISService: Sendable {
+    private struct Shared {
+        var stopping = false
+        var ended = false
+        /// A seek happened since `Seeked` was last emitted.
+        var seeked = false
+        /// The bus name owned, once it is.
+        var name: String?
+    }
+
+    private let shared = Monitor(Shared())
+    /// An eventfd the MPRIS thread polls beside the bus: writing to it wakes the thread.
+    private let wakeDescriptor: Int32
+
+    private init(wakeDescriptor: Int32) { self.wakeDescriptor = wakeDescriptor }
+
+    deinit { close(wakeDescriptor) }
+
+    /// The session bus address from `environment`, if there is one.
+    static func busAddress(_ environment: [String: String]) -> String? {
+        environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Starts serving MPRIS for `controller`'s player on its own thread, when `enabled` and a session bus is
+    /// named in `environment` (sd-bus connects to the process's `DBUS_SESSION_BUS_ADDRESS`); nil otherwise.
+    public static func start(environment: [String: String], enabled: Bool, controller: MPRISController) -> MPRISService? {
+        guard enabled, busAddress(environment) != nil else { return nil }
+        var reason = [CChar](repeating: 0, count: 512)
+        guard csdbus_load(&reason, reason.count) == 0 else { return nil }
+        let wake = csdbus_eventfd()
+        guard wake >= 0 else { return nil }
+        let service = MPRISService(wakeDescriptor: wake)
+        NativeThread.start(stackSize: 512 << 10) { service.run(controller) }
+        return service
+    }
+
+    /// Whether MPRIS is on here and, when not, why (for `tartil version`).
+    public static func availability(environment: [String: String], enabled: Bool) -> String {
+        guard enabled else { return "off (--no-mpris or TARTIL_MPRIS=0)" }
+        guard busAddress(environment) != nil else { return "off: no session bus (DBUS_SESSION_BUS_ADDRESS is not set)" }
+        var reason = [CChar](repeating: 0, count: 512)
+        guard csdbus_load(&reason, reason.count) == 0 else {
+            return "off: " + text(reason)
+        }
+        return "on while playing, as org.mpris.MediaPlayer2.tartil (sd-bus from libsystemd.so.0)"
+    }
+
+    /// The bus name owned (`org.mpris.MediaPlayer2.tartil`, or `….instance<pid>` when that was taken), once it is.
+    public var busName: String? { shared.read { $0.name } }
+
+    /// Called with each of the player's events (any thread; never waits): the MPRIS thread looks at the status
+    /// again, and a seek is announced with `Seeked`.
+    public func playerEvent(_ event: PlayerEvent) {
+        if case .position(let position) = event, position.reason == .seek {
+            shared.update { $0.seeked = true }
+        }
+        wake()
+    }
+
+    /// Leaves the bus and waits (briefly) until the MPRIS thread has ended.
+    public func stop() {
+        shared.update { $0.stopping = true }
+        wake()
+        shared.wait(until: { $0.ended }, timeout: 2) { _, _ in }
+    }
+
+    /// The text in a NUL-terminated buffer C filled.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeDescriptor, &one, 8)
+    }
+
+    // MARK: - The MPRIS thread
+
+    /// The MPRIS thread: connects, owns the name, and serves until `stop` or the bus goes away.
+    private func run(_ controller: MPRISController) {
+        defer { shared.update { $0.ended = true } }
+        let connection = MPRISConnection(controller: controller)
+        defer { withExtendedLifetime(connection) {} }  // the C callbacks reach it until the connection is closed
+        var name = [CChar](repeating: 0, count: 256)
+        var reason = [CChar](repeating: 0, count: 512)
+        guard let handle = csdbus_open(connection.callbacks, &name, name.count, &reason, reason.count) else { return }
+        defer { csdbus_close(handle) }
+        shared.update { $0.name = Self.text(name) }
+        var announced = connection.properties()
+        var timeout: Int32 = 500
+        while !shared.read({ $0.stopping }) {
+            let woken = csdbus_run_once(handle, wakeDescriptor, timeout)
+            if woken < 0 { return }  // the bus went away: MPRIS ends quietly, playback goes on
+            // The player publishes its status just after handing over the events that woke this thread: look again
+            // shortly after a wake, and announce a seek only once things are quiet (its position is then current).
+            timeout = woken == 1 ? 20 : 500
+            let now = connection.properties()
+            let changed = now.changed(since: announced)
+            if !changed.isEmpty {
+                var names: [UnsafePointer<CChar>?] = changed.map { UnsafePointer(strdup($0)) } + [nil]
+                _ = csdbus_emit_changed(handle, &names)
+                for name in names { free(UnsafeMutablePointer(mutating: name)) }
+                announced = now
+            }
+            if woken == 0, shared.update({ state in defer { state.seeked = false }; return state.seeked }) {
+                _ = csdbus_emit_seeked(handle, now.positionMicroseconds)
+            }
+        }
+    }
+}
+
+/// The MPRIS thread's side of the C callbacks: it lives on that thread, as long as the connection.
+private final class MPRISConnection {
+    let controller: MPRISController
+
+    init(controller: MPRISController) { self.controller = controller }
+
+    func properties() -> MPRISProperties {
+        let current = controller.status()
+        return MPRISProperties(status: current?.status, reciterName: current?.reciterName ?? "")
+    }
+
+    /// Carries out a call; nil, or why it was refused.
+    func handle(_ call: MPRISCall) -> String? {
+        switch call.decide(status: controller.status()?.status) {
+        case .ignore: return nil
+        case .refuse(let reason): return reason
+        case .perform(let command):
+            do { try controller.perform(command) } catch { return error.message }
+            return nil
+        }
+    }
+
+    var callbacks: csdbus_callbacks {
+        csdbus_callbacks(
+            context: Unmanaged.passUnretained(self).toOpaque(),
+            call: { context, which, microseconds, number, trackID, error, capacity in
+                let connection = Unmanaged<MPRISConnection>.fromOpaque(context!).takeUnretainedValue()
+                let call: MPRISCall
+                switch which {
+                case CSDBUS_CALL_PLAY: call = .play
+                case CSDBUS_CALL_PAUSE: call = .pause
+                case CSDBUS_CALL_PLAY_PAUSE: call = .playPause
+                case CSDBUS_CALL_STOP: call = .stop
+                case CSDBUS_CALL_NEXT: call = .next
+                case CSDBUS_CALL_PREVIOUS: call = .previous
+                case CSDBUS_CALL_SEEK: call = .seek(offsetMicroseconds: microseconds)
+                case CSDBUS_CALL_SET_POSITION:
+                    call = .setPosition(trackID: trackID.map { String(cString: $0) } ?? "", microseconds: microseconds)
+                case CSDBUS_CALL_SET_RATE: call = .setRate(number)
+                default: call = .setVolume(number)
+                }
+                guard let reason = connection.handle(call) else { return 0 }
+                if let error, capacity > 0 {
+                    let bytes = Array(reason.utf8.prefix(capacity - 1))
+                    for (index, byte) in bytes.enumerated() { error[index] = CChar(bitPattern: byte) }
+                    error[bytes.count] = 0
+                }
+                return -1
+            },
+            snapshot: { context, snapshot in
+                guard let snapshot else { return }
+                let properties = Unmanaged<MPRISConnection>.fromOpaque(context!).takeUnretainedValue().properties()
+                csdbus_snapshot_set_text(snapshot, CSDBUS_TEXT_PLAYBACK_STATUS, properties.playbackStatus)
+                if let track = properties.track {
+                    snapshot.pointee.has_track = 1
+                    csdbus_snapshot_set_text(snapshot, CSDBUS_TEXT_TRACK_ID, track.id)
+                    csdbus_snapshot_set_text(snapshot, CSDBUS_TEXT_TITLE, track.title)
+                    csdbus_snapshot_set_text(snapshot, CSDBUS_TEXT_ALBUM, track.album)
+                    csdbus_snapshot_set_text(snapshot, CSDBUS_TEXT_ARTIST, track.artist)
+                    snapshot.pointee.track_number = Int32(clamping: track.number)
+                    snapshot.pointee.length_us = track.lengthMicroseconds
+                }
+                snapshot.pointee.position_us = properties.positionMicroseconds
+                snapshot.pointee.rate = properties.rate
+                snapshot.pointee.minimum_rate = properties.minimumRate
+                snapshot.pointee.maximum_rate = properties.maximumRate
+                snapshot.pointee.volume = properties.volume
+                snapshot.pointee.can_go_next = properties.canGoNext ? 1 : 0
+                snapshot.pointee.can_go_previous = properties.canGoPrevious ? 1 : 0
+                snapshot.pointee.can_play = properties.canPlay ? 1 : 0
+                snapshot.pointee.can_pause = properties.canPause ? 1 : 0
+                snapshot.pointee.can_seek = properties.canSeek ? 1 : 0
+            })
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A private session bus for one test: `dbus-daemon --session` on a socket in its own folder, stopped with it.
+final class SessionBus: Sendable {
+    static let tools = ["dbus-daemon", "playerctl", "busctl", "dbus-monitor"]
+    /// Whether the programs these tests drive tartil with are installed (tools/install-deps installs them).
+    static let toolsPresent = tools.allSatisfy { tool in
+        ["/usr/bin", "/bin"].contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
+    }
+
+    let directory = TestPaths.makeTemporaryDirectory()
+    let daemon = Process()
+    var address: String { "unix:path=\(directory)/bus" }
+
+    init() throws {
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        daemon.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)"]
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: directory + "/bus") { usleep(10_000) }
+    }
+
+    /// Runs `program` (playerctl, busctl…) against this bus: its exit status, output and errors.
+    func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/" + program)
+        process.arguments = arguments
+        process.environment = ["DBUS_SESSION_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "HOME": directory]
+        let (out, err) = (Pipe(), Pipe())
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stdout.trimmingCharacters(in: .whitespacesAndNewlines), stderr)
+    }
+
+    /// `playerctl -p tartil ARGUMENTS`.
+    func playerctl(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+        try run("playerctl", ["-p", "tartil"] + arguments)
+    }
+
+    /// A property of tartil's Player object, as busctl prints it (`s "Playing"`, `x 500000`).
+    func property(_ name: String, on bus: String = "org.mpris.MediaPlayer2.tartil") throws -> String {
+        try run("busctl", ["--address=\(address)", "get-property", bus, "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player", name]).stdout
+    }
+
+    /// The names on the bus.
+    func names() throws -> String {
+        try run("busctl", ["--address=\(address)", "list", "--no-pager", "--acquired"]).stdout
+    }
+
+    /// Waits until `condition` holds (polling, up to 5 s); whether it did.
+    func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
+        for _ in 0..<100 {
+            if try condition() { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    deinit {
+        kill(daemon.processIdentifier, SIGKILL)  // SIGTERM can be blocked in processes the test runner starts
+        daemon.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// tartil as an MPRIS player on a private session bus, driven as a desktop would (playerctl, busctl), every answer
+/// checked against `tartil status --json` through the control socket.
+@Suite(.serialized, .enabled(if: SessionBus.toolsPresent, "needs dbus-daemon, playerctl, busctl and dbus-monitor (tools/install-deps)"))
+struct MPRISTests {
+    let environment = DownloadEnvironment.shared
+
+    func statusOf(_ home: ControlTests.Home) throws -> [String: Any] {
+        let result = try home.run(["status", "--json"])
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")
+    }
+
+    /// A player of surah 1 on `bus`, paused at once so that it does not end during the test, and visible on the bus.
+    func startPausedPlayer(_ home: ControlTests.Home, _ bus: SessionBus, _ extra: [String] = []) throws -> Process {
+        let player = try home.startPlayer(["play", "1", "--output", "silent"] + extra, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(try home.run(["pause"]).status == 0)
+        return player
+    }
+
+    @Test func playerctlControlsThePlayerAsTheSocketSeesIt() throws {
+        let bus = try SessionBus()
+        let home = try ControlTests.Home(environment)
+        let player = try startPausedPlayer(home, bus)
+        defer { if player.isRunning { player.terminate() } }
+
+        #expect(try bus.eventually { try bus.playerctl("status").stdout == "Paused" })
+        var status = try statusOf(home)
+        #expect(status["state"] as? String == "paused")
+        let rate = try #require(status["sample_rate"] as? Int)
+        let metadata = try bus.playerctl(
+            "metadata", "--format", "{{mpris:trackid}}|{{xesam:title}}|{{xesam:album}}|{{xesam:artist}}|{{xesam:trackNumber}}|{{mpris:length}}")
+        let lengthMicroseconds = ((status["duration_samples"] as? Int ?? 0) * 1_000_000 + rate / 2) / rate
+        #expect(metadata.stdout == "'/org/tartil/surah/1'|Al-Faatiha 1:\(status["ayah"] as? Int ?? 0)|Al-Faatiha|Fixture|\(status["ayah"] as? Int ?? 0)|\(lengthMicroseconds)", "\(metadata.stderr)")
+
+        // Position set and read back: sample-exact on the status's timeline.
+        #expect(try bus.playerctl("position", "4.5").status == 0)
+        status = try statusOf(home)
+        #expect(status["position_samples"] as? Int == Int((4.5 * Double(rate)).rounded()))
+        #expect(try bus.property("Position") == "x 4500000")
+        #expect(try bus.playerctl("position").stdout == "4.500000")
+        #expect(status["state"] as? String == "paused", "seeking keeps a paused player paused")
+        let ayahAt = try #require(status["ayah"] as? Int)
+
+        // Next and previous, by ayah.
+        #expect(try bus.playerctl("next").status == 0)
+        status = try statusOf(home)
+        #expect(status["ayah"] as? Int == ayahAt + 1)
+        #expect(try bus.eventually { try bus.playerctl("metadata", "xesam:trackNumber").stdout == "\(ayahAt + 1)" })
+        #expect(try bus.playerctl("previous").status == 0)
+        #expect(try statusOf(home)["ayah"] as? Int == ayahAt)
+
+        // Play-pause both ways.
+        #expect(try bus.playerctl("play-pause").status == 0)
+        #expect(try statusOf(home)["state"] as? String == "playing")
+        #expect(try bus.eventually { try bus.playerctl("status").stdout == "Playing" })
+        #expect(try bus.playerctl("play-pause").status == 0)
+        #expect(try statusOf(home)["state"] as? String == "paused")
+        #expect(try bus.playerctl("status").stdout == "Paused")
+        #expect(try bus.property("Rate") == "d 1" && bus.property("Volume") == "d 1" && bus.property("CanSeek") == "b true")
+
+        // What tartil cannot do is refused cleanly, and changes nothing.
+        let uri = try bus.run(
+            "busctl",
+            ["--address=\(bus.address)", "call", "org.mpris.MediaPlayer2.tartil", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player", "OpenUri", "s", "file:///x.mp3"])
+        #expect(uri.status != 0 && uri.stderr.contains("not URIs"), "\(uri.stderr)")
+        // Volume and Rate are tartil's volume and speed.
+        let volume = try bus.playerctl("volume", "0.5")
+        #expect(volume.status == 0, "\(volume.stderr)")
+        #expect(try bus.property("Volume") == "d 0.5")
+        let setRate = try bus.run(
+            "busctl",
+            ["--address=\(bus.address)", "set-property", "org.mpris.MediaPlayer2.tartil", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player", "Rate", "d", "1.25"])
+        #expect(setRate.status == 0, "\(setRate.stderr)")
+        #expect(try bus.property("Rate") == "d 1.25")
+
+        // Stop ends the player, and its name goes with it.
+        #expect(try bus.playerctl("stop").status == 0)
+        player.waitUntilExit()
+        #expect(player.terminationStatus == 0)
+        #expect(try bus.eventually { try !bus.names().contains("org.mpris.MediaPlayer2.tartil") })
+        let positions = try home.run(["positions", "--json"])
+        let latest = try #require(try JSONSerialization.jsonObject(with: Data(positions.stdout.utf8)) as? [[String: Any]]).first
+        #expect(latest?["reason"] as? String == "stop", "an MPRIS stop is journaled like any other")
+    }
+
+    @Test func changesAndSeeksAreSignalled() throws {
+        let bus = try SessionBus()
+        let home = try ControlTests.Home(environment)
+        let monitorOutput = home.directory + "/monitor.txt"
+        FileManager.default.createFile(atPath: monitorOutput, contents: nil)
+        let monitor = Process()
+        monitor.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
+        monitor.arguments = ["--address", bus.address, "type='signal',path='/org/mpris/MediaPlayer2'"]
+        monitor.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: monitorOutput))
+        try monitor.run()
+        defer {
+            kill(monitor.processIdentifier, SIGKILL)
+            monitor.waitUntilExit()
+        }
+        usleep(200_000)
+
+        let player = try startPausedPlayer(home, bus)
+        defer { if player.isRunning { player.terminate() } }
+        #expect(try bus.eventually { try bus.playerctl("status").stdout == "Paused" })
+        #expect(try home.run(["resume"]).status == 0, "a change made through the socket is signalled too")
+        #expect(try bus.playerctl("position", "2").status == 0)
+        #expect(try home.run(["next"]).status == 0)
+        #expect(try home.run(["stop"]).status == 0)
+        player.waitUntilExit()
+        var text = ""
+        #expect(try bus.eventually {
+            text = try String(contentsOfFile: monitorOutput, encoding: .utf8)
+            return text.contains("member=Seeked") && text.contains("\"Stopped\"")
+        }, "\(text)")
+        let changes = text.components(separatedBy: "member=PropertiesChanged").dropFirst()
+        #expect(changes.contains { $0.contains("\"PlaybackStatus\"") && $0.contains("\"Playing\"") })
+        #expect(changes.contains { $0.contains("\"PlaybackStatus\"") && $0.contains("\"Paused\"") })
+        #expect(changes.contains { $0.contains("\"Metadata\"") && $0.contains("xesam:trackNumber") })
+        let seeked = try #require(text.components(separatedBy: "member=Seeked").dropFirst().first)
+        #expect(seeked.contains("int64 2000000"), "Seeked carries the new position: \(seeked)")
+        #expect(!changes.contains { $0.contains("\"Position\"") }, "Position is never in PropertiesChanged")
+    }
+
+    @Test func aSecondPlayerTakesAnInstanceName() throws {
+        let bus = try SessionBus()
+        let first = try ControlTests.Home(environment)
+        let second = try ControlTests.Home(environment)
+        let one = try startPausedPlayer(first, bus)
+        defer { if one.isRunning { one.terminate() } }
+        let two = try startPausedPlayer(second, bus)
+        defer { if two.isRunning { two.terminate() } }
+        let instance = "org.mpris.MediaPlayer2.tartil.instance\(two.processIdentifier)"
+        #expect(try bus.eventually { try bus.names().contains(instance) })
+        #expect(try bus.property("PlaybackStatus", on: instance) == "s \"Paused\"")
+        #expect(try first.run(["stop"]).status == 0 && second.run(["stop"]).status == 0)
+    }
+
+    @Test func offWithTheOptionTheVariableOrNoBus() throws {
+        let bus = try SessionBus()
+        let home = try ControlTests.Home(environment)
+        for (extra, variables) in [(["--no-mpris"], [String: String]()), ([], ["TARTIL_MPRIS": "0"])] {
+            let player = try home.startPlayer(
+                ["play", "1", "--output", "silent"] + extra, environment: variables.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { a, _ in a })
+            defer { if player.isRunning { player.terminate() } }
+            usleep(300_000)
+            #expect(try !bus.names().contains("tartil"), "\(extra) \(variables)")
+            #expect(try home.run(["stop"]).status == 0)
+            player.waitUntilExit()
+        }
+        // A bus that is not there: playback as usual, and not a word about it.
+        let quiet = try runTartil(
+            ["play", "112", "--output", "null"] + home.common,
+            environment: ["TARTIL_RECITER": "fixture", "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(home.directory)/no-bus"], home: home.directory)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty && quiet.stdout.isEmpty, "\(quiet.stdout)\(quiet.stderr)")
+        let version = try runTartil(["version"], environment: [:], home: home.directory)
+        #expect(version.stdout.contains("mpris") && version.stdout.contains("no session bus (DBUS_SESSION_BUS_ADDRESS is not set)"))
+    }
+}

@@ -1,0 +1,147 @@
+import TartilCore
+import TartilMPRIS
+import TestSupport
+import Testing
+
+@testable import TartilPlayer
+
+/// The pure half of MPRIS: a player's status as MPRIS properties, what changed between two, µs ↔ samples, and
+/// what each call does.
+@Suite struct MPRISPropertiesTests {
+    /// A player in `state` at ayah `ayah` of surah 36 (item `index` of `count`), `position` samples into a surah
+    /// part of `duration` samples at 44.1 kHz.
+    static func status(
+        _ state: PlayerState, ayah: Int = 12, index: Int = 11, count: Int = 83, position: Int = 441_000, duration: Int = 44_100_000
+    ) -> PlayerStatus {
+        let item = index < count ? PlanItem(kind: .ayah, ayah: try! AyahRef(36, ayah), group: index + 1) : nil
+        return PlayerStatus(
+            state: state, reciter: try! ReciterID("fixture"), index: index, item: item, itemCount: count, surah: 36,
+            positionSeconds: Double(position) / 44_100, positionSamples: position, durationSeconds: Double(duration) / 44_100,
+            durationSamples: duration, sampleRate: 44_100, isEstimated: false, ayahStarts: [], bufferingAyah: nil, skipped: [:],
+            totalSamples: duration, writtenFrames: 0, writtenSeconds: 0, endMessage: nil, options: PlaybackOptions(), cycle: 1,
+            loop: nil, loopMarkSeconds: nil, stopAfter: nil, sleepSecondsLeft: nil)
+    }
+
+    @Test(arguments: [
+        (PlayerState.playing, "Playing"), (.buffering, "Playing"), (.paused, "Paused"), (.stopped, "Stopped"),
+        (.finished, "Stopped"), (.failed, "Stopped"),
+    ])
+    func playbackStatus(state: PlayerState, expected: String) {
+        #expect(MPRISProperties(status: Self.status(state), reciterName: "R").playbackStatus == expected)
+    }
+
+    @Test func metadataNamesTheSurahTheAyahAndTheReciter() {
+        let properties = MPRISProperties(status: Self.status(.playing), reciterName: "Mishary Alafasy")
+        let track = try! #require(properties.track)
+        #expect(track.id == "/org/tartil/surah/36")
+        #expect(track.title == "Yaseen 36:12")
+        #expect(track.album == "Yaseen")
+        #expect(track.artist == "Mishary Alafasy")
+        #expect(track.number == 12)
+        #expect(track.lengthMicroseconds == 1_000_000_000)
+        #expect(properties.positionMicroseconds == 10_000_000)
+        #expect(properties.rate == 1 && properties.minimumRate == 0.5 && properties.maximumRate == 2 && properties.volume == 1)
+        #expect(properties.canPlay && properties.canPause && properties.canSeek && properties.canGoNext && properties.canGoPrevious)
+    }
+
+    @Test func noPlayerAndFinishedPlaybackHaveNoTrack() {
+        let none = MPRISProperties(status: nil, reciterName: "")
+        #expect(none.track == nil && none.playbackStatus == "Stopped" && !none.canPlay && !none.canSeek && !none.canGoNext)
+        let finished = MPRISProperties(status: Self.status(.finished, index: 83), reciterName: "R")
+        #expect(finished.track == nil && !finished.canPause)
+        let stopped = MPRISProperties(status: Self.status(.stopped), reciterName: "R")
+        #expect(stopped.track != nil && !stopped.canPlay && !stopped.canSeek, "a stopped player keeps its track but cannot go on")
+        let last = MPRISProperties(status: Self.status(.playing, ayah: 83, index: 82), reciterName: "R")
+        #expect(!last.canGoNext && last.canGoPrevious)
+    }
+
+    @Test(arguments: [
+        // (samples, rate, microseconds)
+        (0, 44_100, Int64(0)), (1, 44_100, 23), (2, 44_100, 45), (44_100, 44_100, 1_000_000), (441, 44_100, 10_000),
+        (48_000 * 3_600 * 10 + 1, 48_000, 36_000_000_021), (100, 0, 0), (-5, 44_100, 0),
+    ])
+    func microseconds(samples: Int, rate: Int, expected: Int64) {
+        #expect(MPRISProperties.microseconds(samples: samples, rate: rate) == expected)
+    }
+
+    /// µs → seconds → the machine's sample round(t · rate) → µs lands within half a sample of where it began.
+    @Test func microsecondsRoundTripThroughSamples() {
+        var random = SeededRandom(seed: 14)
+        for _ in 0..<2_000 {
+            let rate = [16_000, 22_050, 44_100, 48_000].randomElement(using: &random)!
+            let microseconds = Int64.random(in: 0...3_600_000_000, using: &random)
+            let samples = Int((MPRISProperties.seconds(microseconds: microseconds) * Double(rate)).rounded())
+            let back = MPRISProperties.microseconds(samples: samples, rate: rate)
+            #expect(abs(back - microseconds) <= Int64(500_000 / rate) + 1, "\(microseconds) µs at \(rate) Hz came back as \(back)")
+        }
+    }
+
+    @Test func changedNamesWhatDiffersAndNeverPosition() {
+        let playing = MPRISProperties(status: Self.status(.playing), reciterName: "R")
+        let later = MPRISProperties(status: Self.status(.playing, position: 900_000), reciterName: "R")
+        #expect(later.changed(since: playing).isEmpty, "position alone is not signalled")
+        let paused = MPRISProperties(status: Self.status(.paused), reciterName: "R")
+        #expect(paused.changed(since: playing) == ["PlaybackStatus"])
+        let nextAyah = MPRISProperties(status: Self.status(.playing, ayah: 13, index: 12), reciterName: "R")
+        #expect(nextAyah.changed(since: playing) == ["Metadata"])
+        let lastAyah = MPRISProperties(status: Self.status(.playing, ayah: 83, index: 82), reciterName: "R")
+        #expect(lastAyah.changed(since: playing) == ["Metadata", "CanGoNext"])
+        let stopped = MPRISProperties(status: Self.status(.stopped), reciterName: "R")
+        #expect(stopped.changed(since: playing) == ["PlaybackStatus", "CanGoNext", "CanGoPrevious", "CanPlay", "CanPause", "CanSeek"])
+        let none = MPRISProperties(status: nil, reciterName: "")
+        #expect(playing.changed(since: none).contains("Metadata"))
+    }
+
+    @Test(arguments: [
+        // (call, state, decision)
+        (MPRISCall.play, PlayerState.paused, MPRISCall.Decision.perform(.resume)),
+        (.play, .playing, .ignore),
+        (.play, .buffering, .ignore),
+        (.pause, .playing, .perform(.pause)),
+        (.pause, .buffering, .perform(.pause)),
+        (.pause, .paused, .ignore),
+        (.pause, .stopped, .ignore),
+        (.stop, .finished, .ignore),
+        (.playPause, .playing, .perform(.toggle)),
+        (.playPause, .paused, .perform(.toggle)),
+        (.stop, .paused, .perform(.stop)),
+        (.next, .playing, .perform(.next)),
+        (.previous, .paused, .perform(.previous)),
+        (.seek(offsetMicroseconds: 5_000_000), .playing, .perform(.seek(.time(seconds: 15)))),
+        (.seek(offsetMicroseconds: -60_000_000), .playing, .perform(.seek(.time(seconds: 0)))),
+        (.seek(offsetMicroseconds: Int64.min), .playing, .perform(.seek(.time(seconds: 0)))),
+        (.seek(offsetMicroseconds: 990_000_000), .playing, .perform(.next)),
+        (.seek(offsetMicroseconds: Int64.max), .playing, .ignore),
+        (.setPosition(trackID: "/org/tartil/surah/36", microseconds: 123_456_789), .playing, .perform(.seek(.time(seconds: 123.456789)))),
+        (.setPosition(trackID: "/org/tartil/surah/36", microseconds: 0), .paused, .perform(.seek(.time(seconds: 0)))),
+        (.setPosition(trackID: "/org/tartil/surah/2", microseconds: 1_000_000), .playing, .ignore),
+        (.setPosition(trackID: "/org/tartil/surah/36", microseconds: -1), .playing, .ignore),
+        (.setPosition(trackID: "/org/tartil/surah/36", microseconds: 1_000_000_001), .playing, .ignore),
+        (.setRate(1), .playing, .ignore),
+        (.setVolume(1), .playing, .ignore),
+    ])
+    func decisions(call: MPRISCall, state: PlayerState, expected: MPRISCall.Decision) {
+        #expect(call.decide(status: Self.status(state)) == expected)
+    }
+
+    /// Rate is the speed (the nearest tartil has: 0.5 to 2 in 0.05 steps), Volume the percent over 100 (0 to 1.5).
+    @Test(arguments: [
+        (MPRISCall.setRate(1.5), PlaybackMachine.Command.setSpeed(1.5)), (.setRate(1.23), .setSpeed(1.25)), (.setRate(9), .setSpeed(2)),
+        (.setRate(0.1), .setSpeed(0.5)), (.setVolume(0.5), .setVolume(.to(50))), (.setVolume(-1), .setVolume(.to(0))),
+        (.setVolume(3), .setVolume(.to(150))), (.setVolume(0.333), .setVolume(.to(33))),
+    ])
+    func rateAndVolumeSetSpeedAndVolume(call: MPRISCall, command: PlaybackMachine.Command) {
+        #expect(call.decide(status: Self.status(.playing)) == .perform(command))
+    }
+
+    @Test func refusals() {
+        for call in [MPRISCall.play, .playPause, .next, .previous, .seek(offsetMicroseconds: 1)] {
+            #expect(call.decide(status: nil) == .refuse("nothing is playing (start with: tartil play REF)"))
+            #expect(call.decide(status: Self.status(.finished, index: 83)) == .refuse("nothing is playing (start with: tartil play REF)"))
+        }
+        #expect(MPRISCall.setRate(0).decide(status: Self.status(.playing)) == .refuse("Rate must be more than 0 (pause with Pause)"))
+        #expect(MPRISCall.setVolume(.nan).decide(status: Self.status(.playing)) == .refuse("Volume must be a number"))
+        // Past the end of the last ayah: Next with nothing after it stops.
+        #expect(MPRISCall.seek(offsetMicroseconds: 999_000_000).decide(status: Self.status(.playing, ayah: 83, index: 82)) == .perform(.stop))
+    }
+}
