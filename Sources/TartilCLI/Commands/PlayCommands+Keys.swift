@@ -101,7 +101,8 @@ extension PlayCommands {
             case .bookmark:
                 var draft = EventDraft(kind: .bookmark)
                 try JournalCommands.bookmarkWherePlaying(&draft, context.session)
-                return "bookmarked " + (try JournalCommands.saveBookmark(draft, context))
+                let bookmark = try JournalCommands.saveBookmark(draft, context)
+                return "bookmarked \(bookmark.surah):\(bookmark.ayah)"
             case .help:
                 return PlayerKeys.helpLine
             }

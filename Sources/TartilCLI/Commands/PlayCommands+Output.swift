@@ -38,15 +38,18 @@ extension PlayCommands {
         case .basmala: kind = "basmala"
         case .pause(let seconds):
             kind = "pause"
-            extra = [("milliseconds", .int(Int((seconds * 1000).rounded())))]
+            extra = [("duration_ms", .int(Int((seconds * 1000).rounded())))]
         }
         return [("surah", .int(item.ayah.surah)), ("ayah", .int(item.ayah.ayah)), ("kind", .string(kind)), ("repetition", .int(item.repetition))] + extra
     }
 
     /// `status --json`.
-    static func json(_ status: PlayerStatus) -> JSONValue {
+    static func json(_ status: PlayerStatus) -> JSONValue { .object(fields(status)) }
+
+    /// The status's fields, in order.
+    static func fields(_ status: PlayerStatus) -> Fields {
         func milliseconds(_ seconds: Double) -> JSONValue { .int(Int((seconds * 1000).rounded())) }
-        return .object([
+        return [
             ("state", .string(status.state.rawValue)),
             ("reciter", .string(status.reciter.rawValue)),
             ("surah", .int(status.surah)),
@@ -63,7 +66,7 @@ extension PlayCommands {
             ("skipped", .array(status.skipped.sorted { $0.key < $1.key }.map {
                 .object([("surah", .int($0.key.surah)), ("ayah", .int($0.key.ayah)), ("reason", .string($0.value))])
             })),
-        ])
+        ]
     }
 
     /// `status` for people: a line of facts, and on a terminal the surah's bar with a tick at each ayah, `width`

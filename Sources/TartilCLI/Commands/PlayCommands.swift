@@ -113,13 +113,13 @@ enum PlayCommands {
     static let status = CommandSpec(
         path: ["status"],
         overview: "Show where playback is: state, ayah, time, and the surah's scrubber bar.",
-        discussion: "With --json, one object: state, reciter, surah, ayah, item, items, position_ms, position_samples, duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, buffering, skipped.",
-        run: { _, context in
+        discussion: "Fields (json, ndjson, csv): state, reciter, surah, ayah, item, items, position_ms, position_samples, duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, buffering, skipped.",
+        options: [OutputFormat.option()],
+        run: { invocation, context in
+            let format = try OutputFormat.chosen(invocation, context)
             let player = try context.session.player(for: "status")
             let status = player.status
-            if context.settings.json {
-                context.console.json(json(status))
-            } else {
+            context.console.print(report: fields(status), as: format) {
                 let width = RawTerminal.columns(of: context.console.outputDescriptor) ?? 80
                 for line in text(status, bar: context.console.outputIsTerminal, width: width) { context.console.line(line) }
             }
@@ -255,7 +255,7 @@ enum PlayCommands {
         context.console.note("wrote \(path): \(Formatting.duration(seconds: status.writtenSeconds)) of audio")
         if context.settings.json {
             context.console.json(.object([
-                ("file", .string(path)), ("frames", .int(status.writtenFrames)),
+                ("file", .string(path)), ("duration_samples", .int(status.writtenFrames)),
                 ("duration_ms", .int(Int((status.writtenSeconds * 1000).rounded()))), ("sample_rate", .int(status.sampleRate)),
             ]))
         }
