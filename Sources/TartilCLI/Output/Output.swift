@@ -17,7 +17,7 @@ enum OutputFormat: String, CaseIterable, Sendable {
     static func option(_ allowed: [OutputFormat] = allCases, default: OutputFormat = .text) -> CommandSpec.Option {
         .init(
             names: ["--format"], valueName: allowed.map(\.rawValue).joined(separator: "|"),
-            help: "The output format (default \(`default`.rawValue)); --json is --format json. See 'Scripts and JSON' in the README.")
+            help: "The output format (default \(`default`.rawValue)); README: Scripts and JSON.")
     }
 
     /// The format the command line asks for: `--format`, `--json`, or an old spelling (`--csv`, `--ndjson`); a
