@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(
             name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore", "TartilPlayer", "TestSupport"],
             exclude: ["Golden"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TartilCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TartilCore", "TestSupport"], exclude: ["Golden"]),
         // Fuzzing every parser, in-process and through the built executable (tools/fuzz runs a longer budget).
         .testTarget(name: "FuzzTests", dependencies: ["TartilCLI", "TartilCore", "TestSupport"]),
     ],

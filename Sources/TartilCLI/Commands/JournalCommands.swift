@@ -12,8 +12,9 @@ enum JournalCommands {
         discussion: """
             Of several positions the latest by (time, device id, event id) wins, so journals merged from other \
             devices give the same answer in any order. Fields (json, ndjson, csv): surah, ayah, offset_ms, \
-            offset_samples, reciter, reason, ts_ms, device_id, event_id. A reciter must be one of mirrors.json's or have events in the journal; a \
-            surah is a number or a name (36, yasin); anything else is a usage error (exit 64).
+            offset_samples, reciter, reason, ts_ms, device_id, event_id. A reciter must be one of mirrors.json's \
+            or have events in the journal; a surah is a number or a name (36, yasin); anything else is a usage \
+            error (exit 64).
             """,
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's positions."),
@@ -150,11 +151,11 @@ enum JournalCommands {
             context.console.print(Listing(columns: bookmarkFields, rows: list.map(bookmarkObject)), as: format) {
                 if list.isEmpty { context.console.note(journal == nil ? "no bookmarks yet" : "no bookmarks") }
                 for bookmark in list {
-                let name = (try? Catalog.surah(bookmark.surah))?.nameTransliterated ?? ""
-                context.console.line(
-                    Formatting.left(String(bookmark.eventID.prefix(8)), 10) + Formatting.left("\(bookmark.surah):\(bookmark.ayah)", 9)
-                        + Formatting.left(name, 16) + Formatting.left(bookmark.reciter ?? "", 22)
-                        + Formatting.timestamp(milliseconds: bookmark.timeMs) + (bookmark.note.map { "  — \($0)" } ?? ""))
+                    let name = (try? Catalog.surah(bookmark.surah))?.nameTransliterated ?? ""
+                    context.console.line(
+                        Formatting.left(String(bookmark.eventID.prefix(8)), 10) + Formatting.left("\(bookmark.surah):\(bookmark.ayah)", 9)
+                            + Formatting.left(name, 16) + Formatting.left(bookmark.reciter ?? "", 22)
+                            + Formatting.timestamp(milliseconds: bookmark.timeMs) + (bookmark.note.map { "  — \($0)" } ?? ""))
                 }
             }
         })
