@@ -95,6 +95,7 @@ final class AudioThread {
                     refusal = error
                 }
             }
+            if !ended { publishStatus() }  // a command that changed only settings emits no action
             let effect = player.published.withLock { $0 }
             player.mailbox.update { box in
                 if let refusal { box.refusals[ticket] = refusal }
@@ -248,17 +249,24 @@ final class AudioThread {
 
     private func playChunk() {
         guard let source, let format else { return }
+        // Fewer frames at an A-B loop's end or when the sleep timer runs out; none: the item ends here.
+        let allowed = machine.allowance(chunkFrames)
+        if allowed == 0 {
+            self.source = nil
+            execute(machine.on(.sourceEnded))
+            return
+        }
         var frames = 0
         switch source {
         case .silence(let remaining):
-            frames = min(remaining, chunkFrames)
+            frames = min(remaining, allowed)
             if frames > 0 {
                 UnsafeMutableRawBufferPointer(rebasing: buffer[..<(frames * format.frameBytes)]).initializeMemory(as: UInt8.self, repeating: 0)
                 self.source = .silence(remaining: remaining - frames)
             }
         case .file:
             do {
-                let capacity = (buffer.count / format.frameBytes) * format.frameBytes
+                let capacity = min(buffer.count / format.frameBytes, allowed) * format.frameBytes
                 frames = try decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<capacity])) / format.frameBytes
             } catch {
                 let item = machine.plan.items[machine.head.index]
@@ -271,6 +279,7 @@ final class AudioThread {
             execute(machine.on(.sourceEnded))
             return
         }
+        if let fade = machine.fade { Self.apply(fade, to: buffer, frames: frames, channels: format.channels) }
         do {
             try output.write(UnsafeRawBufferPointer(rebasing: buffer[..<(frames * format.frameBytes)]))
         } catch {
@@ -280,6 +289,20 @@ final class AudioThread {
         }
         writtenFrames += frames
         execute(machine.on(.wrote(frames: frames, unplayed: output.unplayedFrames)))
+    }
+
+    /// The sleep timer's fade-out: each frame's samples scaled by its gain (signed 16-bit, rounded to nearest).
+    static func apply(_ fade: PlaybackMachine.Fade, to buffer: UnsafeMutableRawBufferPointer, frames: Int, channels: Int) {
+        guard fade.framesLeft - frames < fade.fadeFrames else { return }  // the fade has not begun in this chunk
+        let samples = buffer.bindMemory(to: Int16.self)
+        for frame in 0..<frames {
+            let gain = fade.gain(at: frame)
+            guard gain < 1 else { continue }
+            for channel in 0..<channels {
+                let index = frame * channels + channel
+                samples[index] = Int16((Float(samples[index]) * gain).rounded())
+            }
+        }
     }
 
     // MARK: - Publishing
@@ -320,7 +343,14 @@ final class AudioThread {
             isEstimated: timeline.isEstimated(in: span), ayahStarts: ticks,
             bufferingAyah: machine.state == .buffering ? bufferingAyah : nil, skipped: skipped,
             totalSamples: timeline.totalSamples, writtenFrames: writtenFrames, writtenSeconds: writtenSeconds,
-            endMessage: machine.endMessage)
+            endMessage: machine.endMessage, options: plan.options,
+            cycle: index < plan.items.count ? plan.items[index].cycle : plan.items.last?.cycle ?? 1,
+            loop: machine.loop.map { loop in
+                let end = PlanPosition(index: loop.endIndex, offset: loop.endOffset ?? timeline.lengths[loop.endIndex].samples)
+                return (timeline.seconds(at: loop.start) - timeline.seconds(at: spanStart), timeline.seconds(at: end) - timeline.seconds(at: spanStart), loop.passesLeft)
+            },
+            loopMarkSeconds: machine.loopMark.map { timeline.seconds(at: $0) - timeline.seconds(at: spanStart) },
+            stopAfter: machine.stopAfter, sleepSecondsLeft: machine.sleepSecondsLeft)
     }
 
     /// How long what was written lasts (what `render` wrote).

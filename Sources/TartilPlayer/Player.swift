@@ -26,6 +26,7 @@ import TartilNet
 /// - the downloader's own threads (`Downloader`).
 /// They meet in one `Monitor` (the mailbox); the status is published through a `Mutex`.
 public final class Player: Sendable {
+    /// The plan as it began (`set` lays it out again: the status has the options in force).
     public let plan: PlaybackPlan
     public let reciter: ReciterID
     let mailbox: Monitor<Mailbox>
@@ -88,7 +89,10 @@ public final class Player: Sendable {
         } else if let target = setup.start {
             start = try machine.target(of: target)
         }
-        let startActions = machine.start(at: start)
+        var actions = machine.start(at: start)
+        if let loop = setup.loop { actions += try machine.on(.loop(loop)) }
+        if let stop = setup.stopAfter { actions += try machine.on(.stopAfter(stop)) }
+        let startActions = actions
         published = Mutex(
             AudioThread.status(of: machine, reciter: setup.reciter.id, bufferingAyah: nil, writtenFrames: 0, writtenSeconds: 0))
         mailbox = Monitor(Mailbox())

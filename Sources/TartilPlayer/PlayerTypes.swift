@@ -23,6 +23,10 @@ public struct PlayerSetup: Sendable {
     /// End with `failed` instead of skipping an ayah that cannot be had (`render`: a WAV with a hole in it is
     /// worse than none).
     public var stopOnSkip = false
+    /// Stop by itself (`--stop-after`).
+    public var stopAfter: StopAfter?
+    /// Loop between two points from the start (`--loop`).
+    public var loop: LoopRequest?
 
     public init(
         reciter: Reciter, table: ReciterTable?, cacheDirectory: String, output: OutputChoice, plan: PlaybackPlan,
@@ -117,6 +121,32 @@ public struct PlayerStatus: Sendable, Hashable {
     public var writtenSeconds: Double
     /// Why playback failed (with `failed`).
     public var endMessage: String?
+    /// How the plan is laid out (`--repeat`, `--pause`…), and the cycle of the range being heard.
+    public var options: PlaybackOptions
+    public var cycle: Int
+    /// The A-B loop, as seconds from the start of the surah's part of the plan, and the passes left (nil: until
+    /// cleared).
+    public var loop: (startSeconds: Double, endSeconds: Double, passesLeft: Int?)?
+    /// Where the `l` key marked A, in seconds from the start of the surah's part of the plan.
+    public var loopMarkSeconds: Double?
+    /// When playback stops by itself, and for a timer the seconds left.
+    public var stopAfter: StopAfter?
+    public var sleepSecondsLeft: Double?
+
+    public static func == (a: PlayerStatus, b: PlayerStatus) -> Bool {
+        a.state == b.state && a.index == b.index && a.positionSamples == b.positionSamples && a.durationSamples == b.durationSamples
+            && a.item == b.item && a.bufferingAyah == b.bufferingAyah && a.skipped == b.skipped && a.writtenFrames == b.writtenFrames
+            && a.endMessage == b.endMessage && a.options == b.options && a.stopAfter == b.stopAfter
+            && a.loop?.startSeconds == b.loop?.startSeconds && a.loop?.endSeconds == b.loop?.endSeconds
+            && a.loop?.passesLeft == b.loop?.passesLeft && a.loopMarkSeconds == b.loopMarkSeconds
+            && a.sleepSecondsLeft == b.sleepSecondsLeft && a.reciter == b.reciter && a.cycle == b.cycle
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(state)
+        hasher.combine(index)
+        hasher.combine(positionSamples)
+    }
 }
 
 /// The check every downloaded file without a pinned hash must pass, and the size it may have.

@@ -184,6 +184,9 @@ import Testing
         ["table", "build", TestPaths.fixtures + "/fixture", "--reciter", "fixture", "-o", "TABLE", "--json"],
         ["-c", "events on --json; play 112:1-2 --reciter fixture --output null --pause 0.25 --json; wait --json; status --json; pause --json"],
         ["play", "112:1", "--reciter", "fixture", "--output", "null", "--events"],
+        ["play", "112:1-3", "--reciter", "fixture", "--output", "null", "--events", "--stepped", "--pause", "0.5x", "--repeat-range", "2",
+         "--cycle-pause", "0.1", "--json"],
+        ["-c", "play 112 --reciter fixture --output silent --loop 112:1-112:2 --stop-after 20m --json; status --json; stop --json"],
         ["nosuch", "--json"],
     ]
 
@@ -201,7 +204,9 @@ import Testing
             let lines = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{") || $0.hasPrefix("[") }
             if lines.isEmpty { problems.append("\(command): no JSON (\(result.stderr))") }
             for line in lines {
-                problems += JSONFieldRules.fractionalNumbers(in: String(line)).map { "\(command): a fractional number \($0)" }
+                // A pause's `multiple` is the one fractional number (a factor, not a time).
+                let withoutFactors = String(line).replacing(/"multiple":[0-9.eE+-]+/, with: "\"multiple\":0")
+                problems += JSONFieldRules.fractionalNumbers(in: withoutFactors).map { "\(command): a fractional number \($0)" }
                 let value = try JSONSerialization.jsonObject(with: Data(line.utf8))
                 JSONFieldRules.walk(value, path: "") { key, value, path in
                     seenKeys.insert(key)
@@ -215,9 +220,28 @@ import Testing
         }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         // The walk saw the shared names (so the commands above did print their data).
-        for name in ["surah", "ayah", "reciter", "offset_ms", "offset_samples", "ts_ms", "duration_ms", "bytes", "duration_samples", "event"] {
+        for name in [
+            "surah", "ayah", "reciter", "offset_ms", "offset_samples", "ts_ms", "duration_ms", "bytes", "duration_samples", "event", "multiple",
+            "review_for", "loop", "start_ms",
+        ] {
             #expect(seenKeys.contains(name), "no command printed \(name)")
         }
+    }
+}
+
+extension OutputContractTests {
+    /// The rules catch the shapes the output had before the contract.
+    @Test func theRulesCatchTheOldShapes() {
+        let old: [(String, Any)] = [
+            ("seconds", 0.034), ("bookmark", "36:12"), ("session-start", 1), ("time", "2026-11-29 22:30:05"), ("frames", 5),
+            ("milliseconds", 1500), ("id", "alafasy-128"), ("number", 36), ("samples", 84719),
+        ]
+        for (key, value) in old { #expect(JSONFieldRules.problem(key: key, value: value) != nil, "\(key)") }
+        for (key, value) in [("surah", "36") as (String, Any), ("offset_ms", "5"), ("first_ms_ts", 1), ("sample_count", 3), ("reciter", [1])] {
+            #expect(JSONFieldRules.problem(key: key, value: value) != nil, "\(key)")
+        }
+        #expect(JSONFieldRules.fractionalNumbers(in: #"{"seconds":0.034,"a":[1,2e3,-4],"s":"1.5","t":true}"#) == ["0.034", "2e3"])
+        #expect(JSONFieldRules.problem(key: "offset_samples", value: 12) == nil && JSONFieldRules.problem(key: "wal_bytes", value: 0) == nil)
     }
 }
 

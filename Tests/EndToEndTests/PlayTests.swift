@@ -155,7 +155,7 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         let result = try environment.tartil(
             ["play", "112", "--reciter", "fixture", "--device", "null", "--events"], urls: [environment.clean], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains(#"{"event":"ayah","index":4,"surah":112,"ayah":4,"kind":"ayah","repetition":1}"#))
+        #expect(result.stdout.contains(#"{"event":"ayah","index":4,"surah":112,"ayah":4,"kind":"ayah","repetition":1,"cycle":1,"review_for":null}"#))
         #expect(result.stdout.hasSuffix(#"{"event":"end","state":"finished"}"# + "\n"))
     }
 
@@ -184,7 +184,7 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
             urls: [server.base + "/fixture/{surah3}{ayah3}.mp3"], in: directory)
         #expect(result.status == 1)
         #expect(result.stdout.contains(#""event":"error""#) && result.stdout.contains("skipped 112:2"))
-        #expect(result.stdout.contains(#"{"event":"ayah","index":4,"surah":112,"ayah":4,"kind":"ayah","repetition":1}"#))
+        #expect(result.stdout.contains(#"{"event":"ayah","index":4,"surah":112,"ayah":4,"kind":"ayah","repetition":1,"cycle":1,"review_for":null}"#))
         #expect(result.stderr.contains("1 ayat could not be played: 112:2 (mirror 1: HTTP 404)"))
 
         let render = try environment.tartil(
@@ -264,8 +264,8 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         defer { try? FileManager.default.removeItem(atPath: directory) }
         for (arguments, message) in [
             (["play", "112", "--basmala", "maybe"], "--basmala takes auto or off, not 'maybe'"),
-            (["play", "112", "--repeat", "0"], "--repeat takes a whole number from 1 to 99, not '0'"),
-            (["play", "112", "--pause", "-1"], "--pause takes a number from 0 to 60, not '-1'"),
+            (["play", "112", "--repeat", "0"], "--repeat takes a count from 1 to 99 or inf, not '0'"),
+            (["play", "112", "--pause", "-1"], "--pause takes seconds from 0 to 60 (2, 1.5s) or a multiple of the ayah's length from 0x to 10x (1x, 0.5x, 2.25x), not '-1'"),
             (["play", "112", "--output", "speakers"], "--output takes alsa"),
             (["play", "112", "--from", "2:255"], "--from 2:255: that ayah is not in 112:1-4"),
             (["play", "112", "--from", "+30"], "--from takes a time, a share or an ayah"),

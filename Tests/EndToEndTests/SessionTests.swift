@@ -75,6 +75,37 @@ import Testing
         #expect(history.stdout.contains(",112,2,0,0,seek,"), "\(history.stdout)")
     }
 
+    /// The memorisation controls change live and the status says so: options laid out again on the same sample,
+    /// a loop that moves to its start, a timer that does not run while paused, a boundary, and a loop cleared by a
+    /// new layout.
+    @Test func memorisationControlsChangeLive() throws {
+        let place = try Place(environment)
+        let commands = [
+            "play 1:1-4 --output silent", "pause", "seek 0:01", "set repeat 2", "loop 'ayah 1:2' 'ayah 1:3' 2", "sleep 20m",
+            "stop-after 1 ayah", "set pause 1x", "set bogus 1", "stop",
+        ]
+        let result = try place.run(["--json", "-c", commands.joined(separator: "; ")])
+        #expect(result.status == 64, "\(result.stderr)")
+        let lines = try objects(result.stdout)
+        #expect(lines.count == 9, "\(result.stdout)")
+        let one = environment.manifest[AyahRef(unchecked: 1, 1)]!.samples
+        let repeated = lines[3]
+        #expect(repeated["options"] as? String == "--repeat 2")
+        #expect(repeated["position_samples"] as? Int == 22050, "the same sample, in the new layout")
+        let looped = lines[4]
+        #expect(looped["ayah"] as? Int == 2 && looped["position_samples"] as? Int == 2 * one)
+        let loop = try #require(looped["loop"] as? [String: Any])
+        #expect(loop["passes_left"] as? Int == 2)
+        #expect(loop["start_ms"] as? Int == Int((Double(2 * one) / 22.05).rounded()))
+        #expect(lines[5]["sleep_left_ms"] as? Int == 1_200_000, "paused: the timer waits")
+        #expect(lines[6]["stop_after"] as? String == "1 ayah")
+        let paused = lines[7]
+        #expect(paused["options"] as? String == "--repeat 2 --pause 1x")
+        #expect(paused["loop"] is NSNull, "a new layout clears the loop")
+        #expect(paused["ayah"] as? Int == 2 && paused["state"] as? String == "paused")
+        #expect((lines[8]["error"] as? String)?.contains("set takes basmala, repeat, repeat-range, pause, cycle-pause, stepped") == true)
+    }
+
     /// Every command prints exactly one JSON value with --json, a failure included.
     @Test func everyCommandPrintsOneJSONValue() throws {
         let place = try Place(environment)

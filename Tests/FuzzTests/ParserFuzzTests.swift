@@ -96,6 +96,41 @@ import Testing
             }
             return nil
         }),
+        Target(name: "memorisation controls", corpus: { controlsCorpus }, run: { input in
+            let text = input.text
+            let words = text.split(separator: " ").map(String.init)
+            do throws(TartilError) {
+                if case .times(let count)? = try? RepeatCount.parse(text, for: "--repeat"), !(1...RepeatCount.maximum).contains(count) {
+                    return "repeat \(count)"
+                }
+                switch try? PauseLength.parse(text, for: "--pause") {
+                case .seconds(let seconds)?: if !(0...PauseLength.maximumSeconds).contains(seconds) { return "pause \(seconds)" }
+                case .multiple(let multiple)?: if !(0...PauseLength.maximumMultiple).contains(multiple) { return "pause \(multiple)x" }
+                case nil: break
+                }
+                if let stepped = try? Stepped.parse(text, for: "--stepped"), let window = stepped.window, window < 2 { return "window \(window)" }
+                switch try? StopAfter.parse(text, for: "--stop-after") {
+                case .seconds(let seconds)?: if !(seconds > 0 && seconds <= StopAfter.maximumSeconds) { return "timer \(seconds)" }
+                case .ayat(let count)?: if count < 1 { return "ayat \(count)" }
+                default: break
+                }
+                if let request = try? LoopRequest.parse(words) {
+                    if let passes = request.passes, passes < 1 { return "passes \(passes)" }
+                    // A loop resolved against a real plan: refused cleanly or inside it.
+                    var machine = PlaybackMachine(
+                        plan: try PlaybackPlan(ayat: (1...4).map { AyahRef(unchecked: 112, $0) }, options: .init()),
+                        timeline: Timeline(lengths: Array(repeating: .init(samples: 22050, rate: 22050), count: 5)))
+                    _ = machine.start(at: nil)
+                    if (try? machine.on(.loop(request))) != nil, let loop = machine.loop, loop.endIndex >= 5 { return "loop end \(loop.endIndex)" }
+                }
+                if words.count >= 2, let setting = try? PlaybackOptions.Setting.parse(name: words[0], value: words[1]) {
+                    _ = try PlaybackPlan(ayat: [AyahRef(unchecked: 112, 1)], options: PlaybackOptions().with(setting))
+                }
+                return nil
+            } catch {
+                return error.code == .usage ? nil : "error code \(error.code), not usage"
+            }
+        }),
         Target(name: "surah names and file names", corpus: { referenceCorpus }, run: { input in
             _ = SurahNames.match(input.text)
             if let ayah = AyahRef(fileName: input.text), !(1...Catalog.totalAyat).contains(ayah.global) { return "file name \(ayah)" }
@@ -154,6 +189,12 @@ import Testing
         "yasin:12", "0", "0:00", "100:00:00",
     ].map { Array($0.utf8) }
 
+    static let controlsCorpus: [[UInt8]] = [
+        "3", "inf", "99", "1.5x", "2.25x", "0.5s", "window=3", "off", "20m", "1h30m", "1:30:00", "5 ayat", "surah", "juz",
+        "36:12+3.5-36:12+9", "1:05 1:12 5", "ayah 2:255 ayah 2:256 inf", "112:2+0.5 112:3", "0:01-0:03", "repeat inf",
+        "pause 1x", "stepped window=2", "cycle-pause 5s", "repeat-range 3",
+    ].map { Array($0.utf8) }
+
     static let numberCorpus: [[UInt8]] = [
         "8", "500M", "2G", "1.5G", "800K", "1024T", "1KiB", "2026-11-29", "2026-11-29T08:00", "2026-11-29T08:00:05Z",
         "2026-11-29 08:00", "7d", "12h", "30m", "0.3333", "60",
@@ -165,6 +206,8 @@ import Testing
         "journal export --since 2026-11-01 --format csv", "cache verify --repair # comment", "render 112 -o x.wav --from 45%",
         "resolve 36:1-5 --reciter=ibrahim-alakhdar", "table build dir --reciter x -o out.tsv", "positions --surah 36 --csv",
         "play 1 --from 1:00 --basmala off --output wav:/tmp/x.wav --device null --events",
+        "play 78:1-11 --stepped window=3 --pause 1x --repeat-range inf --cycle-pause 5 --stop-after 20m",
+        "play 36 --loop 36:12+3.5-36:12+9 --repeat inf; set repeat 3; loop off; sleep 20m; stop-after 5 ayat",
     ].map { Array($0.utf8) }
 
     static let mirrorsCorpus: [[UInt8]] = {

@@ -145,7 +145,7 @@ import Testing
             state: state, reciter: try! ReciterID("r"), index: 0, item: nil, itemCount: ayat, surah: 36,
             positionSeconds: Double(position) / 100, positionSamples: position, durationSeconds: Double(ayat),
             durationSamples: ayat * 100, sampleRate: 100, isEstimated: false, ayahStarts: (0..<ayat).map { Double($0) },
-            bufferingAyah: nil, skipped: [:], totalSamples: ayat * 100, writtenFrames: 0, writtenSeconds: 0, endMessage: nil)
+            bufferingAyah: nil, skipped: [:], totalSamples: ayat * 100, writtenFrames: 0, writtenSeconds: 0, endMessage: nil, options: .init(), cycle: 1)
     }
 
     @Test func aFewAyatGetATickEach() {

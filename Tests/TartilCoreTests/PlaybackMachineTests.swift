@@ -55,8 +55,11 @@ struct Engine {
         for file in Set(machine.plan.items.compactMap(\.file)).subtracting(except).sorted() { send(.fileReady(file)) }
     }
 
-    /// Writes `frames` (across items, as the audio thread does chunk by chunk; the device plays as much as it
-    /// must to make room), or drains when the machine asked for it.
+    /// What was written, in order: item, first frame, frames (adjacent pieces of one item joined).
+    var output: [(index: Int, start: Int, frames: Int)] = []
+
+    /// Writes `frames` (across items, as the audio thread does chunk by chunk, no further than the machine
+    /// allows; the device plays as much as it must to make room), or drains when the machine asked for it.
     mutating func write(_ frames: Int) {
         var frames = frames
         while frames > 0 || (open != nil && left == 0) {
@@ -66,13 +69,19 @@ struct Engine {
                 send(.drained)
                 return
             }
-            guard open != nil else { return }
-            let count = min(frames, left)
+            guard let item = open else { return }
+            let count = min(frames, left, machine.allowance(frames))
             if count == 0 {
                 lastEnded = open?.index
                 open = nil
                 send(.sourceEnded)
                 continue
+            }
+            let start = machine.timeline.lengths[item.index].samples - left
+            if let last = output.last, last.index == item.index, last.start + last.frames == start {
+                output[output.count - 1].frames += count
+            } else {
+                output.append((item.index, start, count))
             }
             left -= count
             frames -= count
@@ -104,22 +113,18 @@ struct Engine {
     static func machine(pause: Double = 0, repeats: Int = 1, rates: [Int] = [100, 100, 100, 100, 100], stopOnSkip: Bool = false)
         -> PlaybackMachine
     {
-        let plan = PlaybackPlan(
-            ayat: (1...4).map { AyahRef(unchecked: 112, $0) }, options: .init(repeatCount: repeats, pauseSeconds: pause))
-        let sizes: [AyahRef: (Int, Int)] = [
-            AyahRef(unchecked: 1, 1): (800, rates[0]), AyahRef(unchecked: 112, 1): (1000, rates[1]),
-            AyahRef(unchecked: 112, 2): (1100, rates[2]), AyahRef(unchecked: 112, 3): (1200, rates[3]),
-            AyahRef(unchecked: 112, 4): (1300, rates[4]),
+        machine(options: .init(repeatEach: .times(repeats), pause: .seconds(pause)), rates: rates, stopOnSkip: stopOnSkip)
+    }
+
+    /// 112:1-4 laid out with `options`, lengths as above.
+    static func machine(options: PlaybackOptions, rates: [Int] = [100, 100, 100, 100, 100], stopOnSkip: Bool = false) -> PlaybackMachine {
+        let plan = try! PlaybackPlan(ayat: (1...4).map { AyahRef(unchecked: 112, $0) }, options: options)
+        let sizes: [AyahRef: Timeline.Length] = [
+            AyahRef(unchecked: 1, 1): .init(samples: 800, rate: rates[0]), AyahRef(unchecked: 112, 1): .init(samples: 1000, rate: rates[1]),
+            AyahRef(unchecked: 112, 2): .init(samples: 1100, rate: rates[2]), AyahRef(unchecked: 112, 3): .init(samples: 1200, rate: rates[3]),
+            AyahRef(unchecked: 112, 4): .init(samples: 1300, rate: rates[4]),
         ]
-        let lengths = plan.items.map { item -> Timeline.Length in
-            if case .pause(let seconds) = item.kind {
-                let rate = sizes[item.ayah]!.1
-                return Timeline.Length(samples: PlaybackMachine.silence(seconds: seconds, rate: rate), rate: rate)
-            }
-            let (samples, rate) = sizes[item.file!]!
-            return Timeline.Length(samples: samples, rate: rate)
-        }
-        return PlaybackMachine(plan: plan, timeline: Timeline(lengths: lengths), stopOnSkip: stopOnSkip)
+        return PlaybackMachine(plan: plan, timeline: PlaybackMachine.timeline(for: plan) { sizes[$0] }, stopOnSkip: stopOnSkip)
     }
 
     // MARK: - Starting and buffering

@@ -5,16 +5,16 @@ import Testing
 @Suite struct PlaybackPlanTests {
     func ayat(_ surah: Int, _ range: ClosedRange<Int>) -> [AyahRef] { range.map { AyahRef(unchecked: surah, $0) } }
 
-    @Test func basmalaComesBeforeAyahOneExceptInSurahsOneAndNine() {
-        let plan = PlaybackPlan(ayat: ayat(1, 1...2) + ayat(9, 1...1) + ayat(112, 1...2) + ayat(113, 2...3), options: .init())
+    @Test func basmalaComesBeforeAyahOneExceptInSurahsOneAndNine() throws {
+        let plan = try PlaybackPlan(ayat: ayat(1, 1...2) + ayat(9, 1...1) + ayat(112, 1...2) + ayat(113, 2...3), options: .init())
         #expect(plan.items.map(\.description) == ["1:1", "1:2", "9:1", "basmala before 112:1", "112:1", "112:2", "113:2", "113:3"])
         #expect(plan.items[3].file == AyahRef(unchecked: 1, 1))
-        let off = PlaybackPlan(ayat: ayat(112, 1...2), options: .init(basmala: .off))
+        let off = try PlaybackPlan(ayat: ayat(112, 1...2), options: .init(basmala: .off))
         #expect(off.items.map(\.description) == ["112:1", "112:2"])
     }
 
-    @Test func repeatsAndPausesForMemorisation() {
-        let plan = PlaybackPlan(ayat: ayat(2, 255...256), options: .init(repeatCount: 2, pauseSeconds: 1.5))
+    @Test func repeatsAndPausesForMemorisation() throws {
+        let plan = try PlaybackPlan(ayat: ayat(2, 255...256), options: .init(repeatEach: .times(2), pause: .seconds(1.5)))
         #expect(plan.items.map(\.description) == [
             "2:255", "pause 1.5 s after 2:255", "2:255 (×2)", "pause 1.5 s after 2:255",
             "2:256", "pause 1.5 s after 2:256", "2:256 (×2)", "pause 1.5 s after 2:256",
@@ -23,8 +23,8 @@ import Testing
         #expect(plan.nextTarget() == 4)
     }
 
-    @Test func filesAheadAreTheCurrentItemsAndTheNextThreeWithoutRepeats() {
-        var plan = PlaybackPlan(ayat: ayat(112, 1...4), options: .init())
+    @Test func filesAheadAreTheCurrentItemsAndTheNextThreeWithoutRepeats() throws {
+        var plan = try PlaybackPlan(ayat: ayat(112, 1...4), options: .init())
         #expect(plan.filesAhead() == [AyahRef(unchecked: 1, 1)] + ayat(112, 1...3))
         plan.advance()
         #expect(plan.filesAhead() == ayat(112, 1...4))
@@ -35,13 +35,13 @@ import Testing
         plan.advance()
         #expect(plan.isFinished && plan.filesAhead().isEmpty && plan.currentItem == nil)
 
-        let repeated = PlaybackPlan(ayat: ayat(2, 1...3), options: .init(basmala: .off, repeatCount: 3, pauseSeconds: 0.5))
+        let repeated = try PlaybackPlan(ayat: ayat(2, 1...3), options: .init(basmala: .off, repeatEach: .times(3), pause: .seconds(0.5)))
         #expect(repeated.filesAhead() == ayat(2, 1...2))  // 2:1 three times, then 2:2: four file items
         #expect(repeated.nextFileItem(after: 0) == 2)
     }
 
-    @Test func prevRestartsTheAyahWhenFurtherInThanTheThresholdElseGoesBack() {
-        var plan = PlaybackPlan(ayat: ayat(112, 1...3), options: .init())  // basmala, 1, 2, 3
+    @Test func prevRestartsTheAyahWhenFurtherInThanTheThresholdElseGoesBack() throws {
+        var plan = try PlaybackPlan(ayat: ayat(112, 1...3), options: .init())  // basmala, 1, 2, 3
         #expect(plan.previousTarget(secondsIntoGroup: 0.2) == 0)  // the first group: its start
         plan.jump(to: 2)  // 112:2
         #expect(plan.previousTarget(secondsIntoGroup: 1.6) == 2)
@@ -52,8 +52,8 @@ import Testing
         #expect(plan.nextTarget() == 4)
     }
 
-    @Test func theScrubberSpansTheCurrentSurahsItems() {
-        let plan = PlaybackPlan(ayat: ayat(112, 3...4) + ayat(113, 1...5), options: .init())
+    @Test func theScrubberSpansTheCurrentSurahsItems() throws {
+        let plan = try PlaybackPlan(ayat: ayat(112, 3...4) + ayat(113, 1...5), options: .init())
         #expect(plan.surahSpan(containing: 1) == 0..<2)
         #expect(plan.surahSpan(containing: 2) == 2..<8)  // the basmala belongs to 113
         #expect(plan.firstItem(of: AyahRef(unchecked: 113, 1)) == 2)
@@ -67,7 +67,7 @@ import Testing
     @Test func referencesPlayInTheOrderWritten() throws {
         let ayat = ReferenceParser.uniqueAyat(of: try ReferenceParser.parse(["114:5-6", "1:7", "114:6"]))
         #expect(ayat.map(\.description) == ["114:5", "114:6", "1:7"])
-        let plan = PlaybackPlan(ayat: try ReferenceParser.uniqueAyat(of: ReferenceParser.parse(["114", "1"])), options: .init())
+        let plan = try PlaybackPlan(ayat: try ReferenceParser.uniqueAyat(of: ReferenceParser.parse(["114", "1"])), options: .init())
         #expect(plan.items.first?.ayah == AyahRef(unchecked: 114, 1))
         #expect(plan.items.last?.ayah == AyahRef(unchecked: 1, 7))
     }
@@ -79,7 +79,7 @@ import Testing
         .init(samples: 1000, rate: 22050, isEstimated: true),
     ])
 
-    @Test func locatesSamplesByPrefixSums() {
+    @Test func locatesSamplesByPrefixSums() throws {
         #expect(timeline.totalSamples == 67150)
         #expect(timeline.position(atSample: 0) == PlanPosition(index: 0))
         #expect(timeline.position(atSample: 44099) == PlanPosition(index: 0, offset: 44099))
@@ -90,7 +90,7 @@ import Testing
         #expect(timeline.position(atSample: -5) == PlanPosition(index: 0))
     }
 
-    @Test func timeIsRoundedToTheNearestSample() {
+    @Test func timeIsRoundedToTheNearestSample() throws {
         #expect(timeline.position(atSeconds: 2.5, from: 0) == PlanPosition(index: 2, offset: 11025))
         #expect(timeline.position(atSeconds: 1.0 / 44100, from: 0) == PlanPosition(index: 0, offset: 1))  // 0.5 rounds away from zero
         #expect(timeline.position(atSeconds: 1, from: 2) == PlanPosition(index: 3, offset: 0))
@@ -99,7 +99,7 @@ import Testing
         #expect(timeline.position(atShare: 0.5, of: 0..<4) == PlanPosition(index: 0, offset: 33575))
     }
 
-    @Test func mixedRatesCountEachItemAtItsOwnRate() {
+    @Test func mixedRatesCountEachItemAtItsOwnRate() throws {
         let mixed = Timeline(lengths: [.init(samples: 44100, rate: 44100), .init(samples: 22050, rate: 22050), .init(samples: 8000, rate: 8000)])
         #expect(mixed.seconds(in: 0..<3) == 3)
         #expect(mixed.position(atSeconds: 1.5, from: 0) == PlanPosition(index: 1, offset: 11025))
@@ -107,7 +107,7 @@ import Testing
         #expect(mixed.position(atShare: 0.5, of: 0..<3) == PlanPosition(index: 1, offset: 11025))
     }
 
-    @Test func estimatesAreReplacedWhenMeasured() {
+    @Test func estimatesAreReplacedWhenMeasured() throws {
         var copy = timeline
         #expect(copy.isEstimated(in: 0..<4))
         #expect(!copy.isEstimated(in: 0..<3))

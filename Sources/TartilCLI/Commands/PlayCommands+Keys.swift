@@ -95,6 +95,11 @@ extension PlayCommands {
     private static func perform(_ action: PlayerKeys.Action, _ context: Context) -> String? {
         do {
             switch action {
+            case .command(.markLoop):
+                let status = try context.session.control("loop", .markLoop)
+                if let loop = status.loop { return "loop \(clock(loop.startSeconds))-\(clock(loop.endSeconds)) (l again: off)" }
+                if let mark = status.loopMarkSeconds { return "loop from \(clock(mark)): l again marks its end" }
+                return "loop off"
             case .command(let command):
                 try context.session.control(name(of: command), command)
                 return nil
@@ -103,6 +108,10 @@ extension PlayCommands {
                 try JournalCommands.bookmarkWherePlaying(&draft, context.session)
                 let bookmark = try JournalCommands.saveBookmark(draft, context)
                 return "bookmarked \(bookmark.surah):\(bookmark.ayah)"
+            case .toggleRepeat:
+                let forever = context.session.current?.status.options.repeatEach == .forever
+                try context.session.control("set", .set(.repeatEach(forever ? .times(1) : .forever)))
+                return forever ? "repeat off" : "repeating this ayah until you move on (r again: off)"
             case .help:
                 return PlayerKeys.helpLine
             }
@@ -122,6 +131,10 @@ extension PlayCommands {
         case .stop: return "stop"
         case .quit: return "quit"
         case .seek: return "seek"
+        case .set: return "set"
+        case .loop, .markLoop: return "loop"
+        case .stopAfter: return "stop-after"
+        case .sleep: return "sleep"
         }
     }
 }

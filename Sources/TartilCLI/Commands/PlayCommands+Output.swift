@@ -36,11 +36,21 @@ extension PlayCommands {
         switch item.kind {
         case .ayah: kind = "ayah"
         case .basmala: kind = "basmala"
-        case .pause(let seconds):
+        case .pause(.seconds(let seconds)):
             kind = "pause"
             extra = [("duration_ms", .int(Int((seconds * 1000).rounded())))]
+        case .pause(.multiple(let multiple)):
+            kind = "pause"
+            extra = [("multiple", .double(multiple))]
+        case .cyclePause(let seconds):
+            kind = "cycle-pause"
+            extra = [("duration_ms", .int(Int((seconds * 1000).rounded())))]
         }
-        return [("surah", .int(item.ayah.surah)), ("ayah", .int(item.ayah.ayah)), ("kind", .string(kind)), ("repetition", .int(item.repetition))] + extra
+        return [
+            ("surah", .int(item.ayah.surah)), ("ayah", .int(item.ayah.ayah)), ("kind", .string(kind)),
+            ("repetition", .int(item.repetition)), ("cycle", .int(item.cycle)),
+            ("review_for", item.reviewOf.map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) } ?? .null),
+        ] + extra
     }
 
     /// `status --json`.
@@ -49,6 +59,13 @@ extension PlayCommands {
     /// The status's fields, in order.
     static func fields(_ status: PlayerStatus) -> Fields {
         func milliseconds(_ seconds: Double) -> JSONValue { .int(Int((seconds * 1000).rounded())) }
+        var loopJSON = JSONValue.null
+        if let loop = status.loop {
+            let passes: JSONValue = loop.passesLeft.map { .int($0) } ?? .null
+            loopJSON = .object([("start_ms", milliseconds(loop.startSeconds)), ("end_ms", milliseconds(loop.endSeconds)), ("passes_left", passes)])
+        }
+        let stopAfter: JSONValue = status.stopAfter.map { .string("\($0)") } ?? .null
+        let sleepLeft: JSONValue = status.sleepSecondsLeft.map(milliseconds) ?? .null
         return [
             ("state", .string(status.state.rawValue)),
             ("reciter", .string(status.reciter.rawValue)),
@@ -66,6 +83,11 @@ extension PlayCommands {
             ("skipped", .array(status.skipped.sorted { $0.key < $1.key }.map {
                 .object([("surah", .int($0.key.surah)), ("ayah", .int($0.key.ayah)), ("reason", .string($0.value))])
             })),
+            ("options", .string(status.options.summary)),
+            ("cycle", .int(status.cycle)),
+            ("loop", loopJSON),
+            ("stop_after", stopAfter),
+            ("sleep_left_ms", sleepLeft),
         ]
     }
 
@@ -92,10 +114,25 @@ extension PlayCommands {
             case .ayah: where_ = "\(item.ayah)" + (item.repetition > 1 ? " ×\(item.repetition)" : "")
             case .basmala: where_ = "basmala (\(item.ayah.surah))"
             case .pause: where_ = "pause after \(item.ayah)"
+            case .cyclePause: where_ = "pause after cycle \(item.cycle)"
             }
+            if let review = item.reviewOf { where_ += " (review for \(review))" }
         }
         let state = status.state.rawValue
-        return "\(state)  \(where_)  \(clock(status.positionSeconds)) / \(status.isEstimated ? "~" : "")\(clock(status.durationSeconds))"
+        var facts = "\(state)  \(where_)  \(clock(status.positionSeconds)) / \(status.isEstimated ? "~" : "")\(clock(status.durationSeconds))"
+        if let cycles = status.options.repeatRange.count, cycles > 1 {
+            facts += "  cycle \(status.cycle)/\(cycles)"
+        } else if status.options.repeatRange == .forever {
+            facts += "  cycle \(status.cycle)/∞"
+        }
+        if let loop = status.loop {
+            facts += "  loop \(clock(loop.startSeconds))-\(clock(loop.endSeconds))" + (loop.passesLeft.map { " ×\($0)" } ?? "")
+        } else if let mark = status.loopMarkSeconds {
+            facts += "  A \(clock(mark))"
+        }
+        if let stop = status.stopAfter { facts += "  stop after \(stop)" }
+        if let left = status.sleepSecondsLeft { facts += "  sleep \(clock(left))" }
+        return facts
     }
 
     /// The transliterated name of the surah playing (`Ya-Sin`), or nothing.

@@ -14,8 +14,16 @@ enum PlayCommands {
         .init(names: ["--reciter"], valueName: "id", help: "The reciter (default: TARTIL_RECITER, else the first in mirrors.json)."),
         .init(names: ["--from"], valueName: "time", help: "Start here: a time into the first surah (3:20), a share (45%) or an ayah (2:255)."),
         .init(names: ["--basmala"], valueName: "auto|off", help: "Recite the basmala before ayah 1 of each surah but 1 and 9 (auto, the default) or not."),
-        .init(names: ["--repeat"], valueName: "n", help: "Recite each ayah n times in a row, 1-99 (default 1)."),
-        .init(names: ["--pause"], valueName: "seconds", help: "Silence after each recitation, 0-60 seconds (default 0)."),
+        .init(names: ["--repeat"], valueName: "n|inf", help: "Recite each ayah n times in a row, 1-99, or inf: until you move on (default 1)."),
+        .init(names: ["--repeat-range"], valueName: "n|inf", help: "Play the whole range n times over (cycles), 1-99 or inf (default 1)."),
+        .init(names: ["--pause"], valueName: "seconds|Kx", help: "Silence after each recitation: 0-60 seconds (2, 1.5s), or K times that ayah's own length, 0x-10x (1x, 0.5x) (default 0)."),
+        .init(names: ["--cycle-pause"], valueName: "seconds", help: "Silence between two cycles of --repeat-range, 0-600 seconds (default 0)."),
+        .init(
+            names: ["--stepped"], valueName: "window=n",
+            help: "Stepped memorisation: each new ayah, then a review from the first up to it (1, 2, 1-2, 3, 1-3, ...); with window=n, of the last n ayat only.",
+            optionalValuePrefix: "window="),
+        .init(names: ["--loop"], valueName: "A-B", help: "Loop from A to B until stopped: times in the surah (1:05-1:12) or ayat with seconds into them (36:12+3.5-36:12+9); 'A B n' for n passes."),
+        .init(names: ["--stop-after"], valueName: "when", help: "Stop by itself: after a time (20m, 1h30m, 90s; the last 3 s fade out), n ayat (5 ayat), the surah or the juz."),
     ]
 
     static let play = CommandSpec(
@@ -47,6 +55,9 @@ enum PlayCommands {
         examples: [
             "tartil play 36 --reciter ibrahim-alakhdar",
             "tartil play 2:255-257 --repeat 3 --pause 2",
+            "tartil play 78:1-11 --stepped window=3 --pause 1x",
+            "tartil play 36 --loop 36:12+3.5-36:12+9",
+            "tartil play 67 --repeat-range inf --stop-after 20m",
             "tartil play 67 --from 45% --device null --events",
             "tartil play 36 --resume",
         ],
@@ -163,6 +174,79 @@ enum PlayCommands {
             if context.settings.json { context.console.json(.object([("events", .string(word))])) }
         })
 
+    static let set = CommandSpec(
+        path: ["set"],
+        overview: "Change a memorisation option while playing (repeat, pause, stepped, ...).",
+        discussion: """
+            Takes the values the options of play take (set repeat 3, set repeat inf, set pause 1x, set repeat-range 2, \
+            set cycle-pause 5, set stepped window=3, set stepped off, set basmala off). The plan is laid out again and \
+            playback stays on the same ayah (the same repetition, where the new plan has it); an A-B loop is cleared. \
+            With --json, prints the status object.
+            """,
+        arguments: [
+            .init(name: "option", help: PlaybackOptions.Setting.names.joined(separator: ", ")),
+            .init(name: "value", help: "as for play's option of that name"),
+        ],
+        examples: ["set repeat 3", "set pause 1.5x", "set stepped window=3", "set repeat-range inf"],
+        run: { invocation, context in
+            let setting = try PlaybackOptions.Setting.parse(name: invocation.arguments[0], value: invocation.arguments[1])
+            reportStatus(try context.session.control("set", .set(setting)), context)
+        })
+
+    static let loop = CommandSpec(
+        path: ["loop"],
+        overview: "Loop between two points (A-B), n times or until 'loop off'.",
+        discussion: """
+            A and B are times in the surah (1:05, 95.5s), ayat (36:12: from its start, or to its end as B), or ayat \
+            with seconds into their recitation (36:12+3.5). Playback moves to A, plays to B and goes back, exactly on \
+            those samples; after n passes (or 'loop off') it goes on past B. Moving outside the loop (seek, next, \
+            prev) ends it. The l key marks A, then B, then clears the loop.
+            """,
+        arguments: [.init(name: "A B [n|inf] | off", help: "the loop's start, end and passes (inf by default), or off", repeating: true)],
+        examples: ["loop 36:12+3.5 36:12+9", "loop 1:05 1:12 5", "loop 2:255 2:256", "loop off"],
+        run: { invocation, context in
+            let words = invocation.arguments
+            let request = words.count == 1 && words[0].lowercased() == "off" ? nil : try LoopRequest.parse(words)
+            reportStatus(try context.session.control("loop", .loop(request)), context)
+        })
+
+    static let sleep = CommandSpec(
+        path: ["sleep"],
+        overview: "A sleep timer: stop after this much listening, fading the last 3 seconds out (sleep off cancels).",
+        discussion: """
+            The time counts while sound plays (not while paused or buffering). Over its last 3 seconds the sound \
+            fades out (its gain falls as the square of the time left), then playback stops and the position where \
+            the fade began is saved, so resume replays what faded.
+            """,
+        arguments: [.init(name: "time|off", help: "20m, 1h30m, 90s, 1:30:00, 45 (minutes), or off")],
+        examples: ["sleep 20m", "sleep off"],
+        run: { invocation, context in
+            let stop = try StopAfter.parse(invocation.arguments[0], for: "sleep")
+            var seconds: Double?
+            switch stop {
+            case .seconds(let time)?: seconds = time
+            case nil: seconds = nil
+            default: throw TartilError.usage("sleep takes a time (20m, 1h30m, 90s) or off; for ayat, a surah or a juz use stop-after")
+            }
+            reportStatus(try context.session.control("sleep", .sleep(seconds: seconds)), context)
+        })
+
+    static let stopAfter = CommandSpec(
+        path: ["stop-after"],
+        overview: "Stop by itself after a time, a number of ayat, the surah or the juz (stop-after off cancels).",
+        discussion: """
+            A time is a sleep timer (see sleep). '5 ayat' stops at the end of the fifth ayah from the one playing (an \
+            ayah with its repeats and pauses counts once; one repeated for ever never ends); 'surah' and 'juz' stop at \
+            the end of the surah or juz playing, in this cycle of the range. A timer and one of the others can be set \
+            together: the first reached stops playback. stop-after off cancels both; sleep off the timer alone.
+            """,
+        arguments: [.init(name: "when", help: StopAfter.forms + ", or off", repeating: true)],
+        examples: ["stop-after 5 ayat", "stop-after surah", "stop-after 20m", "stop-after off"],
+        run: { invocation, context in
+            let stop = try StopAfter.parse(invocation.arguments.joined(separator: " "), for: "stop-after")
+            reportStatus(try context.session.control("stop-after", .stopAfter(stop)), context)
+        })
+
     /// A command that moves or ends playback: it returns once it took effect and its position is durable, and
     /// prints the status (the JSON object with `--json`; the status line at the prompt).
     private static func control(_ path: [String], _ overview: String, _ command: PlaybackMachine.Command) -> CommandSpec {
@@ -248,6 +332,7 @@ enum PlayCommands {
         let path = invocation.value("--output")!
         var setup = try playerSetup(invocation, context, output: .wav(path: path))
         setup.stopOnSkip = true
+        try checkRenderEnds(setup)
         let player = try start(setup) { _ in }
         try waitForEnd(of: player, stopOnInterrupt: true)
         try checkEnd(of: player)
@@ -258,6 +343,23 @@ enum PlayCommands {
                 ("file", .string(path)), ("duration_samples", .int(status.writtenFrames)),
                 ("duration_ms", .int(Int((status.writtenSeconds * 1000).rounded()))), ("sample_rate", .int(status.sampleRate)),
             ]))
+        }
+    }
+
+    /// `render` writes a file, so what it plays must end: `inf` and an endless loop need a timer
+    /// (`--stop-after 20m`), or a boundary for a range repeated for ever.
+    static func checkRenderEnds(_ setup: PlayerSetup) throws(TartilError) {
+        var timer = false
+        if case .seconds? = setup.stopAfter { timer = true }
+        let options = setup.plan.options
+        if !timer && options.repeatEach == .forever {
+            throw .usage("render writes a file, which must end: --repeat inf goes on for ever; give a count, or add --stop-after with a time (20m)")
+        }
+        if !timer, let loop = setup.loop, loop.passes == nil {
+            throw .usage("render writes a file, which must end: the loop goes on for ever; give it a count ('\(loop.start) \(loop.end) 5'), or add --stop-after with a time (20m)")
+        }
+        if setup.stopAfter == nil && options.repeatRange == .forever {
+            throw .usage("render writes a file, which must end: --repeat-range inf goes on for ever; give a count, or add --stop-after")
         }
     }
 
@@ -282,12 +384,15 @@ enum PlayCommands {
             }
             options.basmala = basmala
         }
-        options.repeatCount = try invocation.integer("--repeat", in: 1...99) ?? 1
-        if let seconds = try invocation.decimal("--pause", in: 0...60) {
-            options.pauseSeconds = seconds
-        }
+        if let text = invocation.value("--repeat") { options.repeatEach = try RepeatCount.parse(text, for: "--repeat") }
+        if let text = invocation.value("--repeat-range") { options.repeatRange = try RepeatCount.parse(text, for: "--repeat-range") }
+        if let text = invocation.value("--pause") { options.pause = try PauseLength.parse(text, for: "--pause") }
+        if let text = invocation.value("--cycle-pause") { options.cyclePauseSeconds = try PlaybackOptions.cyclePause(text, for: "--cycle-pause") }
+        if let text = invocation.value("--stepped") { options.stepped = try Stepped.parse(text, for: "--stepped") }
+        let stopAfter = try invocation.value("--stop-after").flatMap { text throws(TartilError) in try StopAfter.parse(text, for: "--stop-after") }
+        let loop = try invocation.value("--loop").map { text throws(TartilError) in try LoopRequest.parse([text]) }
         let start = try invocation.value("--from").map(SeekTarget.parse)
-        let plan = PlaybackPlan(ayat: ayat, options: options)
+        let plan = try PlaybackPlan(ayat: ayat, options: options)
         if case .ayah(let ayah)? = start, plan.firstItem(of: ayah) == nil {
             throw TartilError.usage("--from \(ayah): that ayah is not in \(plan.rangeDescription)")
         }
@@ -301,9 +406,12 @@ enum PlayCommands {
         } else {
             throw TartilError.usage("\(library.mirrorsFile) lists no reciters")
         }
-        return PlayerSetup(
+        var setup = PlayerSetup(
             reciter: reciter, table: try library.table(for: reciter), cacheDirectory: try context.settings.checkedCacheDirectory(),
             output: output, plan: plan, start: start)
+        setup.stopAfter = stopAfter
+        setup.loop = loop
+        return setup
     }
 
     /// Where `resume` and `play --resume` continue: the ayat from the last position's to the end of its surah

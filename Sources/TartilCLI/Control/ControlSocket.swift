@@ -27,6 +27,7 @@ enum ControlSocket {
     /// The commands another process may send.
     static let commands: Set<String> = [
         "pause", "resume", "toggle", "stop", "next", "prev", "seek", "status", "wait", "bookmark", "play", "watch", "events",
+        "set", "loop", "sleep", "stop-after",
     ]
 
     /// The largest request line taken.
@@ -160,7 +161,10 @@ enum ControlSocket {
 
 extension ControlSocket {
     /// The commands a process without a player of its own sends to this user's player, when one is running.
-    static let forwarded: Set<String> = ["pause", "resume", "toggle", "stop", "next", "prev", "seek", "status", "wait", "bookmark", "play", "watch"]
+    static let forwarded: Set<String> = [
+        "pause", "resume", "toggle", "stop", "next", "prev", "seek", "status", "wait", "bookmark", "play", "watch",
+        "set", "loop", "sleep", "stop-after",
+    ]
 
     /// Runs `words` on the player serving the control socket, printing what it printed and returning its exit
     /// code; nil when no player answers there.

@@ -22,10 +22,13 @@ struct CommandSpec: Sendable {
         let valueName: String?
         let help: String
         var required = false
+        /// For an option whose value may be left out (`--stepped`, `--stepped window=3`): the next word is its
+        /// value only when it starts with this; else the value is empty.
+        var optionalValuePrefix: String? = nil
 
-        var label: String { names.joined(separator: ", ") + (valueName.map { " <\($0)>" } ?? "") }
+        var label: String { names.joined(separator: ", ") + (valueName.map { optionalValuePrefix == nil ? " <\($0)>" : " [<\($0)>]" } ?? "") }
         var usage: String {
-            let text = names.last! + (valueName.map { " <\($0)>" } ?? "")
+            let text = names.last! + (valueName.map { optionalValuePrefix == nil ? " <\($0)>" : " [<\($0)>]" } ?? "")
             return required ? text : "[\(text)]"
         }
     }
@@ -124,7 +127,16 @@ extension CommandSpec {
             }
             if let option = options.first(where: { $0.names.contains(name) }) {
                 let canonical = option.names.last!
-                if let valueName = option.valueName {
+                if let prefix = option.optionalValuePrefix {
+                    if let attached {
+                        invocation.values[canonical] = attached
+                    } else if index < words.count && words[index].hasPrefix(prefix) {
+                        invocation.values[canonical] = words[index]
+                        index += 1
+                    } else {
+                        invocation.values[canonical] = ""
+                    }
+                } else if let valueName = option.valueName {
                     let value = try takeValue(valueName)
                     if value.isEmpty { throw UsageError(message: "\(name) needs a non-empty value", command: self) }
                     invocation.values[canonical] = value

@@ -86,6 +86,43 @@ public struct PlaybackMachine: Sendable {
         case pause, resume, toggle, next, previous
         case stop, quit
         case seek(SeekTarget)
+        /// Changes how the plan is laid out (`set repeat 3`): the plan is laid out again and the listener stays on
+        /// the same ayah (an A-B loop is cleared).
+        case set(PlaybackOptions.Setting)
+        /// Loops between two points (and moves to the first); nil clears the loop (`loop off`).
+        case loop(LoopRequest?)
+        /// The `l` key: marks A where the listener is; then B, starting the loop; then clears it.
+        case markLoop
+        /// Stops by itself later (`--stop-after`): a time sets the sleep timer, the others the boundary; nil
+        /// cancels both.
+        case stopAfter(StopAfter?)
+        /// The sleep timer alone (`sleep 20m`, `sleep off`): stop after this many seconds of listening.
+        case sleep(seconds: Double?)
+    }
+
+    /// An A-B loop in the plan: from `start` to the end of item `endIndex` or, with `endOffset`, to that many
+    /// frames into it; `passesLeft` passes still to play, this one included (nil: until cleared).
+    public struct Loop: Sendable, Hashable {
+        public var start: PlanPosition
+        public var endIndex: Int
+        public var endOffset: Int?
+        public var passesLeft: Int?
+
+        /// True when `position` is inside the loop.
+        func contains(_ position: PlanPosition) -> Bool {
+            guard position >= start else { return false }
+            if position.index < endIndex { return true }
+            return position.index == endIndex && endOffset.map { position.offset < $0 } ?? true
+        }
+    }
+
+    /// The sleep timer's fade over the next frames: the frames left before it stops, and the fade's length.
+    public struct Fade: Sendable, Hashable {
+        public let framesLeft: Int
+        public let fadeFrames: Int
+
+        /// The gain of frame `frame` from now (see `StopAfter.fadeGain`).
+        public func gain(at frame: Int) -> Float { StopAfter.fadeGain(framesLeft: framesLeft - frame, fadeFrames: fadeFrames) }
     }
 
     /// What the engine reports.
@@ -121,7 +158,7 @@ public struct PlaybackMachine: Sendable {
         case failed(String)
     }
 
-    public let plan: PlaybackPlan
+    public private(set) var plan: PlaybackPlan
     public private(set) var timeline: Timeline
     public private(set) var state: State = .playing
     /// What the listener hears, or (paused) exactly where `resume` starts.
@@ -136,6 +173,25 @@ public struct PlaybackMachine: Sendable {
     public private(set) var endMessage: String?
     /// End with `failed` instead of skipping an item that cannot be had (`render`).
     public let stopOnSkip: Bool
+
+    /// The A-B loop, if any.
+    public private(set) var loop: Loop?
+    /// Where the `l` key marked A, before B.
+    public private(set) var loopMark: PlanPosition?
+    /// Where playback stops by itself (a number of ayat, the surah, the juz), if set; the timer is apart.
+    public private(set) var stopAfter: StopAfter?
+    /// With `stopAfter` at a boundary: the first item not played.
+    public private(set) var stopBoundary: Int?
+    /// With a timer: the frames still to write, at `sleepRate`.
+    private var sleepFrames: Int?
+    private var sleepRate = 1
+    /// True once a timer or boundary ended the writing: the device plays out what it holds, then playback stops.
+    private var stoppingByItself = false
+    /// What was written since the device last started afresh, item by item, newest last: where the listener is
+    /// is found by walking back from the write head over what the device still holds (loops jump back, so the
+    /// plan's own order cannot tell).
+    private var written: [(index: Int, start: Int, frames: Int)] = []
+    private var writtenFrames = 0
 
     private var files: [AyahRef: FileStatus] = [:]
     private var wanted: [AyahRef] = []
@@ -166,6 +222,7 @@ public struct PlaybackMachine: Sendable {
         let start = position ?? PlanPosition(index: 0)
         heard = start
         head = start
+        written = []
         actions.append(.notify(.state(.playing)))
         if start.index < plan.items.count { announce(&actions, recordStart: start.offset == 0) }
         pump(&actions)
@@ -175,7 +232,9 @@ public struct PlaybackMachine: Sendable {
     /// Where a resume point lands: `offsetSamples` into the recitation of `ayah` (the start of its group, with
     /// its basmala, at 0), or nil when the plan does not recite it.
     public func position(resuming ayah: AyahRef, offsetSamples: Int) -> PlanPosition? {
-        guard let index = plan.items.firstIndex(where: { $0.kind == .ayah && $0.ayah == ayah }) else { return nil }
+        guard let index = plan.items.firstIndex(where: { $0.kind == .ayah && $0.ayah == ayah && $0.reviewOf == nil })
+            ?? plan.items.firstIndex(where: { $0.kind == .ayah && $0.ayah == ayah })
+        else { return nil }
         guard offsetSamples > 0 else { return PlanPosition(index: plan.group(containing: index).lowerBound) }
         return PlanPosition(index: index, offset: min(offsetSamples, max(0, timeline.lengths[index].samples - 1)))
     }
@@ -212,7 +271,7 @@ public struct PlaybackMachine: Sendable {
             }
             return position
         case .ayah(let ayah):
-            guard let item = plan.firstItem(of: ayah) else {
+            guard let item = plan.firstItem(of: ayah, near: index) else {
                 throw .usage("\(ayah) is not in what is playing (\(plan.rangeDescription))")
             }
             return PlanPosition(index: item)
@@ -259,17 +318,227 @@ public struct PlaybackMachine: Sendable {
             let target = into > PlaybackPlan.restartThresholdSeconds || groupStart == 0
                 ? groupStart : plan.group(containing: groupStart - 1).lowerBound
             move(to: PlanPosition(index: target), &actions)
+        case .set(let setting):
+            let options = plan.options.with(setting)
+            guard options != plan.options else { return actions }
+            replan(try PlaybackPlan(ayat: plan.ayat, options: options), &actions)
+        case .loop(let request):
+            loopMark = nil
+            guard let request else {
+                loop = nil
+                return actions
+            }
+            let newLoop = try resolve(request)
+            loop = newLoop
+            move(to: newLoop.start, &actions)
+        case .markLoop:
+            if loop != nil {
+                loop = nil
+                loopMark = nil
+            } else if let mark = loopMark {
+                guard heard > mark else {
+                    loopMark = nil
+                    throw .usage("the loop's end must come after its start: mark A, let it play, then mark B")
+                }
+                loopMark = nil
+                let newLoop = heard.offset == 0
+                    ? Loop(start: mark, endIndex: heard.index - 1, endOffset: nil, passesLeft: nil)
+                    : Loop(start: mark, endIndex: heard.index, endOffset: heard.offset, passesLeft: nil)
+                loop = newLoop
+                move(to: mark, &actions)
+            } else {
+                loopMark = heard
+            }
+        case .stopAfter(let stop):
+            switch stop {
+            case .seconds(let seconds)?:
+                setTimer(seconds)
+            case nil:
+                setTimer(nil)
+                setStopAfter(nil, &actions)
+            default:
+                setStopAfter(stop, &actions)
+            }
+        case .sleep(let seconds):
+            setTimer(seconds)
         }
         return actions
     }
 
+    // MARK: - Memorisation controls
+
+    /// Lays the plan out again with other options, keeping the listener on the same ayah (the same repetition and
+    /// the same place in it where the new plan has them). Known lengths carry over; an A-B loop is cleared.
+    private mutating func replan(_ newPlan: PlaybackPlan, _ actions: inout [Action]) {
+        let mapped = Self.map(heard, from: plan, to: newPlan)
+        var known: [AyahRef: Timeline.Length] = [:]
+        for (index, item) in plan.items.enumerated() {
+            if let file = item.file, known[file] == nil, !timeline.lengths[index].isEstimated { known[file] = timeline.lengths[index] }
+        }
+        plan = newPlan
+        timeline = Self.timeline(for: newPlan) { known[$0] }
+        loop = nil
+        loopMark = nil
+        let position = PlanPosition(index: mapped.index, offset: mapped.index < plan.items.count ? min(mapped.offset, max(0, timeline.lengths[mapped.index].samples - 1)) : 0)
+        if let stopAfter, stopBoundary != nil {
+            stopBoundary = plan.items.isEmpty ? nil : boundary(of: stopAfter, from: min(position.index, plan.items.count - 1))
+        }
+        announced = nil
+        move(to: position, recording: false, &actions)
+    }
+
+    /// Where `position` in `old` is in `new`, laid out from the same ayat: the same ayah in the same cycle (and
+    /// stepped review), the same repetition when the new plan has it, the same offset into a recitation.
+    static func map(_ position: PlanPosition, from old: PlaybackPlan, to new: PlaybackPlan) -> PlanPosition {
+        guard position.index < old.items.count, !new.items.isEmpty else { return PlanPosition(index: new.items.count) }
+        let item = old.items[position.index]
+        let cycle = min(item.cycle, new.items.last!.cycle)
+        let groupStart = new.items.firstIndex { $0.ayah == item.ayah && $0.cycle == cycle && $0.reviewOf == item.reviewOf && !$0.isPause }
+            ?? new.items.firstIndex { $0.ayah == item.memorised && $0.cycle == cycle && $0.reviewOf == nil && !$0.isPause }
+            ?? new.firstItem(of: item.memorised)
+        guard let groupStart else { return PlanPosition(index: 0) }
+        let group = new.group(containing: groupStart)
+        let recitations = group.filter { new.items[$0].kind == .ayah }
+        let repetition = min(item.repetition, recitations.count)
+        let recitation = recitations.first { new.items[$0].repetition == repetition } ?? group.lowerBound
+        switch item.kind {
+        case .ayah:
+            return PlanPosition(index: recitation, offset: position.offset)
+        case .basmala:
+            if new.items[group.lowerBound].kind == .basmala { return PlanPosition(index: group.lowerBound, offset: position.offset) }
+            return PlanPosition(index: recitation)
+        case .pause:
+            if recitation + 1 < group.upperBound, new.items[recitation + 1].isPause { return PlanPosition(index: recitation + 1) }
+            return PlanPosition(index: recitation + 1)
+        case .cyclePause:
+            return PlanPosition(index: group.upperBound)
+        }
+    }
+
+    /// Where a loop request lands in the plan; a usage error when an end is not in it or B is not after A.
+    private func resolve(_ request: LoopRequest) throws(TartilError) -> Loop {
+        guard !plan.items.isEmpty else { throw .usage("nothing is playing") }
+        let first = try place(request.start, asEnd: false)
+        let start = PlanPosition(index: first.index, offset: first.offset ?? 0)
+        let end = try place(request.end, asEnd: true)
+        let endPosition = PlanPosition(index: end.index, offset: end.offset ?? timeline.lengths[end.index].samples)
+        guard start < endPosition else {
+            throw .usage("the loop's end (\(request.end)) must come after its start (\(request.start))")
+        }
+        return Loop(start: start, endIndex: end.index, endOffset: end.offset, passesLeft: request.passes)
+    }
+
+    /// A loop point as a plan position (as A) or as the end of an item or an offset into one (as B).
+    private func place(_ point: LoopPoint, asEnd: Bool) throws(TartilError) -> (index: Int, offset: Int?) {
+        let near = min(heard.index, plan.items.count - 1)
+        switch point {
+        case .time(let seconds):
+            let span = plan.surahSpan(containing: near)
+            let length = timeline.seconds(in: span)
+            guard seconds <= length else {
+                throw .usage("\(Self.clock(seconds)) is past the end of what is playing of surah \(plan.items[span.lowerBound].ayah.surah), which lasts \(Self.clock(length))")
+            }
+            guard let position = timeline.position(atSeconds: seconds, from: span.lowerBound), position.index < span.upperBound else {
+                return asEnd ? (span.upperBound - 1, nil) : (span.upperBound - 1, max(0, timeline.lengths[span.upperBound - 1].samples - 1))
+            }
+            if asEnd && position.offset == 0 && position.index > 0 { return (position.index - 1, nil) }
+            return (position.index, position.offset)
+        case .ayah(let ayah, let offset):
+            guard let first = plan.firstItem(of: ayah, near: near) else {
+                throw .usage("\(ayah) is not in what is playing (\(plan.rangeDescription))")
+            }
+            let group = plan.group(containing: first)
+            guard let offset else { return asEnd ? (group.upperBound - 1, nil) : (group.lowerBound, 0) }
+            let recitation = group.first { plan.items[$0].kind == .ayah } ?? first
+            let length = timeline.lengths[recitation]
+            let frames = Int((offset * Double(length.rate)).rounded())
+            guard frames < length.samples else {
+                throw .usage("\(ayah)+\(NumberText.format(offset)) is past the end of \(ayah), which lasts \(Self.clock(length.seconds))")
+            }
+            if asEnd && frames == 0 { return recitation > 0 ? (recitation - 1, nil) : (0, 0) }
+            return (recitation, frames)
+        }
+    }
+
+    /// Sets (from now) or cancels the sleep timer.
+    private mutating func setTimer(_ seconds: Double?) {
+        sleepFrames = nil
+        guard let seconds, !plan.items.isEmpty else { return }
+        sleepRate = timeline.lengths[min(heard.index, plan.items.count - 1)].rate
+        sleepFrames = max(1, Int((seconds * Double(sleepRate)).rounded()))
+    }
+
+    /// Sets or cancels the boundary: the end of the ayat, surah or juz heard now.
+    private mutating func setStopAfter(_ stop: StopAfter?, _ actions: inout [Action]) {
+        stopAfter = stop
+        stopBoundary = nil
+        guard let stop, !plan.items.isEmpty else { return }
+        let near = min(heard.index, plan.items.count - 1)
+        let boundary = boundary(of: stop, from: near)
+        stopBoundary = boundary
+        // The engine may already have written past it (what the device holds): write again from what is heard.
+        if state != .paused && head.index >= boundary && heard.index < boundary {
+            close(&actions, discard: true)
+            head = heard
+            lastWritten = nil
+            pump(&actions)
+        }
+    }
+
+    /// The first item after the stop `stop` names, from item `index`.
+    private func boundary(of stop: StopAfter, from index: Int) -> Int {
+        let items = plan.items
+        switch stop {
+        case .seconds: return items.count
+        case .ayat(let count):
+            let last = items[index].group + count - 1
+            return items[index...].firstIndex { $0.group > last } ?? items.count
+        case .surah:
+            return plan.surahSpan(containing: index).upperBound
+        case .juz:
+            let (juz, cycle) = (Catalog.juz(containing: items[index].ayah), items[index].cycle)
+            return items[index...].firstIndex { $0.cycle != cycle || Catalog.juz(containing: $0.ayah) != juz } ?? items.count
+        }
+    }
+
+    /// How many frames of the open item the engine may write next, at most `chunk`: fewer at an A-B loop's end
+    /// or when the sleep timer runs out. 0 means the item ends here: the engine reports `.sourceEnded`.
+    public func allowance(_ chunk: Int) -> Int {
+        guard isOpen, head.index < plan.items.count else { return chunk }
+        var frames = chunk
+        if let loop, loop.endIndex == head.index, let end = loop.endOffset, loop.passesLeft != 1 {
+            frames = min(frames, max(0, end - head.offset))
+        }
+        if let left = sleepFramesLeft { frames = min(frames, left) }
+        return frames
+    }
+
+    /// The sleep timer's fade over the next frames, when it is set.
+    public var fade: Fade? {
+        guard let left = sleepFramesLeft, head.index < plan.items.count else { return nil }
+        let rate = timeline.lengths[head.index].rate
+        return Fade(framesLeft: left, fadeFrames: Int((StopAfter.fadeSeconds * Double(rate)).rounded()))
+    }
+
+    /// Seconds left on the sleep timer.
+    public var sleepSecondsLeft: Double? { sleepFrames.map { Double($0) / Double(sleepRate) } }
+
+    /// The sleep timer's frames left, at the rate of the item at the write head.
+    private var sleepFramesLeft: Int? {
+        guard let sleepFrames else { return nil }
+        let rate = head.index < plan.items.count ? timeline.lengths[head.index].rate : sleepRate
+        return rate == sleepRate ? sleepFrames : Int((Double(sleepFrames) * Double(rate) / Double(sleepRate)).rounded())
+    }
+
     /// Moves the listener to `position`: paused, the pause moves there; playing, the device's sound is dropped
     /// and playback opens there.
-    private mutating func move(to position: PlanPosition, _ actions: inout [Action]) {
+    /// `recording` the new position as a seek (not when only the layout changed).
+    private mutating func move(to position: PlanPosition, recording: Bool = true, _ actions: inout [Action]) {
+        if let loop, !loop.contains(position) { self.loop = nil }
         if state == .paused {
             heard = position
             head = position
-            actions.append(.record(record(at: position, .seek)))
+            if recording { actions.append(.record(record(at: position, .seek))) }
             want(&actions)  // fetch there while paused, so resume starts at once
             return
         }
@@ -278,7 +547,7 @@ public struct PlaybackMachine: Sendable {
         head = position
         lastWritten = nil
         announce(&actions, recordStart: false)
-        actions.append(.record(record(at: position, .seek)))
+        if recording { actions.append(.record(record(at: position, .seek))) }
         if state == .buffering { setState(.playing, &actions) }
         pump(&actions)
     }
@@ -307,6 +576,7 @@ public struct PlaybackMachine: Sendable {
             guard isOpen else { return actions }
             head.offset += frames
             wroteAnything = wroteAnything || frames > 0
+            noteWritten(frames)
             hear(unplayed: unplayed, &actions)
             prepareNext(&actions)
             return actions
@@ -316,14 +586,33 @@ public struct PlaybackMachine: Sendable {
         case .sourceEnded:
             guard isOpen else { return actions }
             isOpen = false
-            // The decode is the truth: a file longer or shorter than its table says gets its real length.
-            let length = timeline.lengths[head.index]
-            if head.offset != length.samples || length.isEstimated {
-                timeline.setLength(Timeline.Length(samples: head.offset, rate: length.rate), of: head.index)
+            let cutByLoop = loop.map { $0.endIndex == head.index && $0.endOffset.map { head.offset >= $0 } == true && $0.passesLeft != 1 } ?? false
+            let cutByTimer = sleepFrames == 0
+            if !cutByLoop && !cutByTimer {
+                // The decode is the truth: a file longer or shorter than its table says gets its real length.
+                let length = timeline.lengths[head.index]
+                if head.offset != length.samples || length.isEstimated {
+                    setLength(Timeline.Length(samples: head.offset, rate: length.rate), of: head.index)
+                }
             }
             lastWritten = head.index
-            head = PlanPosition(index: head.index + 1)
-            if prepared == head.index - 1 { prepared = nil }
+            if cutByTimer {
+                stopByItself(&actions)
+                return actions
+            }
+            if var current = loop, current.endIndex == head.index {
+                if current.passesLeft != 1 {
+                    // An A-B loop's end (cut there, or the item ended before B): back to A.
+                    current.passesLeft = current.passesLeft.map { $0 - 1 }
+                    loop = current
+                    head = current.start
+                } else {
+                    loop = nil  // its last pass went through B
+                    head = following(head.index)
+                }
+            } else {
+                head = following(head.index)
+            }
         case .openFailed(let reason):
             guard isOpen else { return actions }
             isOpen = false
@@ -331,6 +620,16 @@ public struct PlaybackMachine: Sendable {
         case .drained:
             guard draining, !state.isEnded else { return actions }
             draining = false
+            if stoppingByItself {
+                // The timer ran out: record where its fade began, so that resuming replays what was faded.
+                let rate = timeline.lengths[min(head.index, plan.items.count - 1)].rate
+                let fadeStart = position(before: Int((StopAfter.fadeSeconds * Double(rate)).rounded()))
+                heard = head
+                actions.append(.record(record(at: fadeStart ?? heard, .stop)))
+                setState(.stopped, &actions)
+                actions.append(.end(.stopped, message: "stopped by the sleep timer"))
+                return actions
+            }
             // Everything written was heard: the listener is at the end of the last item written.
             if let lastWritten { heard = PlanPosition(index: lastWritten, offset: timeline.lengths[lastWritten].samples) }
             finish(&actions)
@@ -352,11 +651,15 @@ public struct PlaybackMachine: Sendable {
     /// for a file that is not here; drains at the end.
     private mutating func pump(_ actions: inout [Action]) {
         guard !isOpen, !draining, !state.isEnded, state != .paused else { return }
-        while head.index < plan.items.count {
+        // Loops can bring the head back to items already passed over: after a whole lap with nothing playable,
+        // nothing will be.
+        var steps = 0
+        while head.index < endIndex && steps <= plan.items.count + 1 {
+            steps += 1
             let item = plan.items[head.index]
             if timeline.lengths[head.index].samples == 0 || head.offset >= timeline.lengths[head.index].samples {
                 if lastWritten == head.index - 1 { lastWritten = head.index }
-                head = PlanPosition(index: head.index + 1)
+                head = following(head.index)
                 continue
             }
             if let file = item.file {
@@ -382,10 +685,10 @@ public struct PlaybackMachine: Sendable {
                 return
             }
             var index = head.index
-            var probe = plan
-            probe.jump(to: head.index)
-            let window = probe.filesAhead()
-            while let next = plan.nextFileItem(after: index), let file = plan.items[next].file, window.contains(file) {
+            let window = filesAhead(from: head.index)
+            var looked = 0
+            while looked < plan.items.count, let next = nextFileItem(after: index), let file = plan.items[next].file, window.contains(file) {
+                looked += 1
                 switch files[file] {
                 case .ready?:
                     actions.append(.prepare(next))
@@ -405,7 +708,13 @@ public struct PlaybackMachine: Sendable {
                 }
             }
             // No file fetched ahead can play (this silence follows ayat that could not be had): pass it over.
-            head = PlanPosition(index: head.index + 1)
+            head = following(head.index)
+        }
+        if head.index < endIndex {
+            // A loop with nothing in it that can play.
+            actions.append(.record(record(at: heard, .stop)))
+            fail(Self.skippedMessage(skipped) ?? "nothing in the loop could be played", &actions)
+            return
         }
         want(&actions)
         // The end: play out what the device holds.
@@ -417,10 +726,65 @@ public struct PlaybackMachine: Sendable {
         }
     }
 
+    /// The first item not played: the stop boundary (`--stop-after`), else the end of the plan.
+    private var endIndex: Int { stopBoundary ?? plan.items.count }
+
+    /// Where the write head goes after item `index`: back to the start of its ayah's recitations when each ayah
+    /// repeats for ever; the stop boundary; back to the start of the plan when the range repeats for ever; else
+    /// the next item. (An A-B loop's end is taken before this.)
+    private func following(_ index: Int) -> PlanPosition {
+        if plan.options.repeatEach == .forever && plan.items[index].reviewOf == nil {
+            let group = plan.group(containing: index)
+            if index == group.upperBound - 1, let first = group.first(where: { plan.items[$0].kind == .ayah }) {
+                return PlanPosition(index: first)
+            }
+        }
+        let next = index + 1
+        if next == stopBoundary { return PlanPosition(index: next) }
+        if next == plan.items.count && plan.options.repeatRange == .forever { return PlanPosition(index: 0) }
+        return PlanPosition(index: next)
+    }
+
+    /// The next item with a file that the write head reaches after item `index`, through loops (nil at the end).
+    private func nextFileItem(after index: Int) -> Int? {
+        var position = PlanPosition(index: index)
+        if let loop, loop.endIndex == index, loop.passesLeft != 1 {
+            position = loop.start
+            if plan.items[position.index].file != nil { return position.index }
+        }
+        for _ in 0...plan.items.count {
+            position = following(position.index)
+            guard position.index < endIndex else { return nil }
+            if plan.items[position.index].file != nil { return position.index }
+        }
+        return nil
+    }
+
+    /// The files wanted with the write head at item `index`: its file and those of the next `queueAhead` items
+    /// with a file, in the order they play (through loops), without repeats.
+    private func filesAhead(from index: Int) -> [AyahRef] {
+        guard index < endIndex else { return [] }
+        var files: [AyahRef] = []
+        var fileItems = 0
+        if let file = plan.items[index].file {
+            files.append(file)
+            fileItems = 1
+        }
+        var at = index
+        while fileItems <= PlaybackPlan.queueAhead, let next = nextFileItem(after: at) {
+            fileItems += 1
+            if let file = plan.items[next].file, !files.contains(file) { files.append(file) }
+            at = next
+        }
+        return files
+    }
+
     private mutating func open(_ actions: inout [Action]) {
         isOpen = true
-        if plan.items[head.index].file != nil { hasFormat = true }
-        if prepared != nil && prepared! <= head.index { prepared = nil }
+        if plan.items[head.index].file != nil {
+            hasFormat = true
+            prepared = nil  // the engine hands over to the prepared decoder, or opens afresh
+        }
         if state == .buffering { setState(.playing, &actions) }
         want(&actions)
         actions.append(.open(head))
@@ -435,13 +799,13 @@ public struct PlaybackMachine: Sendable {
             fail("\(item) cannot be played: \(reason)", &actions)
             return true
         }
-        head = PlanPosition(index: head.index + 1)
+        head = following(head.index)
         return false
     }
 
     /// Opens the next file ahead once the current item is being written, so one runs into the next.
     private mutating func prepareNext(_ actions: inout [Action]) {
-        guard prepared == nil, isOpen, let next = plan.nextFileItem(after: head.index), let file = plan.items[next].file,
+        guard prepared == nil, isOpen, let next = nextFileItem(after: head.index), let file = plan.items[next].file,
             files[file] == .ready
         else { return }
         prepared = next
@@ -449,7 +813,10 @@ public struct PlaybackMachine: Sendable {
     }
 
     private mutating func close(_ actions: inout [Action], discard: Bool) {
-        if discard { actions.append(.discardOutput) }
+        if discard {
+            actions.append(.discardOutput)
+            written = []
+        }
         isOpen = false
         prepared = nil
         draining = false
@@ -459,11 +826,45 @@ public struct PlaybackMachine: Sendable {
 
     /// The write head less what the device holds; announces each item reached and records ayah starts.
     private mutating func hear(unplayed: Int, _ actions: inout [Action]) {
-        let position = timeline.position(atSample: timeline.sample(at: head) - max(0, unplayed))
-        // Never behind where playback (re)started (the device holds only frames from after it), never ahead of
-        // what was written.
-        heard = max(heard, min(position, head))
+        // Never behind where playback (re)started: the device holds only frames written since.
+        if let position = position(before: unplayed) { heard = position }
         announce(&actions, recordStart: true)
+    }
+
+    /// Keeps `frames` just written at the write head (which has moved past them), and counts them against the
+    /// sleep timer.
+    private mutating func noteWritten(_ frames: Int) {
+        guard frames > 0 else { return }
+        let start = head.offset - frames
+        if let last = written.last, last.index == head.index, last.start + last.frames == start {
+            written[written.count - 1].frames += frames
+        } else {
+            written.append((head.index, start, frames))
+            if written.count > 256 { written.removeFirst(written.count - 256) }
+        }
+        if let left = sleepFrames {
+            let rate = timeline.lengths[head.index].rate
+            let counted = rate == sleepRate ? frames : Int((Double(frames) * Double(sleepRate) / Double(rate)).rounded())
+            sleepFrames = max(0, left - counted)
+        }
+    }
+
+    /// The position `unplayed` frames before the write head, walking back over what was written; nil when
+    /// nothing was.
+    private func position(before unplayed: Int) -> PlanPosition? {
+        var left = max(0, unplayed)
+        for segment in written.reversed() {
+            if left <= segment.frames { return PlanPosition(index: segment.index, offset: segment.start + segment.frames - left) }
+            left -= segment.frames
+        }
+        return written.first.map { PlanPosition(index: $0.index, offset: $0.start) }
+    }
+
+    /// The timer ran out (or a boundary was reached): the device plays out what it holds, then playback stops.
+    private mutating func stopByItself(_ actions: inout [Action]) {
+        stoppingByItself = true
+        draining = true
+        actions.append(.drainOutput)
     }
 
     /// Announces the item being heard when it changed; entering another ayah's group by playing records its
@@ -475,7 +876,7 @@ public struct PlaybackMachine: Sendable {
         announced = index
         actions.append(.notify(.item(index)))
         let group = plan.group(containing: index)
-        if recordStart && previous.map({ !group.contains($0) }) ?? true {
+        if recordStart && plan.items[index].reviewOf == nil && previous.map({ !group.contains($0) }) ?? true {
             actions.append(.record(record(at: PlanPosition(index: group.lowerBound), .ayahStart)))
         }
     }
@@ -489,15 +890,13 @@ public struct PlaybackMachine: Sendable {
         }
         let item = plan.items[position.index]
         return Record(
-            ayah: item.ayah, offsetSamples: item.kind == .ayah ? position.offset : 0,
+            ayah: item.memorised, offsetSamples: item.kind == .ayah && item.reviewOf == nil ? position.offset : 0,
             rate: timeline.lengths[position.index].rate, reason: reason)
     }
 
     /// The files wanted now: those of the item at `head` and the next ones ahead.
     private mutating func want(_ actions: inout [Action]) {
-        var probe = plan
-        probe.jump(to: head.index)
-        let files = probe.filesAhead().filter { file in
+        let files = filesAhead(from: head.index).filter { file in
             if case .failed? = self.files[file] { return false }
             return true
         }
@@ -508,24 +907,60 @@ public struct PlaybackMachine: Sendable {
 
     /// An unpinned ayah's length becomes exact once its file is measured (every item that plays that file).
     private mutating func measure(_ file: AyahRef, samples: Int, rate: Int) {
+        var changes: [(Int, Timeline.Length)] = []
         for index in plan.items.indices where plan.items[index].file == file {
             guard index != head.index || !isOpen else { continue }  // the open item is measured as it ends
             let old = timeline.lengths[index]
             guard old.isEstimated || old.rate != rate else { continue }
-            timeline.setLength(Timeline.Length(samples: samples, rate: rate), of: index)
-            // A pause after it counts at the recitation's rate.
-            var next = index + 1
-            while next < plan.items.count, case .pause(let seconds) = plan.items[next].kind, plan.items[next].ayah == plan.items[index].ayah {
-                timeline.setLength(Timeline.Length(samples: Self.silence(seconds: seconds, rate: rate), rate: rate), of: next)
-                next += 1
-            }
+            let length = Timeline.Length(samples: samples, rate: rate)
+            changes.append((index, length))
+            changes += pauseLengths(after: index, recitation: length)
+        }
+        timeline.setLengths(changes)
+    }
+
+    /// Gives item `index` its measured length, and the pause after it the length that follows from it.
+    private mutating func setLength(_ length: Timeline.Length, of index: Int) {
+        timeline.setLengths([(index, length)] + pauseLengths(after: index, recitation: length))
+    }
+
+    /// The pauses right after item `index` (a recitation of `recitation`'s length): at its rate, and as long as
+    /// their multiple of it.
+    private func pauseLengths(after index: Int, recitation: Timeline.Length) -> [(Int, Timeline.Length)] {
+        var changes: [(Int, Timeline.Length)] = []
+        var next = index + 1
+        while next < plan.items.count, plan.items[next].isPause {
+            changes.append((next, Self.pauseLength(plan.items[next].kind, after: recitation)))
+            next += 1
+        }
+        return changes
+    }
+
+    /// A pause's length after an item of length `before`: at its rate; a multiple of it (estimated with it).
+    static func pauseLength(_ kind: PlanItem.Kind, after before: Timeline.Length) -> Timeline.Length {
+        switch kind {
+        case .pause(let pause):
+            return Timeline.Length(
+                samples: pause.frames(afterRecitationOf: before.samples, rate: before.rate), rate: before.rate,
+                isEstimated: pause.followsRecitation && before.isEstimated)
+        case .cyclePause(let seconds):
+            return Timeline.Length(samples: silence(seconds: seconds, rate: before.rate), rate: before.rate)
+        case .ayah, .basmala:
+            return before
         }
     }
 
     // MARK: - Ending
 
     private mutating func finish(_ actions: inout [Action]) {
-        if lastWritten == plan.items.count - 1 {
+        if let stopAfter, endIndex < plan.items.count, lastWritten == endIndex - 1 {
+            // `--stop-after` a number of ayat, a surah or a juz: the last of them was heard to its end.
+            let end = PlanPosition(index: endIndex - 1, offset: timeline.lengths[endIndex - 1].samples)
+            heard = end
+            actions.append(.record(record(at: end, .end)))
+            setState(.stopped, &actions)
+            actions.append(.end(.stopped, message: "stopped after \(stopAfter)"))
+        } else if lastWritten == plan.items.count - 1 {
             heard = timeline.end
             announced = plan.items.count
             actions.append(.record(record(at: timeline.end, .end)))
@@ -557,25 +992,28 @@ public struct PlaybackMachine: Sendable {
     /// (the mean length of the plan's pinned files at their most common rate, or 10 s at 22050 Hz without any)
     /// until their files are measured; pauses at the rate of the recitation they follow.
     public static func timeline(for plan: PlaybackPlan, table: ReciterTable?) -> Timeline {
-        let rows = plan.items.compactMap { $0.file.flatMap { table?.files[$0] } }
+        timeline(for: plan) { file in table?.files[file].map { Timeline.Length(samples: $0.samples, rate: $0.sampleRate) } }
+    }
+
+    /// A plan's time axis from the lengths `known` gives its files (nil: estimated, as above).
+    static func timeline(for plan: PlaybackPlan, known: (AyahRef) -> Timeline.Length?) -> Timeline {
+        var fileLengths: [AyahRef: Timeline.Length] = [:]
+        for item in plan.items {
+            if let file = item.file, fileLengths[file] == nil, let length = known(file) { fileLengths[file] = length }
+        }
         var rateCounts: [Int: Int] = [:]
-        for row in rows { rateCounts[row.sampleRate, default: 0] += 1 }
+        for length in fileLengths.values { rateCounts[length.rate, default: 0] += 1 }
         let rate = rateCounts.max { ($0.value, -$0.key) < ($1.value, -$1.key) }?.key ?? 22050
-        let sameRate = rows.filter { $0.sampleRate == rate }
+        let sameRate = fileLengths.values.filter { $0.rate == rate }
         let mean = sameRate.isEmpty ? rate * 10 : sameRate.reduce(0) { $0 + $1.samples } / sameRate.count
+        let estimate = Timeline.Length(samples: mean, rate: rate, isEstimated: true)
         var lengths: [Timeline.Length] = []
         lengths.reserveCapacity(plan.items.count)
         for item in plan.items {
-            switch item.kind {
-            case .pause(let seconds):
-                let ayahRate = table?.files[item.ayah]?.sampleRate ?? rate
-                lengths.append(Timeline.Length(samples: silence(seconds: seconds, rate: ayahRate), rate: ayahRate))
-            case .ayah, .basmala:
-                if let file = item.file, let row = table?.files[file] {
-                    lengths.append(Timeline.Length(samples: row.samples, rate: row.sampleRate))
-                } else {
-                    lengths.append(Timeline.Length(samples: mean, rate: rate, isEstimated: true))
-                }
+            if let file = item.file {
+                lengths.append(fileLengths[file] ?? estimate)
+            } else {
+                lengths.append(pauseLength(item.kind, after: lengths.last ?? Timeline.Length(samples: 0, rate: rate)))
             }
         }
         return Timeline(lengths: lengths)

@@ -5,22 +5,34 @@ public struct PlanItem: Sendable, Hashable, CustomStringConvertible {
         case ayah
         /// The basmala before ayah 1 of a surah, recited from the reciter's file for 1:1.
         case basmala
-        /// Silence after a recitation, for memorisation (`--pause`): round(seconds × rate) frames at the rate of
-        /// the recitation it follows.
-        case pause(seconds: Double)
+        /// Silence after a recitation, for memorisation (`--pause`): `round(seconds × rate)` frames at the rate of
+        /// the recitation it follows, or `round(K × its frames)` for a multiple.
+        case pause(PauseLength)
+        /// Silence between two cycles of the range (`--cycle-pause`), at the rate of the recitation before it.
+        case cyclePause(seconds: Double)
     }
 
     public let kind: Kind
     /// The ayah this item belongs to: the one recited, the one the basmala introduces (ayah 1 of its surah),
-    /// or the one the pause follows. Items of one ayah form its *group*: `next` and `prev` move by groups.
+    /// or the one the pause follows.
     public let ayah: AyahRef
     /// Which repetition of the ayah this is (1 when `--repeat` is not used).
     public let repetition: Int
+    /// The *group* this item belongs to, counted from 1: one run of an ayah with its basmala, repeats and pauses.
+    /// `next` and `prev` move by groups.
+    public let group: Int
+    /// Which cycle of the range (`--repeat-range`) this is, from 1.
+    public let cycle: Int
+    /// With `--stepped`, the new ayah of the step this item reviews; nil for a new ayah (and without `--stepped`).
+    public let reviewOf: AyahRef?
 
-    public init(kind: Kind, ayah: AyahRef, repetition: Int = 1) {
+    public init(kind: Kind, ayah: AyahRef, repetition: Int = 1, group: Int = 1, cycle: Int = 1, reviewOf: AyahRef? = nil) {
         self.kind = kind
         self.ayah = ayah
         self.repetition = repetition
+        self.group = group
+        self.cycle = cycle
+        self.reviewOf = reviewOf
     }
 
     /// The file to decode: the ayah's own, 1:1 for a basmala, none for a pause.
@@ -28,74 +40,113 @@ public struct PlanItem: Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .ayah: ayah
         case .basmala: AyahRef(unchecked: 1, 1)
-        case .pause: nil
+        case .pause, .cyclePause: nil
         }
     }
+
+    /// True for the silences (`--pause`, `--cycle-pause`).
+    public var isPause: Bool { file == nil }
+
+    /// The ayah the journal records for this item: the one recited, or with `--stepped` during a review, the new
+    /// ayah being memorised.
+    public var memorised: AyahRef { reviewOf ?? ayah }
 
     public var description: String {
-        switch kind {
-        case .ayah: repetition > 1 ? "\(ayah) (×\(repetition))" : "\(ayah)"
-        case .basmala: "basmala before \(ayah)"
-        case .pause(let seconds): "pause \(seconds) s after \(ayah)"
+        let review = reviewOf.map { " (review for \($0))" } ?? ""
+        return switch kind {
+        case .ayah: (repetition > 1 ? "\(ayah) (×\(repetition))" : "\(ayah)") + review
+        case .basmala: "basmala before \(ayah)" + review
+        case .pause(let length): "pause \(length) after \(ayah)"
+        case .cyclePause(let seconds): "pause \(NumberText.format(seconds)) s after cycle \(cycle)"
         }
-    }
-}
-
-/// How a plan is laid out from the requested ayat.
-public struct PlaybackOptions: Sendable, Hashable {
-    /// Whether the basmala is recited before ayah 1 of each surah (never before 1, whose first ayah is the
-    /// basmala, nor before 9, which has none).
-    public enum Basmala: String, Sendable, Hashable, CaseIterable {
-        case auto, off
-    }
-
-    public var basmala: Basmala
-    /// Times each ayah is recited in a row (1…99).
-    public var repeatCount: Int
-    /// Silence after each recitation, in seconds (0 for none).
-    public var pauseSeconds: Double
-
-    public init(basmala: Basmala = .auto, repeatCount: Int = 1, pauseSeconds: Double = 0) {
-        self.basmala = basmala
-        self.repeatCount = repeatCount
-        self.pauseSeconds = pauseSeconds
     }
 }
 
 /// What plays, in what order, and where playback is: a pure state machine the player runs.
 ///
 /// ```swift
-/// var plan = PlaybackPlan(ayat: Array(try AyahRange(AyahRef(112, 1), AyahRef(112, 4))), options: .init())
+/// var plan = try PlaybackPlan(ayat: Array(try AyahRange(AyahRef(112, 1), AyahRef(112, 4))), options: .init())
 /// plan.items.first   // basmala before 112:1
 /// plan.filesAhead()  // [1:1, 112:1, 112:2, 112:3]: the current item's file and the next three
 /// plan.advance()
 /// ```
-/// `next` and `prev` move by ayah groups (an ayah with its basmala, repeats and pauses). The scrubber spans the
-/// items of the current surah (`surahSpan`).
+/// Layout, for each cycle of the range (`--repeat-range`, with `--cycle-pause` between cycles): each ayah in the
+/// order requested (or the steps of `--stepped`), as a group: its basmala before ayah 1 of a surah, then its
+/// recitation `--repeat` times, each followed by its `--pause`. `next` and `prev` move by groups. The scrubber
+/// spans the items of the current surah in the current cycle (`surahSpan`). A count of `inf` is laid out once:
+/// the playback machine loops over it.
 public struct PlaybackPlan: Sendable, Hashable {
     /// Items fetched ahead of the one playing (the current item's file is always wanted too).
     public static let queueAhead = 3
     /// `prev` restarts the current ayah when playback is further into it than this; otherwise it goes back one.
     public static let restartThresholdSeconds = 1.5
+    /// The most items a plan may have: a million (a whole Qur'an of 6236 ayat repeated 99 times is 617,364
+    /// recitations). Larger plans are refused; `inf` loops without laying anything out.
+    public static let maximumItems = 1_000_000
 
+    /// The ayat asked for, in order.
+    public let ayat: [AyahRef]
+    public let options: PlaybackOptions
     public let items: [PlanItem]
     /// The item playing; `items.count` once the plan has finished.
     public private(set) var current: Int = 0
 
-    public init(ayat: [AyahRef], options: PlaybackOptions) {
+    /// Lays out `ayat` with `options`; a usage error when that would be more than `maximumItems` items.
+    public init(ayat: [AyahRef], options: PlaybackOptions) throws(TartilError) {
+        self.ayat = ayat
+        self.options = options
         var items: [PlanItem] = []
-        for ayah in ayat {
-            if ayah.ayah == 1 && options.basmala == .auto && ayah.surah != 1 && ayah.surah != 9 {
-                items.append(PlanItem(kind: .basmala, ayah: ayah))
+        let each = options.repeatEach.count ?? 1
+        let cycles = options.repeatRange.count ?? 1
+        let pauses = !options.pause.isNone
+        var group = 0
+        var tooLong = false
+        for cycle in 1...cycles {
+            if cycle > 1 && options.cyclePauseSeconds > 0, let last = items.last {
+                items.append(PlanItem(kind: .cyclePause(seconds: options.cyclePauseSeconds), ayah: last.ayah, group: group, cycle: cycle - 1))
             }
-            for repetition in 1...max(1, options.repeatCount) {
-                items.append(PlanItem(kind: .ayah, ayah: ayah, repetition: repetition))
-                if options.pauseSeconds > 0 {
-                    items.append(PlanItem(kind: .pause(seconds: options.pauseSeconds), ayah: ayah, repetition: repetition))
+            Self.forEachRecitation(of: ayat, stepped: options.stepped) { ayah, reviewOf in
+                group += 1
+                if ayah.ayah == 1 && options.basmala == .auto && ayah.surah != 1 && ayah.surah != 9 {
+                    items.append(PlanItem(kind: .basmala, ayah: ayah, group: group, cycle: cycle, reviewOf: reviewOf))
                 }
+                for repetition in 1...(reviewOf == nil ? each : 1) {
+                    items.append(PlanItem(kind: .ayah, ayah: ayah, repetition: repetition, group: group, cycle: cycle, reviewOf: reviewOf))
+                    if pauses {
+                        items.append(PlanItem(kind: .pause(options.pause), ayah: ayah, repetition: repetition, group: group, cycle: cycle, reviewOf: reviewOf))
+                    }
+                }
+                tooLong = items.count > Self.maximumItems
+                return !tooLong
             }
+            if tooLong { break }
+        }
+        if options.repeatRange == .forever && options.cyclePauseSeconds > 0, let last = items.last {
+            items.append(PlanItem(kind: .cyclePause(seconds: options.cyclePauseSeconds), ayah: last.ayah, group: group, cycle: 1))
+        }
+        if tooLong {
+            throw .usage("""
+                that is too much to lay out: more than \(Self.maximumItems) recitations and pauses \
+                (\(ayat.count) ayat\(options.summary.isEmpty ? "" : " with " + options.summary)); \
+                use fewer repeats, a --stepped window, or inf
+                """)
         }
         self.items = items
+    }
+
+    /// Calls `body` with each recitation of the requested ayat in order, and the new ayah a stepped review is
+    /// for (nil for a new ayah); stops when `body` returns false.
+    static func forEachRecitation(of ayat: [AyahRef], stepped: Stepped?, _ body: (AyahRef, AyahRef?) -> Bool) {
+        guard let stepped else {
+            for ayah in ayat where !body(ayah, nil) { return }
+            return
+        }
+        for (index, ayah) in ayat.enumerated() {
+            guard body(ayah, nil) else { return }
+            let first = stepped.window.map { max(0, index - $0 + 1) } ?? 0
+            guard index - first >= 1 else { continue }
+            for review in ayat[first...index] where !body(review, ayah) { return }
+        }
     }
 
     public var isFinished: Bool { current >= items.count }
@@ -135,25 +186,25 @@ public struct PlaybackPlan: Sendable, Hashable {
 
     // MARK: - Groups and spans
 
-    /// The items of the group (one ayah with its basmala, repeats and pauses) that `index` belongs to.
+    /// The items of the group (one run of an ayah with its basmala, repeats and pauses) that `index` belongs to.
     public func group(containing index: Int) -> Range<Int> {
         precondition(items.indices.contains(index), "item \(index) is not in the plan")
-        let ayah = items[index].ayah
+        let group = items[index].group
         var start = index
-        while start > 0 && items[start - 1].ayah == ayah { start -= 1 }
+        while start > 0 && items[start - 1].group == group { start -= 1 }
         var end = index + 1
-        while end < items.count && items[end].ayah == ayah { end += 1 }
+        while end < items.count && items[end].group == group { end += 1 }
         return start..<end
     }
 
-    /// The items of `index`'s surah in this plan: what the scrubber spans.
+    /// The items of `index`'s surah in this cycle of the plan: what the scrubber spans.
     public func surahSpan(containing index: Int) -> Range<Int> {
         precondition(items.indices.contains(index), "item \(index) is not in the plan")
-        let surah = items[index].ayah.surah
+        let (surah, cycle) = (items[index].ayah.surah, items[index].cycle)
         var start = index
-        while start > 0 && items[start - 1].ayah.surah == surah { start -= 1 }
+        while start > 0 && items[start - 1].ayah.surah == surah && items[start - 1].cycle == cycle { start -= 1 }
         var end = index + 1
-        while end < items.count && items[end].ayah.surah == surah { end += 1 }
+        while end < items.count && items[end].ayah.surah == surah && items[end].cycle == cycle { end += 1 }
         return start..<end
     }
 
@@ -175,13 +226,21 @@ public struct PlaybackPlan: Sendable, Hashable {
     }
 
     /// The first item of `ayah`'s group (its basmala, when it has one), or nil when the plan does not play it.
-    public func firstItem(of ayah: AyahRef) -> Int? {
-        items.firstIndex { $0.ayah == ayah }
+    /// Near item `index`, it is the ayah's first group in `index`'s cycle that recites it as a new ayah (not a
+    /// stepped review), else its first group there, else its first anywhere.
+    public func firstItem(of ayah: AyahRef, near index: Int? = nil) -> Int? {
+        if let index, items.indices.contains(index) {
+            let cycle = items[index].cycle
+            let inCycle = items.indices.filter { items[$0].cycle == cycle && items[$0].ayah == ayah && !items[$0].isPause }
+            if let new = inCycle.first(where: { items[$0].reviewOf == nil }) { return group(containing: new).lowerBound }
+            if let any = inCycle.first { return group(containing: any).lowerBound }
+        }
+        return items.firstIndex { $0.ayah == ayah && !$0.isPause }.map { group(containing: $0).lowerBound }
     }
 
     /// The requested ayat in play order, once each, as a range text for messages (`36:1-83`, `112:1-114:6`).
     public var rangeDescription: String {
-        guard let first = items.first?.ayah, let last = items.last?.ayah else { return "nothing" }
+        guard let first = ayat.first, let last = ayat.last else { return "nothing" }
         if first == last { return "\(first)" }
         return first.surah == last.surah ? "\(first)-\(last.ayah)" : "\(first)-\(last)"
     }

@@ -166,8 +166,16 @@ public struct Timeline: Sendable, Hashable {
 
     /// Replaces item `index`'s length (an estimate measured, or a file whose length differs from its table).
     public mutating func setLength(_ length: Length, of index: Int) {
-        guard lengths[index] != length else { return }
-        lengths[index] = length
-        recomputeStarts()
+        setLengths([(index, length)])
+    }
+
+    /// Replaces several items' lengths at once (the prefix sums are worked out once).
+    public mutating func setLengths(_ changes: [(Int, Length)]) {
+        var changed = false
+        for (index, length) in changes where lengths[index] != length {
+            lengths[index] = length
+            changed = true
+        }
+        if changed { recomputeStarts() }
     }
 }

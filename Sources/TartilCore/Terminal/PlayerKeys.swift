@@ -7,6 +7,8 @@
 /// | ← → | back / forward 5 s |
 /// | ↓ ↑ | back / forward 60 s |
 /// | `<` `>` | previous / next ayah |
+/// | `l` | A-B loop: mark A, then B (the loop starts), then clear it |
+/// | `r` | repeat this ayah for ever / stop repeating it |
 /// | `b` | bookmark where playback is |
 /// | `q` | quit, saving the position |
 /// | `?` | this help, on one line |
@@ -17,6 +19,8 @@ public enum PlayerKeys {
         case command(PlaybackMachine.Command)
         /// A bookmark where playback is (like `bookmark` with no ayah).
         case bookmark
+        /// Repeat each ayah for ever (`set repeat inf`), or back to once when it already does.
+        case toggleRepeat
         /// Show the key help.
         case help
     }
@@ -51,6 +55,8 @@ public enum PlayerKeys {
         Binding(
             label: "</>", help: "prev/next ayah",
             keys: [.character("<"): .command(.previous), .character(">"): .command(.next)]),
+        Binding(label: "l", help: "loop A/B/off", keys: [.character("l"): .command(.markLoop)]),
+        Binding(label: "r", help: "repeat ayah", keys: [.character("r"): .toggleRepeat]),
         Binding(label: "b", help: "bookmark", keys: [.character("b"): .bookmark]),
         Binding(label: "q", help: "quit", keys: [.character("q"): .command(.quit)]),
         Binding(label: "?", help: "keys", keys: [.character("?"): .help]),
