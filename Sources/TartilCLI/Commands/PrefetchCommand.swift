@@ -46,6 +46,7 @@ enum PrefetchCommand {
     static let formats: [OutputFormat] = [.text, .json, .ndjson]
 
     static func run(_ invocation: Invocation, _ context: Context) throws {
+        let json = try OutputFormat.chosen(invocation, context, allowed: formats) != .text
         let references = try ReferenceParser.parse(invocation.arguments)
         let reciterID = try context.reciterID(invocation)
         let limits = try downloadLimits(invocation)
@@ -57,7 +58,6 @@ enum PrefetchCommand {
         let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
         let ayat = ReferenceParser.uniqueAyat(of: references)
         let console = context.console
-        let json = try OutputFormat.chosen(invocation, context, allowed: formats) != .text
         let started = Date()
 
         var progress = PrefetchProgress(requested: ayat.count)
