@@ -95,7 +95,9 @@ enum PlayCommands {
             cannot be fetched, nothing is written and the exit code is 1.
             """,
         arguments: [.init(name: "ref", help: "What to render: 36, 2:255-257, juz 30, …", repeating: true)],
-        options: planOptions + [.init(names: ["-o", "--output"], valueName: "file.wav", help: "The WAV file to write.", required: true)],
+        options: planOptions + [
+            .init(names: ["-o", "--output"], valueName: "file.wav", help: "The WAV file to write.", required: true), OutputFormat.option(),
+        ],
         examples: ["tartil render 112 --reciter ibrahim-alakhdar -o ikhlas.wav"],
         run: runRender)
 
@@ -329,6 +331,7 @@ enum PlayCommands {
     }
 
     static func runRender(_ invocation: Invocation, _ context: Context) throws {
+        let format = try OutputFormat.chosen(invocation, context)
         let path = invocation.value("--output")!
         var setup = try playerSetup(invocation, context, output: .wav(path: path))
         setup.stopOnSkip = true
@@ -338,12 +341,11 @@ enum PlayCommands {
         try checkEnd(of: player)
         let status = player.status
         context.console.note("wrote \(path): \(Formatting.duration(seconds: status.writtenSeconds)) of audio")
-        if context.settings.json {
-            context.console.json(.object([
-                ("file", .string(path)), ("duration_samples", .int(status.writtenFrames)),
-                ("duration_ms", .int(Int((status.writtenSeconds * 1000).rounded()))), ("sample_rate", .int(status.sampleRate)),
-            ]))
-        }
+        let fields: Fields = [
+            ("file", .string(path)), ("duration_samples", .int(status.writtenFrames)),
+            ("duration_ms", .int(Int((status.writtenSeconds * 1000).rounded()))), ("sample_rate", .int(status.sampleRate)),
+        ]
+        context.console.print(report: fields, as: format) {}  // text: the note above
     }
 
     /// `render` writes a file, so what it plays must end: `inf` and an endless loop need a timer
