@@ -63,7 +63,7 @@ let package = Package(
             name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore", "TartilPlayer", "TestSupport"],
             exclude: ["Golden"]),
         .testTarget(name: "TartilMPRISTests", dependencies: ["TartilMPRIS", "TartilCore", "TartilPlayer", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TartilCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TartilCore", "TestSupport"], exclude: ["Golden"]),
         // Fuzzing every parser, in-process and through the built executable (tools/fuzz runs a longer budget).
         .testTarget(name: "FuzzTests", dependencies: ["TartilCLI", "TartilCore", "TestSupport"]),
     ],

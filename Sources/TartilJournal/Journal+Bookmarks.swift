@@ -15,6 +15,16 @@ public struct Bookmark: Sendable, Hashable {
     public let note: String?
 }
 
+extension Bookmark {
+    /// The bookmark a `bookmark` event makes, as it was made (its own note); nil for another kind of event.
+    public init?(_ event: JournalEvent) {
+        guard event.kind == .bookmark, let surah = event.surah, let ayah = event.ayah else { return nil }
+        self.init(
+            eventID: event.eventID, deviceID: event.deviceID, timeMs: event.timeMs, reciter: event.reciter, surah: surah, ayah: ayah,
+            note: event.note)
+    }
+}
+
 /// Bookmarks are events; removing one or editing its note appends an event naming it (`target_id`), so the
 /// journal stays append-only and the change merges to other devices like any event. What a list shows is
 /// derived: a bookmark is left out once any device removed it, and its note is the latest edit by the same

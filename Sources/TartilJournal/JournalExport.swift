@@ -2,22 +2,27 @@ import Glibc
 import TartilCore
 import TartilSQLite
 
-/// `journal export`: the raw events as NDJSON or CSV, streamed from SQLite to a file descriptor without making a
+/// `journal export`: the raw events as NDJSON, one JSON array or CSV, streamed from SQLite to a file descriptor without making a
 /// String per value (an export of a million events is a benchmark target against `sqlite3 -json`).
 ///
 /// Columns, in this order (stable; documented in the README): `event_id`, `device_id`, `device_seq`, `ts_ms`,
 /// `kind`, `reciter`, `surah`, `ayah`, `offset_samples`, `offset_ms`, `reason`, `note`, `target_id`. Missing values are JSON
-/// `null` and empty CSV fields. Rows come in order of (time, device id, event id).
+/// `null` and empty CSV fields (CSV quoting by `CSVRule`, LF line ends). Rows come in order of (time, device id, event id).
 extension Journal {
     public enum ExportFormat: String, Sendable, CaseIterable {
-        case ndjson, csv
+        /// One object per line.
+        case ndjson
+        /// One array of the same objects, on one line.
+        case json
+        /// A header line, then one line per event.
+        case csv
     }
 
     /// The CSV header line (without its line end).
     public static var exportHeader: String { columnNames.joined(separator: ",") }
 
     /// The exported columns' names, in order.
-    static let columnNames = columns.split(separator: ",").map { $0.trimmedWhitespace }
+    public static let columnNames = columns.split(separator: ",").map { $0.trimmedWhitespace }
 
     /// The export query (also what the benchmark gives `sqlite3 -json`).
     public static func exportSQL(sinceMs: Int64?) -> String { exportSQL(sinceMs: sinceMs, columns: columns) }
@@ -35,10 +40,12 @@ extension Journal {
         do {
             let statement = try database.connection.prepare(Self.exportSQL(sinceMs: sinceMs, columns: selectColumns))
             if format == .csv { output.append(Self.exportHeader + "\n") }
+            if format == .json { output.byte(UInt8(ascii: "[")) }
             while try statement.step() {
                 count += 1
                 switch format {
-                case .ndjson:
+                case .ndjson, .json:
+                    if format == .json && count > 1 { output.byte(UInt8(ascii: ",")) }
                     output.byte(UInt8(ascii: "{"))
                     for (index, name) in names.enumerated() {
                         if index > 0 { output.byte(UInt8(ascii: ",")) }
@@ -54,7 +61,7 @@ extension Journal {
                             statement.withTextBytes(at: column) { output.jsonString($0!) }
                         }
                     }
-                    output.append("}\n")
+                    if format == .json { output.byte(UInt8(ascii: "}")) } else { output.append("}\n") }
                 case .csv:
                     for index in names.indices {
                         if index > 0 { output.byte(UInt8(ascii: ",")) }
@@ -70,6 +77,7 @@ extension Journal {
                 }
                 try output.flushIfFull()
             }
+            if format == .json { output.append("]\n") }
             try output.flush()
         } catch let error as SQLiteError {
             throw JournalError(error, "cannot read the journal \(path)")
@@ -154,8 +162,7 @@ struct OutputBuffer {
 
     /// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
     mutating func csvField(_ text: UnsafeBufferPointer<UInt8>) {
-        let needsQuotes = text.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
-        guard needsQuotes else {
+        guard text.contains(where: CSVRule.needsQuotes) else {
             bytes.append(contentsOf: text)
             return
         }

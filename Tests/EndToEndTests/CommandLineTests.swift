@@ -35,21 +35,22 @@ import Testing
         #expect(result.stdout.contains("5 ayat, all pinned"))
     }
 
-    @Test func resolveAsJSONTotalsTheTable() throws {
+    @Test func resolveAsJSONIsARowPerAyah() throws {
         let result = try runTartil(["--json", "resolve", "1", "2:255", "--reciter", "emad-al-mansary"])
         #expect(result.status == 0, "\(result.stderr)")
-        let object = try #require(try json(result.stdout) as? [String: Any])
-        let ayat = try #require(object["ayat"] as? [[String: Any]])
+        let ayat = try #require(try json(result.stdout) as? [[String: Any]])
         #expect(ayat.count == 8)
+        #expect(ayat.allSatisfy { $0["reciter"] as? String == "emad-al-mansary" })
         #expect(ayat[0]["sha256"] as? String == "e2e7b034ec62e23a53a5f725bfc5a1f988bafb6e706d4a137ba9b68d1174a0ef")
-        #expect(ayat[0]["samples"] as? Int == 84719)
-        #expect(ayat[7]["pinned"] as? Bool == true, "the whole Qur'an is pinned")
+        #expect(ayat[0]["duration_samples"] as? Int == 84719)
+        #expect(ayat[0]["duration_ms"] as? Int == Int((84719.0 / 16000 * 1000).rounded()))
         #expect((ayat[7]["urls"] as? [String])?.first?.hasSuffix("/audio/002255.mp3") == true)
-        let total = try #require(object["total"] as? [String: Any])
-        #expect(total["pinned"] as? Int == 8)
-        #expect(total["unpinned"] as? Int == 0)
-        let samples = ayat.compactMap { $0["samples"] as? Int }.reduce(0, +)
-        #expect(total["duration_ms"] as? Int == Int((Double(samples) / 16000 * 1000).rounded()))
+        #expect(ayat.allSatisfy { $0["pinned"] as? Bool == true })
+        // An ayah no table pins has the same keys, its pinned facts null.
+        let unpinned = try runTartil(["resolve", "1:1", "--reciter", "alafasy-128", "--json"])
+        let row = try #require((try json(unpinned.stdout) as? [[String: Any]])?.first)
+        #expect(Set(row.keys) == Set(ayat[0].keys))
+        #expect(row["pinned"] as? Bool == false && row["duration_ms"] is NSNull && row["bytes"] is NSNull)
     }
 
     @Test func everyCommandPrintsOneJSONValue() throws {
@@ -69,7 +70,7 @@ import Testing
         #expect(surahs.stdout.contains("114 surahs, 6,236 ayat"))
         let reciters = try runTartil(["reciters", "--json"])
         let list = try #require(try json(reciters.stdout) as? [[String: Any]])
-        let akhdar = try #require(list.first { $0["id"] as? String == "ibrahim-alakhdar" })
+        let akhdar = try #require(list.first { $0["reciter"] as? String == "ibrahim-alakhdar" })
         #expect(akhdar["pinned"] as? Int == 6236, "the whole Qur'an is pinned")
         #expect(akhdar["total"] as? Int == 6236)
         let text = try runTartil(["reciters"])
@@ -115,7 +116,7 @@ import Testing
 
     @Test func usageErrorsShowTheUsageLine() throws {
         let result = try runTartil(["resolve", "2:300", "--reciter", "alafasy-128"])
-        #expect(result.stderr.contains("\nUsage: tartil resolve <ref>... [--reciter <id>]\n  See 'tartil help resolve'.\n"))
+        #expect(result.stderr.contains("\nUsage: tartil resolve <ref>... [--reciter <id>] [--format <text|json|ndjson|csv>]\n  See 'tartil help resolve'.\n"))
     }
 
     @Test func brokenMirrorsFileIsAFailureNamingTheField() throws {

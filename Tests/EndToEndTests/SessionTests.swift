@@ -120,7 +120,7 @@ import Testing
         #expect((lines.last?["error"] as? String)?.contains("1:39:00 is past the end of 1:1-2") == true)
         let render = try place.run(["--json", "render", "1:1", "-o", place.directory + "/x.wav"])
         let summary = try #require(try objects(render.stdout).first)
-        #expect(summary["frames"] as? Int == environment.manifest[AyahRef(unchecked: 1, 1)]!.samples)
+        #expect(summary["duration_samples"] as? Int == environment.manifest[AyahRef(unchecked: 1, 1)]!.samples)
     }
 
     /// A reader that stops reading events ends the event stream, not the session: `head -2` gets its lines,

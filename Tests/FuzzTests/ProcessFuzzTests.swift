@@ -90,6 +90,8 @@ import Testing
         ["cache", "pin", "?112:1", "--reciter", "?fixture"], ["cache", "du"], ["reciters", "--json"], ["resume", "--surah", "?112"],
         ["-c", "?play 112 --output null; seek 0:01; status --json; seek +1; next; prev; pause; resume; stop"],
         ["-c", "?play 1 --output null; seek ayah 1:3; seek 50%; status; wait"], ["help", "?seek"], ["journal", "stats"],
+        ["history", "--format", "?csv"], ["journal", "export", "--format", "?json"], ["bookmarks", "--format", "?ndjson", "--surah", "?112"],
+        ["cache", "du", "--format", "?csv"], ["surahs", "?112", "--format", "?text"],
     ]
 
     /// Inputs that crashed or hung tartil before, kept as regression cases.

@@ -17,44 +17,51 @@ enum CacheCommands {
         path: ["cache", "ls"], overview: "List cached files per reciter: files, bytes, complete surahs, cross-check marks.",
         discussion: """
             Unpinned files show what the cross-check found when they were downloaded: cross-checked (another \
-            mirror agreed), single-source (only one mirror could serve it) or disputed (the mirrors disagreed).
+            mirror agreed), single-source (only one mirror could serve it) or disputed (the mirrors disagreed). \
+            Fields (json, ndjson, csv), one row per reciter: reciter, files, bytes, complete_surahs, partial_surahs \
+            (surah, cached, total), cross_checked (how many), single_source and disputed (surah, ayah).
             """,
-        options: [reciterOption],
+        options: [reciterOption, OutputFormat.option()],
         run: { invocation, context in
+            let format = try OutputFormat.chosen(invocation, context)
             let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
             let summaries = try summarize(cache, reciter: invocation.value("--reciter"))
-            if context.settings.json {
-                context.console.json(.array(summaries.map { $0.json }))
-                return
-            }
-            if summaries.isEmpty { context.console.line("the cache at \(cache.directory) is empty") }
-            for summary in summaries {
-                context.console.line("\(summary.reciter): \(summary.files) files, \(Formatting.bytes(summary.bytes))")
-                let complete = summary.completeSurahs.map(String.init).joined(separator: ", ")
-                context.console.line("  complete surahs: \(complete.isEmpty ? "none" : complete)")
-                if !summary.partialSurahs.isEmpty {
-                    context.console.line("  partly cached: " + summary.partialSurahs.map { "\($0.surah) (\($0.cached)/\($0.total))" }.joined(separator: ", "))
-                }
-                if let marks = summary.marksLine { context.console.line("  unpinned: " + marks) }
+            context.console.print(Listing(columns: Summary.columns, rows: summaries.map(\.fields)), as: format) {
+                lsText(summaries, cache: cache, context.console)
             }
         })
 
+    /// `cache ls` for people.
+    static func lsText(_ summaries: [Summary], cache: Cache, _ console: Console) {
+        if summaries.isEmpty { console.line("the cache at \(cache.directory) is empty") }
+        for summary in summaries {
+            console.line("\(summary.reciter): \(summary.files) files, \(Formatting.bytes(summary.bytes))")
+            let complete = summary.completeSurahs.map(String.init).joined(separator: ", ")
+            console.line("  complete surahs: \(complete.isEmpty ? "none" : complete)")
+            if !summary.partialSurahs.isEmpty {
+                console.line("  partly cached: " + summary.partialSurahs.map { "\($0.surah) (\($0.cached)/\($0.total))" }.joined(separator: ", "))
+            }
+            if let marks = summary.marksLine { console.line("  unpinned: " + marks) }
+        }
+    }
+
     static let du = CommandSpec(
-        path: ["cache", "du"], overview: "Show how much space the cache takes, per reciter.", options: [reciterOption],
+        path: ["cache", "du"], overview: "Show how much space the cache takes, per reciter.",
+        discussion: "Fields (json, ndjson, csv), one row per reciter: reciter, files, bytes (the total is their sum).",
+        options: [reciterOption, OutputFormat.option()],
         run: { invocation, context in
+            let format = try OutputFormat.chosen(invocation, context)
             let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
             let summaries = try summarize(cache, reciter: invocation.value("--reciter"))
-            let total = summaries.reduce(0) { $0 + $1.bytes }
-            if context.settings.json {
-                context.console.json(.object([
-                    ("reciters", .array(summaries.map { .object([("reciter", .string($0.reciter)), ("files", .int($0.files)), ("bytes", .int($0.bytes))]) })),
-                    ("bytes", .int(total)),
-                ]))
-                return
+            let listing = Listing(columns: ["reciter", "files", "bytes"], rows: summaries.map {
+                [("reciter", .string($0.reciter)), ("files", .int($0.files)), ("bytes", .int($0.bytes))]
+            })
+            context.console.print(listing, as: format) {
+                let total = summaries.reduce(0) { $0 + $1.bytes }
+                var rows = summaries.map { [$0.reciter, "\($0.files) files", Formatting.bytes($0.bytes)] }
+                rows.append(["total", "\(summaries.reduce(0) { $0 + $1.files }) files", Formatting.bytes(total)])
+                for line in Formatting.table(rows, rightAligned: [1, 2]) { context.console.line(line) }
             }
-            var rows = summaries.map { [$0.reciter, "\($0.files) files", Formatting.bytes($0.bytes)] }
-            rows.append(["total", "\(summaries.reduce(0) { $0 + $1.files }) files", Formatting.bytes(total)])
-            for line in Formatting.table(rows, rightAligned: [1, 2]) { context.console.line(line) }
         })
 
     static let verify = CommandSpec(
@@ -65,21 +72,23 @@ enum CacheCommands {
             downloaded; files are hashed on all cores. A file that fails, or that nothing vouches for, or a symbolic \
             link at a cached file's name, is removed (a link: the link only). Unpinned files marked single-source or \
             disputed when they were downloaded are listed (a matching hash proves only that they did not change). \
-            Exit 0 only when every file is good (after --repair, when every removed file came back verified).
+            Exit 0 only when every file is good (after --repair, when every removed file came back verified). \
+            Fields (json, ndjson, csv): checked, good, removed (reciter, surah, ayah, reason), repaired, \
+            single_source and disputed (reciter, surah, ayah).
             """,
-        options: [reciterOption, .init(names: ["--repair"], valueName: nil, help: "Download removed files again.")],
+        options: [reciterOption, .init(names: ["--repair"], valueName: nil, help: "Download removed files again."), OutputFormat.option()],
         run: runVerify)
 
     static let pin = CommandSpec(
         path: ["cache", "pin"], overview: "Keep ayat in the cache: pinned files are never evicted.",
         arguments: [.init(name: "ref", help: "Ayat to pin.", repeating: true)],
-        options: [.init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER].")],
+        options: [.init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER]."), OutputFormat.option()],
         run: { invocation, context in try setPinned(true, invocation, context) })
 
     static let unpin = CommandSpec(
         path: ["cache", "unpin"], overview: "Let pinned ayat be evicted again.",
         arguments: [.init(name: "ref", help: "Ayat to unpin.", repeating: true)],
-        options: [.init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER].")],
+        options: [.init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER]."), OutputFormat.option()],
         run: { invocation, context in try setPinned(false, invocation, context) })
 
     static let importFiles = CommandSpec(
@@ -91,7 +100,7 @@ enum CacheCommands {
             reported and left out; exit 0 only when every file was imported.
             """,
         arguments: [.init(name: "dir", help: "A folder of SSSAAA.mp3 files.")],
-        options: [.init(names: ["--reciter"], valueName: "id", help: "The reciter the files are from [env: TARTIL_RECITER].")],
+        options: [.init(names: ["--reciter"], valueName: "id", help: "The reciter the files are from [env: TARTIL_RECITER]."), OutputFormat.option()],
         run: runImport)
 
     // MARK: - Summaries
@@ -105,15 +114,17 @@ enum CacheCommands {
         /// Unpinned files by the cross-check's mark.
         var marks: [SourceMark: [AyahRef]] = [:]
 
-        var json: JSONValue {
-            .object([
+        static let columns = ["reciter", "files", "bytes", "complete_surahs", "partial_surahs", "cross_checked", "single_source", "disputed"]
+
+        var fields: Fields {
+            [
                 ("reciter", .string(reciter)), ("files", .int(files)), ("bytes", .int(bytes)),
                 ("complete_surahs", .array(completeSurahs.map(JSONValue.int))),
                 ("partial_surahs", .array(partialSurahs.map { .object([("surah", .int($0.surah)), ("cached", .int($0.cached)), ("total", .int($0.total))]) })),
                 ("cross_checked", .int(marks[.crossChecked]?.count ?? 0)),
                 ("single_source", .array((marks[.singleSource] ?? []).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
                 ("disputed", .array((marks[.disputed] ?? []).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
-            ])
+            ]
         }
 
         /// `3 cross-checked, 1 single-source (112:4), 1 disputed (112:1)`, or nil when no file has a mark.
@@ -150,6 +161,7 @@ enum CacheCommands {
     // MARK: - Verify
 
     static func runVerify(_ invocation: Invocation, _ context: Context) throws {
+        let format = try OutputFormat.chosen(invocation, context)
         let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
         let library = try? context.library()
         if let reciter = invocation.value("--reciter") { _ = try ReciterID(reciter) }
@@ -214,23 +226,22 @@ enum CacheCommands {
                 var progress = PrefetchProgress(requested: requests.count)
                 try PrefetchCommand.fetch(
                     requests, into: cache, limits: DownloadLimits(), policy: DownloadPolicy(),
-                    progress: &progress, context: context, started: Date())
+                    progress: &progress, context: context, json: format != .text, started: Date())
                 repaired += progress.downloaded
                 repairFailures += progress.failed
             }
         }
-        if context.settings.json {
-            context.console.json(.object([
-                ("checked", .int(files.count)),
-                ("good", .int(files.count - bad.count)),
-                ("removed", .array(bad.map { file, reason in
-                    .object([("reciter", .string(file.reciter)), ("surah", .int(file.ayah.surah)), ("ayah", .int(file.ayah.ayah)), ("reason", .string(reason))])
-                })),
-                ("repaired", .int(repaired)),
-                ("single_source", .array(markedGood(.singleSource).map(fileJSON))),
-                ("disputed", .array(markedGood(.disputed).map(fileJSON))),
-            ]))
-        } else {
+        let fields: Fields = [
+            ("checked", .int(files.count)),
+            ("good", .int(files.count - bad.count)),
+            ("removed", .array(bad.map { file, reason in
+                .object([("reciter", .string(file.reciter)), ("surah", .int(file.ayah.surah)), ("ayah", .int(file.ayah.ayah)), ("reason", .string(reason))])
+            })),
+            ("repaired", .int(repaired)),
+            ("single_source", .array(markedGood(.singleSource).map(fileJSON))),
+            ("disputed", .array(markedGood(.disputed).map(fileJSON))),
+        ]
+        context.console.print(report: fields, as: format) {
             for (file, reason) in bad { context.console.note("removed \(file.reciter)/\(file.ayah.fileStem).mp3: \(reason)") }
             for file in markedGood(.disputed) {
                 context.console.note("disputed \(file.reciter)/\(file.ayah.fileStem).mp3: its mirrors disagreed when it was downloaded (it matches its recorded hash, which only one mirror vouches for)")
@@ -253,15 +264,14 @@ enum CacheCommands {
     // MARK: - Pins
 
     static func setPinned(_ pinned: Bool, _ invocation: Invocation, _ context: Context) throws {
+        let format = try OutputFormat.chosen(invocation, context)
         let references = try ReferenceParser.parse(invocation.arguments)
         let reciter = try context.reciterID(invocation)
         _ = try context.library().reciter(reciter)
         let ayat = ReferenceParser.uniqueAyat(of: references)
         let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
         try cache.setPinned(pinned, reciter: reciter, ayat: ayat)
-        if context.settings.json {
-            context.console.json(.object([("reciter", .string(reciter.rawValue)), (pinned ? "pinned" : "unpinned", .int(ayat.count))]))
-        } else {
+        context.console.print(report: [("reciter", .string(reciter.rawValue)), (pinned ? "pinned" : "unpinned", .int(ayat.count))], as: format) {
             context.console.line("\(pinned ? "pinned" : "unpinned") \(ayat.count) ayat of \(reciter)")
         }
     }
@@ -269,6 +279,7 @@ enum CacheCommands {
     // MARK: - Import
 
     static func runImport(_ invocation: Invocation, _ context: Context) throws {
+        let format = try OutputFormat.chosen(invocation, context)
         let reciterID = try context.reciterID(invocation)
         let library = try context.library()
         let reciter = try library.reciter(reciterID)
@@ -307,12 +318,11 @@ enum CacheCommands {
                 rejected.append((name, error.message))
             }
         }
-        if context.settings.json {
-            context.console.json(.object([
-                ("imported", .int(imported)), ("already_cached", .int(already)),
-                ("rejected", .array(rejected.map { .object([("file", .string($0.0)), ("reason", .string($0.1))]) })),
-            ]))
-        } else {
+        let fields: Fields = [
+            ("imported", .int(imported)), ("already_cached", .int(already)),
+            ("rejected", .array(rejected.map { .object([("file", .string($0.0)), ("reason", .string($0.1))]) })),
+        ]
+        context.console.print(report: fields, as: format) {
             for (name, reason) in rejected { context.console.note("rejected \(name): \(reason)") }
             context.console.line("\(imported) imported, \(already) already cached, \(rejected.count) rejected")
         }

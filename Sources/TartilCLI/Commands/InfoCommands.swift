@@ -37,8 +37,10 @@ enum InfoCommands {
 
     static let version = CommandSpec(
         path: ["version"], overview: "Show tartil's version, the libraries it uses and the files it reads.",
-        run: { _, context in
+        options: [OutputFormat.option()],
+        run: { invocation, context in
             let settings = context.settings
+            let format = try OutputFormat.chosen(invocation, context)
             let mirrors = try? settings.mirrorsFile()
             let libraries: [(String, String)] = [
                 ("network", NetworkLibrary.versionDescription),
@@ -53,99 +55,112 @@ enum InfoCommands {
                 ("journal", settings.journalFile),
             ]
             let mpris = MPRISService.availability(environment: settings.environment, enabled: settings.mprisEnabled)
-            if settings.json {
-                context.console.json(.object([
-                    ("version", .string(Help.version)),
-                    ("libraries", .object(libraries.map { ($0.0, .string($0.1)) })),
-                    ("mirrors", .string(mirrors?.path)),
-                    ("mirrors_source", .string(mirrors?.source)),
-                    ("tables", .array(settings.tableDirectories.map(JSONValue.string))),
-                    ("cache_dir", .string(settings.cacheDirectory)),
-                    ("journal", .string(settings.journalFile)),
-                    ("mpris", .string(mpris)),
-                ]))
-                return
+            let fields: Fields = [
+                ("version", .string(Help.version)),
+                ("libraries", .object(libraries.map { ($0.0, .string($0.1)) })),
+                ("mirrors", .string(mirrors?.path)),
+                ("mirrors_source", .string(mirrors?.source)),
+                ("tables", .array(settings.tableDirectories.map(JSONValue.string))),
+                ("cache_dir", .string(settings.cacheDirectory)),
+                ("journal", .string(settings.journalFile)),
+                ("mpris", .string(mpris)),
+            ]
+            context.console.print(report: fields, as: format) {
+                context.console.line("tartil \(Help.version)")
+                for line in Formatting.table((libraries + paths + [("mpris", mpris)]).map { ["  \($0.0)", $0.1] }) { context.console.line(line) }
             }
-            context.console.line("tartil \(Help.version)")
-            for line in Formatting.table((libraries + paths + [("mpris", mpris)]).map { ["  \($0.0)", $0.1] }) { context.console.line(line) }
         })
 
     static let surahs = CommandSpec(
         path: ["surahs"], overview: "List the 114 surahs with their names, ayah counts and where they start.",
+        discussion: """
+            Fields (json, ndjson, csv): surah, name, name_arabic, name_english, ayat (how many), first_global_ayah, \
+            revelation (meccan or medinan), revelation_order, juz and page (where it starts).
+            """,
         arguments: [.init(name: "ref", help: "Only the surahs these references touch (e.g. 78-114, juz 30).", repeating: true, optional: true)],
-        examples: ["tartil surahs", "tartil surahs juz 30", "tartil surahs --json 36"],
+        options: [OutputFormat.option()],
+        examples: ["tartil surahs", "tartil surahs juz 30", "tartil surahs --format csv 36"],
         run: { invocation, context in
+            let format = try OutputFormat.chosen(invocation, context)
             var selected = Catalog.surahs
             if !invocation.arguments.isEmpty {
                 let references = try ReferenceParser.parse(invocation.arguments)
                 let numbers = Set(references.flatMap { Array($0.range.first.surah...$0.range.last.surah) })
                 selected = selected.filter { numbers.contains($0.number) }
             }
-            if context.settings.json {
-                context.console.json(.array(selected.map { surah in
-                    .object([
-                        ("number", .int(surah.number)),
-                        ("name", .string(surah.nameTransliterated)),
-                        ("name_arabic", .string(surah.nameArabic)),
-                        ("name_english", .string(surah.nameEnglish)),
-                        ("ayat", .int(surah.ayahCount)),
-                        ("first_global_ayah", .int(surah.firstGlobalAyah)),
-                        ("revelation", .string(surah.revelationPlace.rawValue.lowercased())),
-                        ("revelation_order", .int(surah.revelationOrder)),
-                        ("juz", .int(Catalog.juz(containing: surah.firstAyah))),
-                        ("page", .int(Catalog.page(containing: surah.firstAyah))),
-                    ])
-                }))
-                return
-            }
-            var rows = [["#", "NAME", "ENGLISH", "AYAT", "PLACE", "JUZ", "PAGE", "ARABIC"]]
-            for surah in selected {
-                rows.append([
-                    String(surah.number), surah.nameTransliterated, surah.nameEnglish, String(surah.ayahCount),
-                    surah.revelationPlace.rawValue, String(Catalog.juz(containing: surah.firstAyah)),
-                    String(Catalog.page(containing: surah.firstAyah)), surah.nameArabic,
-                ])
-            }
-            for line in Formatting.table(rows, rightAligned: [0, 3, 5, 6]) { context.console.line(line) }
-            let ayat = selected.reduce(0) { $0 + $1.ayahCount }
-            context.console.line("\(selected.count) surahs, \(Formatting.grouped(ayat)) ayat")
+            let columns = [
+                "surah", "name", "name_arabic", "name_english", "ayat", "first_global_ayah", "revelation", "revelation_order", "juz", "page",
+            ]
+            let listing = Listing(columns: columns, rows: selected.map { surah in
+                [
+                    ("surah", .int(surah.number)),
+                    ("name", .string(surah.nameTransliterated)),
+                    ("name_arabic", .string(surah.nameArabic)),
+                    ("name_english", .string(surah.nameEnglish)),
+                    ("ayat", .int(surah.ayahCount)),
+                    ("first_global_ayah", .int(surah.firstGlobalAyah)),
+                    ("revelation", .string(surah.revelationPlace.rawValue.lowercased())),
+                    ("revelation_order", .int(surah.revelationOrder)),
+                    ("juz", .int(Catalog.juz(containing: surah.firstAyah))),
+                    ("page", .int(Catalog.page(containing: surah.firstAyah))),
+                ]
+            })
+            context.console.print(listing, as: format) { surahsText(selected, context.console) }
         })
+
+    /// `surahs` for people: a table and a total.
+    static func surahsText(_ selected: [Surah], _ console: Console) {
+        var rows = [["#", "NAME", "ENGLISH", "AYAT", "PLACE", "JUZ", "PAGE", "ARABIC"]]
+        for surah in selected {
+            rows.append([
+                String(surah.number), surah.nameTransliterated, surah.nameEnglish, String(surah.ayahCount),
+                surah.revelationPlace.rawValue, String(Catalog.juz(containing: surah.firstAyah)),
+                String(Catalog.page(containing: surah.firstAyah)), surah.nameArabic,
+            ])
+        }
+        for line in Formatting.table(rows, rightAligned: [0, 3, 5, 6]) { console.line(line) }
+        let ayat = selected.reduce(0) { $0 + $1.ayahCount }
+        console.line("\(selected.count) surahs, \(Formatting.grouped(ayat)) ayat")
+    }
 
     static let reciters = CommandSpec(
         path: ["reciters"], overview: "List the reciters in mirrors.json with their mirrors and pinned coverage.",
         discussion: """
             PINNED is how many of the 6236 ayat the reciter's table pins (size, SHA-256 and exact sample count); \
-            the others are checked on first download and remembered.
+            the others are checked on first download and remembered. Fields (json, ndjson, csv): reciter (the \
+            id), name, style, bitrate_kbps, pinned, total, table (its path, or null), mirrors (each name and url).
             """,
+        options: [OutputFormat.option()],
         examples: ["tartil reciters", "tartil reciters --json"],
-        run: { _, context in
+        run: { invocation, context in
+            let format = try OutputFormat.chosen(invocation, context)
             let library = try context.library()
             var entries: [(Reciter, ReciterTable?)] = []
             for reciter in library.reciters { entries.append((reciter, try library.table(for: reciter))) }
-            if context.settings.json {
-                context.console.json(.array(entries.map { reciter, table in
-                    .object([
-                        ("id", .string(reciter.id.rawValue)),
-                        ("name", .string(reciter.name)),
-                        ("style", .string(reciter.style)),
-                        ("bitrate_kbps", .int(reciter.bitrateKbps)),
-                        ("pinned", .int(table?.coverage ?? 0)),
-                        ("total", .int(Catalog.totalAyat)),
-                        ("table", .string(table == nil ? nil : library.tablePath(for: reciter))),
-                        ("mirrors", .array(reciter.mirrors.map { .object([("name", .string($0.name)), ("url", .string($0.template.text))]) })),
+            let columns = ["reciter", "name", "style", "bitrate_kbps", "pinned", "total", "table", "mirrors"]
+            let listing = Listing(columns: columns, rows: entries.map { reciter, table in
+                [
+                    ("reciter", .string(reciter.id.rawValue)),
+                    ("name", .string(reciter.name)),
+                    ("style", .string(reciter.style)),
+                    ("bitrate_kbps", .int(reciter.bitrateKbps)),
+                    ("pinned", .int(table?.coverage ?? 0)),
+                    ("total", .int(Catalog.totalAyat)),
+                    ("table", .string(table == nil ? nil : library.tablePath(for: reciter))),
+                    ("mirrors", .array(reciter.mirrors.map { .object([("name", .string($0.name)), ("url", .string($0.template.text))]) })),
+                ]
+            })
+            context.console.print(listing, as: format) {
+                var rows = [["ID", "NAME", "STYLE", "KBPS", "MIRRORS", "PINNED"]]
+                for (reciter, table) in entries {
+                    rows.append([
+                        reciter.id.rawValue, reciter.name, reciter.style, reciter.bitrateKbps.map(String.init) ?? "-",
+                        String(reciter.mirrors.count), "\(table?.coverage ?? 0)/\(Catalog.totalAyat)",
                     ])
-                }))
-                return
+                }
+                for line in Formatting.table(rows, rightAligned: [3, 4, 5]) { context.console.line(line) }
+                context.console.line("\(entries.count) reciters from \(library.mirrorsFile)")
             }
-            var rows = [["ID", "NAME", "STYLE", "KBPS", "MIRRORS", "PINNED"]]
-            for (reciter, table) in entries {
-                rows.append([
-                    reciter.id.rawValue, reciter.name, reciter.style, reciter.bitrateKbps.map(String.init) ?? "-",
-                    String(reciter.mirrors.count), "\(table?.coverage ?? 0)/\(Catalog.totalAyat)",
-                ])
-            }
-            for line in Formatting.table(rows, rightAligned: [3, 4, 5]) { context.console.line(line) }
-            context.console.line("\(entries.count) reciters from \(library.mirrorsFile)")
         })
 
     static let quit = CommandSpec(

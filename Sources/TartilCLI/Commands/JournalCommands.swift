@@ -11,36 +11,37 @@ enum JournalCommands {
         overview: "The latest position in each surah, latest first.",
         discussion: """
             Of several positions the latest by (time, device id, event id) wins, so journals merged from other \
-            devices give the same answer in any order. With --json one array; --ndjson one object per line; --csv a \
-            header and one row per surah. Fields: surah, ayah, offset_ms, offset_samples, reciter, reason, ts_ms, \
-            time, device_id, event_id. A reciter must be one of mirrors.json's or have events in the journal; a \
-            surah is a number or a name (36, yasin); anything else is a usage error (exit 64).
+            devices give the same answer in any order. Fields (json, ndjson, csv): surah, ayah, offset_ms, \
+            offset_samples, reciter, reason, ts_ms, device_id, event_id. A reciter must be one of mirrors.json's \
+            or have events in the journal; a surah is a number or a name (36, yasin); anything else is a usage \
+            error (exit 64).
             """,
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's positions."),
             .init(names: ["--surah"], valueName: "n|name", help: "Only this surah: 1-114 or a name (yasin)."),
             .init(names: ["--since"], valueName: "date", help: "Only surahs with a position from this time: 2026-11-29, 7d, 12h, 30m."),
-            .init(names: ["--csv"], valueName: nil, help: "CSV with a header line."),
-            .init(names: ["--ndjson"], valueName: nil, help: "One JSON object per line."),
+            OutputFormat.option(),
+            .init(names: ["--csv"], valueName: nil, help: "Same as --format csv (the older spelling)."),
+            .init(names: ["--ndjson"], valueName: nil, help: "Same as --format ndjson (the older spelling)."),
         ],
         examples: [
-            "tartil positions", "tartil positions --surah yasin --json", "tartil positions --since 7d --csv > positions.csv",
+            "tartil positions", "tartil positions --surah yasin --json", "tartil positions --since 7d --format csv > positions.csv",
         ],
         run: { invocation, context in
             let surah = try invocation.surah("--surah")
             let since = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
-            let format = try listFormat(invocation, context)
+            let format = try OutputFormat.chosen(invocation, context)
             let journal = try openForReading(context)
             defer { journal?.close() }
             let reciter = try listedReciter(invocation, context, journal)
             guard let journal else {
-                try printPositions([], format: format, console: context.console)
+                printPositions([], format: format, console: context.console)
                 return
             }
             let events = try PlayCommands.journalCall { () throws(JournalError) in
                 try journal.latestPositions(reciter: reciter, surah: surah, sinceMs: since)
             }
-            try printPositions(events, format: format, console: context.console)
+            printPositions(events, format: format, console: context.console)
         })
 
     static let history = CommandSpec(
@@ -50,7 +51,8 @@ enum JournalCommands {
             Filters combine. A session end belongs to the reciter of the session its device started last before \
             it, so --reciter shows that reciter's session ends only. --surah leaves out session starts and ends \
             (they name a range, not a surah). --limit keeps the latest N events, still printed oldest first. A \
-            reciter must be one of mirrors.json's or have events in the journal; anything else is a usage error.
+            reciter must be one of mirrors.json's or have events in the journal; anything else is a usage error. \
+            Fields (json, ndjson, csv): those of journal export.
             """,
         options: [
             .init(names: ["--since"], valueName: "date", help: "From this time: 2026-11-29, 2026-11-29T08:00, or 7d, 12h, 30m ago."),
@@ -59,9 +61,10 @@ enum JournalCommands {
             .init(names: ["--surah"], valueName: "n|name", help: "Only events in this surah: 1-114 or a name (yasin)."),
             .init(names: ["--kind"], valueName: "kinds", help: "Only these kinds, comma-separated: \(JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ","))."),
             .init(names: ["--limit"], valueName: "n", help: "Only the latest n events (1-1000000)."),
+            OutputFormat.option(),
         ],
         examples: [
-            "tartil history --since 7d", "tartil history --since 2026-11-01 --until 2026-12-01 --json",
+            "tartil history --since 7d", "tartil history --since 2026-11-01 --until 2026-12-01 --format csv",
             "tartil history --surah yasin --kind position,bookmark --limit 20",
         ],
         run: { invocation, context in
@@ -71,19 +74,16 @@ enum JournalCommands {
             filter.surah = try invocation.surah("--surah")
             filter.limit = try invocation.integer("--limit", in: 1...1_000_000)
             if let text = invocation.value("--kind") { filter.kinds = try kinds(text) }
+            let format = try OutputFormat.chosen(invocation, context)
             let journal = try openForReading(context)
             defer { journal?.close() }
             filter.reciter = try listedReciter(invocation, context, journal)
-            guard let journal else {
-                if context.settings.json { context.console.json(.array([])) }
-                return
+            let events = try journal.map { journal throws(TartilError) in
+                try PlayCommands.journalCall { () throws(JournalError) in try journal.history(filter) }
+            } ?? []
+            context.console.print(Listing(columns: Journal.columnNames, rows: events.map(eventObject)), as: format) {
+                for event in events { context.console.line(line(for: event)) }
             }
-            let events = try PlayCommands.journalCall { () throws(JournalError) in try journal.history(filter) }
-            if context.settings.json {
-                context.console.json(.array(events.map(json)))
-                return
-            }
-            for event in events { context.console.line(line(for: event)) }
         })
 
     static let bookmark = CommandSpec(
@@ -93,10 +93,12 @@ enum JournalCommands {
         options: [
             .init(names: ["--note"], valueName: "text", help: "Words to keep with it (at most 4096 bytes)."),
             .init(names: ["--reciter"], valueName: "id", help: "The reciter it is for (default: the one playing, or none)."),
+            OutputFormat.option(),
         ],
         examples: ["tartil bookmark 2:255 --note 'Ayat al-Kursi'"],
         run: { invocation, context in
             // A reciter mirrors.json does not list is refused before anything is written (the journal keeps it for good).
+            let format = try OutputFormat.chosen(invocation, context)
             let reciter = try invocation.value("--reciter").map { name throws(TartilError) in try context.library().reciter(named: name).id.rawValue }
             var draft = EventDraft(kind: .bookmark, reciter: reciter, note: invocation.value("--note"))
             if let note = draft.note, note.utf8.count > Journal.MergeLimits.noteBytes {
@@ -116,11 +118,9 @@ enum JournalCommands {
             } else {
                 try bookmarkWherePlaying(&draft, context.session)
             }
-            let place = try saveBookmark(draft, context)
-            if context.settings.json {
-                context.console.json(.object([("bookmark", .string(place)), ("note", draft.note.map { .string($0) } ?? .null)]))
-            } else {
-                context.console.line("bookmarked \(place)" + (draft.note.map { " — \($0)" } ?? ""))
+            let bookmark = try saveBookmark(draft, context)
+            context.console.print(report: bookmarkObject(bookmark), as: format) {
+                context.console.line("bookmarked \(bookmark.surah):\(bookmark.ayah)" + (bookmark.note.map { " — \($0)" } ?? ""))
             }
         })
 
@@ -130,35 +130,33 @@ enum JournalCommands {
         discussion: """
             In the order of the Qur'an. The id (the bookmark event's id; its first 4 or more characters are \
             enough) is what 'bookmark rm' and 'bookmark note' take. A bookmark removed on any device, after a \
-            merge, is gone here too; of several note edits the latest by (time, device id, event id) wins. With --json one array of objects with the \
-            fields event_id, surah, ayah, reciter, note, ts_ms, time, device_id.
+            merge, is gone here too; of several note edits the latest by (time, device id, event id) wins. Fields \
+            (json, ndjson, csv): event_id, surah, ayah, reciter, note, ts_ms, device_id.
             """,
         options: [
             .init(names: ["--surah"], valueName: "n|name", help: "Only bookmarks in this surah: 1-114 or a name (yasin)."),
             .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's bookmarks."),
+            OutputFormat.option(),
         ],
         examples: ["tartil bookmarks", "tartil bookmarks --surah 2 --json"],
         run: { invocation, context in
             let surah = try invocation.surah("--surah")
+            let format = try OutputFormat.chosen(invocation, context)
             let journal = try openForReading(context)
             defer { journal?.close() }
             let reciter = try listedReciter(invocation, context, journal)
-            guard let journal else {
-                if context.settings.json { context.console.json(.array([])) } else { context.console.note("no bookmarks yet") }
-                return
-            }
-            let list = try PlayCommands.journalCall { () throws(JournalError) in try journal.bookmarks(reciter: reciter, surah: surah) }
-            if context.settings.json {
-                context.console.json(.array(list.map { .object(bookmarkObject($0)) }))
-                return
-            }
-            if list.isEmpty { context.console.note("no bookmarks") }
-            for bookmark in list {
-                let name = (try? Catalog.surah(bookmark.surah))?.nameTransliterated ?? ""
-                context.console.line(
-                    Formatting.left(String(bookmark.eventID.prefix(8)), 10) + Formatting.left("\(bookmark.surah):\(bookmark.ayah)", 9)
-                        + Formatting.left(name, 16) + Formatting.left(bookmark.reciter ?? "", 22)
-                        + Formatting.timestamp(milliseconds: bookmark.timeMs) + (bookmark.note.map { "  — \($0)" } ?? ""))
+            let list = try journal.map { journal throws(TartilError) in
+                try PlayCommands.journalCall { () throws(JournalError) in try journal.bookmarks(reciter: reciter, surah: surah) }
+            } ?? []
+            context.console.print(Listing(columns: bookmarkFields, rows: list.map(bookmarkObject)), as: format) {
+                if list.isEmpty { context.console.note(journal == nil ? "no bookmarks yet" : "no bookmarks") }
+                for bookmark in list {
+                    let name = (try? Catalog.surah(bookmark.surah))?.nameTransliterated ?? ""
+                    context.console.line(
+                        Formatting.left(String(bookmark.eventID.prefix(8)), 10) + Formatting.left("\(bookmark.surah):\(bookmark.ayah)", 9)
+                            + Formatting.left(name, 16) + Formatting.left(bookmark.reciter ?? "", 22)
+                            + Formatting.timestamp(milliseconds: bookmark.timeMs) + (bookmark.note.map { "  — \($0)" } ?? ""))
+                }
             }
         })
 
@@ -166,13 +164,13 @@ enum JournalCommands {
         path: ["bookmark", "rm"],
         overview: "Remove a bookmark (by appending an event; a merge carries it to other devices).",
         arguments: [.init(name: "id", help: "The bookmark's id from 'tartil bookmarks' (4 or more of its first characters).")],
+        options: [OutputFormat.option()],
         examples: ["tartil bookmark rm 3f2a9c1e"],
         run: { invocation, context in
             let id = invocation.arguments[0]
+            let format = try OutputFormat.chosen(invocation, context)
             let bookmark = try editBookmark(context) { journal throws(JournalError) in try journal.removeBookmark(id: id) }
-            if context.settings.json {
-                context.console.json(.object(bookmarkObject(bookmark) + [("removed", .bool(true))]))
-            } else {
+            context.console.print(report: bookmarkObject(bookmark) + [("removed", .bool(true))], as: format) {
                 context.console.line("removed the bookmark \(bookmark.surah):\(bookmark.ayah) (\(bookmark.eventID.prefix(8)))")
             }
         })
@@ -184,17 +182,17 @@ enum JournalCommands {
             .init(name: "id", help: "The bookmark's id from 'tartil bookmarks' (4 or more of its first characters)."),
             .init(name: "text", help: "The new note (at most 4096 bytes)."),
         ],
+        options: [OutputFormat.option()],
         examples: ["tartil bookmark note 3f2a9c1e 'Ayat al-Kursi, by heart'"],
         run: { invocation, context in
             let id = invocation.arguments[0]
             let text = invocation.arguments[1]
+            let format = try OutputFormat.chosen(invocation, context)
             guard text.utf8.count <= Journal.MergeLimits.noteBytes else {
                 throw TartilError.usage("a note takes at most \(Journal.MergeLimits.noteBytes) bytes, not \(text.utf8.count)")
             }
             let bookmark = try editBookmark(context) { journal throws(JournalError) in try journal.editBookmarkNote(id: id, note: text) }
-            if context.settings.json {
-                context.console.json(.object(bookmarkObject(bookmark)))
-            } else {
+            context.console.print(report: bookmarkObject(bookmark), as: format) {
                 context.console.line(
                     "bookmark \(bookmark.surah):\(bookmark.ayah) (\(bookmark.eventID.prefix(8))): " + (bookmark.note.map { "— \($0)" } ?? "no note"))
             }
@@ -213,11 +211,12 @@ enum JournalCommands {
         }
     }
 
-    static func bookmarkObject(_ bookmark: Bookmark) -> [(String, JSONValue)] {
+    static let bookmarkFields = ["event_id", "surah", "ayah", "reciter", "note", "ts_ms", "device_id"]
+
+    static func bookmarkObject(_ bookmark: Bookmark) -> Fields {
         [
             ("event_id", .string(bookmark.eventID)), ("surah", .int(bookmark.surah)), ("ayah", .int(bookmark.ayah)),
-            ("reciter", bookmark.reciter.map { .string($0) } ?? .null), ("note", bookmark.note.map { .string($0) } ?? .null),
-            ("ts_ms", .int(Int(bookmark.timeMs))), ("time", .string(Formatting.timestamp(milliseconds: bookmark.timeMs))),
+            ("reciter", .string(bookmark.reciter)), ("note", .string(bookmark.note)), ("ts_ms", .int(Int(bookmark.timeMs))),
             ("device_id", .string(bookmark.deviceID)),
         ]
     }
@@ -233,38 +232,43 @@ enum JournalCommands {
         draft.reciter = draft.reciter ?? player.reciter.rawValue
     }
 
-    /// Appends a bookmark to the journal and returns once it is durable; returns its place (`36:12`).
-    static func saveBookmark(_ draft: EventDraft, _ context: Context) throws(TartilError) -> String {
+    /// Appends a bookmark to the journal on the session's writer (after every event handed over before it) and
+    /// returns it once it is durable.
+    static func saveBookmark(_ draft: EventDraft, _ context: Context) throws(TartilError) -> Bookmark {
         let writer = try context.session.journal(context.settings)
-        writer.append(draft)
-        if let failure = writer.flush() { throw TartilError(.failure, failure.message) }
-        return "\(draft.surah!):\(draft.ayah!)"
+        let event: JournalEvent
+        do throws(JournalError) {
+            event = try writer.withJournal { journal throws(JournalError) in try journal.append(draft) }
+        } catch {
+            throw TartilError(.failure, error.message)
+        }
+        guard let bookmark = Bookmark(event) else { throw TartilError(.failure, "the journal did not record a bookmark") }
+        return bookmark
     }
 
     static let group = CommandSpec(path: ["journal"], overview: "Export, merge, sync, back up, check and count the positions journal.", run: nil)
 
     static let export = CommandSpec(
         path: ["journal", "export"],
-        overview: "Write the journal's raw events, oldest first, as NDJSON (default) or CSV.",
+        overview: "Write the journal's raw events, oldest first, as NDJSON (default), one JSON array or CSV.",
         discussion: """
             Columns, in this order: event_id, device_id, device_seq, ts_ms (milliseconds since 1970, UTC), kind \
             (position, session-start, session-end, bookmark, bookmark-removed, bookmark-note), reciter, surah, \
             ayah, offset_samples, offset_ms, reason (ayah-start, pause, seek, stop, quit, end), note, target_id \
-            (the bookmark a removal or note edit changes). Missing values are null in NDJSON and empty in CSV.
+            (the bookmark a removal or note edit changes). Missing values are null in JSON and empty in CSV. \
+            It writes data only (no text format): 'tartil history' lists events for people.
             """,
         options: [
             .init(names: ["--since"], valueName: "date", help: "From this time: 2026-11-29, 2026-11-29T08:00, or 7d, 12h, 30m ago."),
-            .init(names: ["--format"], valueName: "ndjson|csv", help: "The output format (default ndjson)."),
+            OutputFormat.option(exportFormats, default: .ndjson),
         ],
         examples: ["tartil journal export > journal.ndjson", "tartil journal export --since 30d --format csv"],
         run: { invocation, context in
             let since = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
-            let text = invocation.value("--format") ?? "ndjson"
-            guard let format = Journal.ExportFormat(rawValue: text) else {
-                throw TartilError.usage("--format takes ndjson or csv, not '\(text)'")
-            }
+            let chosen = try OutputFormat.chosen(invocation, context, allowed: exportFormats, default: .ndjson)
+            let format = Journal.ExportFormat(rawValue: chosen.rawValue)!
             guard let journal = try openForReading(context) else {
-                if format == .csv { context.console.writeOut(Journal.exportHeader + "\n") }
+                context.console.print(Listing(columns: Journal.columnNames, rows: []), as: chosen) {}
                 return
             }
             defer { journal.close() }
@@ -272,6 +276,9 @@ enum JournalCommands {
                 try journal.export(sinceMs: since, format: format, to: context.console.outputDescriptor)
             }
         })
+
+    /// What `journal export` writes (each streamed by the journal itself).
+    static let exportFormats: [OutputFormat] = [.ndjson, .json, .csv]
 
     static let merge = CommandSpec(
         path: ["journal", "merge"],
@@ -287,9 +294,11 @@ enum JournalCommands {
             refused with exit 1. Ctrl-C or SIGTERM stops a merge with exit 130, the journal unchanged.
             """,
         arguments: [.init(name: "other", help: "The other journal.sqlite.")],
+        options: [OutputFormat.option()],
         examples: ["tartil journal merge ~/phone-journal.sqlite"],
         run: { invocation, context in
             let other = invocation.arguments[0]
+            let format = try OutputFormat.chosen(invocation, context)
             guard FileManager.default.fileExists(atPath: other) else { throw TartilError.usage("\(other) does not exist") }
             // The merge runs on the session's journal writer, which stays open for the commands after it.
             let writer = try context.session.journal(context.settings)
@@ -301,9 +310,7 @@ enum JournalCommands {
             } catch {
                 throw commandError(error)
             }
-            if context.settings.json {
-                context.console.json(.object([("merged", .string(other)), ("new_events", .int(added))]))
-            } else {
+            context.console.print(report: [("file", .string(other)), ("new_events", .int(added))], as: format) {
                 context.console.line("\(added) new event\(added == 1 ? "" : "s") from \(other)")
             }
         })
@@ -320,9 +327,10 @@ enum JournalCommands {
             replaced only with --force (exit 64 otherwise, nothing written).
             """,
         arguments: [.init(name: "file", help: "Where to write the copy.")],
-        options: [.init(names: ["--force"], valueName: nil, help: "Replace FILE if it exists.")],
+        options: [.init(names: ["--force"], valueName: nil, help: "Replace FILE if it exists."), OutputFormat.option()],
         examples: ["tartil journal backup ~/backups/tartil-journal.sqlite", "tartil journal backup /mnt/usb/journal.sqlite --force"],
         run: { invocation, context in
+            let format = try OutputFormat.chosen(invocation, context)
             guard let journal = try openForReading(context) else {
                 throw TartilError(.notFound, "there is no journal at \(context.settings.journalFile) yet")
             }
@@ -333,12 +341,10 @@ enum JournalCommands {
             } catch {
                 throw commandError(error)
             }
-            if context.settings.json {
-                context.console.json(.object([
-                    ("backup", .string(result.path)), ("journal", .string(journal.path)), ("events", .int(result.events)),
-                    ("bytes", .int(result.bytes)),
-                ]))
-            } else {
+            let fields: Fields = [
+                ("file", .string(result.path)), ("journal", .string(journal.path)), ("events", .int(result.events)), ("bytes", .int(result.bytes)),
+            ]
+            context.console.print(report: fields, as: format) {
                 context.console.line(
                     "backed up \(Formatting.grouped(result.events)) event\(result.events == 1 ? "" : "s") to \(result.path) (\(Formatting.bytes(result.bytes)))")
             }
@@ -449,65 +455,69 @@ enum JournalCommands {
             bytes is the size of the journal file, wal_bytes that of its write-ahead log beside it (events not yet \
             checkpointed into the file: 0 after every tartil that wrote to it exited cleanly). by_device lists \
             every device with events (this one and those merged in), most events first, with its first and last \
-            event's time. Times are milliseconds since 1970 (UTC) in JSON.
+            event's time; by_kind every kind with its count. Times are milliseconds since 1970 (UTC) in JSON and CSV.
             """,
+        options: [OutputFormat.option()],
         examples: ["tartil journal stats", "tartil journal stats --json"],
-        run: { _, context in
+        run: { invocation, context in
+            let format = try OutputFormat.chosen(invocation, context)
             guard let journal = try openForReading(context) else {
                 throw TartilError(.notFound, "there is no journal at \(context.settings.journalFile) yet")
             }
             defer { journal.close() }
             let stats = try PlayCommands.journalCall { () throws(JournalError) in try journal.stats() }
             let sizes = journal.fileSizes()
-            if context.settings.json {
-                context.console.json(.object([
-                    ("journal", .string(journal.path)), ("device_id", .string(journal.deviceID)),
-                    ("bytes", .int(sizes.journal)), ("wal_bytes", .int(sizes.log)), ("events", .int(stats.events)),
-                    ("by_kind", .object(JournalEvent.Kind.allCases.map { ($0.rawValue, .int(stats.byKind[$0] ?? 0)) })),
-                    ("devices", .int(stats.devices)),
-                    ("by_device", .array(stats.byDevice.map { device in
-                        .object([
-                            ("device_id", .string(device.deviceID)), ("events", .int(device.events)),
-                            ("first_ts_ms", .int(Int(device.firstMs))), ("last_ts_ms", .int(Int(device.lastMs))),
-                        ])
-                    })),
-                    ("surahs_with_positions", .int(stats.surahsWithPositions)),
-                    ("first_ts_ms", stats.firstMs.map { .int(Int($0)) } ?? .null),
-                    ("last_ts_ms", stats.lastMs.map { .int(Int($0)) } ?? .null),
-                ]))
-                return
-            }
-            let console = context.console
-            console.line("journal   \(journal.path) (\(Formatting.bytes(sizes.journal)); log \(Formatting.bytes(sizes.log)))")
-            console.line("device    \(journal.deviceID)")
-            console.line("events    \(Formatting.grouped(stats.events)): "
-                + JournalEvent.Kind.allCases.map { "\(Formatting.grouped(stats.byKind[$0] ?? 0)) \($0.rawValue)" }.joined(separator: ", "))
-            console.line("devices   \(stats.devices); positions in \(stats.surahsWithPositions) surahs")
-            for device in stats.byDevice {
-                console.line(
-                    "  " + Formatting.left(device.deviceID + (device.deviceID == journal.deviceID ? " (this one)" : ""), 50)
-                        + Formatting.left(Formatting.grouped(device.events) + " events", 16)
-                        + "\(Formatting.timestamp(milliseconds: device.firstMs)) to \(Formatting.timestamp(milliseconds: device.lastMs))")
-            }
-            if let first = stats.firstMs, let last = stats.lastMs {
-                console.line("from      \(Formatting.timestamp(milliseconds: first)) to \(Formatting.timestamp(milliseconds: last))")
-            }
+            let fields: Fields = [
+                ("journal", .string(journal.path)), ("device_id", .string(journal.deviceID)),
+                ("bytes", .int(sizes.journal)), ("wal_bytes", .int(sizes.log)), ("events", .int(stats.events)),
+                ("by_kind", .array(JournalEvent.Kind.allCases.map { .object([("kind", .string($0.rawValue)), ("events", .int(stats.byKind[$0] ?? 0))]) })),
+                ("devices", .int(stats.devices)),
+                ("by_device", .array(stats.byDevice.map { device in
+                    .object([
+                        ("device_id", .string(device.deviceID)), ("events", .int(device.events)),
+                        ("first_ts_ms", .int(Int(device.firstMs))), ("last_ts_ms", .int(Int(device.lastMs))),
+                    ])
+                })),
+                ("surahs_with_positions", .int(stats.surahsWithPositions)),
+                ("first_ts_ms", stats.firstMs.map { .int(Int($0)) } ?? .null),
+                ("last_ts_ms", stats.lastMs.map { .int(Int($0)) } ?? .null),
+            ]
+            context.console.print(report: fields, as: format) { statsText(stats, sizes: sizes, journal: journal, context.console) }
         })
+
+    /// `journal stats` for people.
+    static func statsText(_ stats: Journal.Stats, sizes: (journal: Int, log: Int), journal: Journal, _ console: Console) {
+        console.line("journal   \(journal.path) (\(Formatting.bytes(sizes.journal)); log \(Formatting.bytes(sizes.log)))")
+        console.line("device    \(journal.deviceID)")
+        console.line("events    \(Formatting.grouped(stats.events)): "
+            + JournalEvent.Kind.allCases.map { "\(Formatting.grouped(stats.byKind[$0] ?? 0)) \($0.rawValue)" }.joined(separator: ", "))
+        console.line("devices   \(stats.devices); positions in \(stats.surahsWithPositions) surahs")
+        for device in stats.byDevice {
+            console.line(
+                "  " + Formatting.left(device.deviceID + (device.deviceID == journal.deviceID ? " (this one)" : ""), 50)
+                    + Formatting.left(Formatting.grouped(device.events) + " events", 16)
+                    + "\(Formatting.timestamp(milliseconds: device.firstMs)) to \(Formatting.timestamp(milliseconds: device.lastMs))")
+        }
+        if let first = stats.firstMs, let last = stats.lastMs {
+            console.line("from      \(Formatting.timestamp(milliseconds: first)) to \(Formatting.timestamp(milliseconds: last))")
+        }
+    }
 
     static let check = CommandSpec(
         path: ["journal", "check"],
         overview: "Check the journal: SQLite's integrity check, the append-only triggers, WAL mode, unknown kinds.",
         discussion: "Exit 0 when all is well, 1 with each problem named otherwise.",
-        run: { _, context in
+        options: [OutputFormat.option()],
+        run: { invocation, context in
+            let format = try OutputFormat.chosen(invocation, context)
             guard let journal = try openForReading(context) else {
                 throw TartilError(.notFound, "there is no journal at \(context.settings.journalFile) yet")
             }
             defer { journal.close() }
             let problems = try PlayCommands.journalCall { () throws(JournalError) in try journal.problems() }
-            if context.settings.json {
-                context.console.json(.object([("journal", .string(journal.path)), ("ok", .bool(problems.isEmpty)), ("problems", .array(problems.map { .string($0) }))]))
-            } else if problems.isEmpty {
-                context.console.line("\(journal.path): ok (integrity check passed, append-only triggers present, WAL on)")
+            let fields: Fields = [("journal", .string(journal.path)), ("ok", .bool(problems.isEmpty)), ("problems", .array(problems.map(JSONValue.string)))]
+            context.console.print(report: fields, as: format) {
+                if problems.isEmpty { context.console.line("\(journal.path): ok (integrity check passed, append-only triggers present, WAL on)") }
             }
             if !problems.isEmpty {
                 throw TartilError(.failure, "\(journal.path): " + problems.joined(separator: "; "))
@@ -564,39 +574,19 @@ enum JournalCommands {
         }
     }
 
-    enum ListFormat { case text, json, ndjson, csv }
+    static let positionFields = ["surah", "ayah", "offset_ms", "offset_samples", "reciter", "reason", "ts_ms", "device_id", "event_id"]
 
-    static func listFormat(_ invocation: Invocation, _ context: Context) throws(TartilError) -> ListFormat {
-        let chosen = [(context.settings.json, ListFormat.json), (invocation.flag("--ndjson"), .ndjson), (invocation.flag("--csv"), .csv)]
-            .filter(\.0)
-        guard chosen.count <= 1 else { throw .usage("choose one of --json, --ndjson and --csv") }
-        return chosen.first?.1 ?? .text
-    }
-
-    static let positionFields = ["surah", "ayah", "offset_ms", "offset_samples", "reciter", "reason", "ts_ms", "time", "device_id", "event_id"]
-
-    static func positionObject(_ event: JournalEvent) -> [(String, JSONValue)] {
+    static func positionObject(_ event: JournalEvent) -> Fields {
         [
             ("surah", .int(event.surah ?? 0)), ("ayah", .int(event.ayah ?? 0)), ("offset_ms", .int(Int(event.offsetMs ?? 0))),
             ("offset_samples", .int(Int(event.offsetSamples ?? 0))), ("reciter", .string(event.reciter ?? "")),
-            ("reason", .string(event.reason?.rawValue ?? "")), ("ts_ms", .int(Int(event.timeMs))),
-            ("time", .string(Formatting.timestamp(milliseconds: event.timeMs))), ("device_id", .string(event.deviceID)),
+            ("reason", .string(event.reason?.rawValue ?? "")), ("ts_ms", .int(Int(event.timeMs))), ("device_id", .string(event.deviceID)),
             ("event_id", .string(event.eventID)),
         ]
     }
 
-    static func printPositions(_ events: [JournalEvent], format: ListFormat, console: Console) throws {
-        switch format {
-        case .json:
-            console.json(.array(events.map { .object(positionObject($0)) }))
-        case .ndjson:
-            for event in events { console.json(.object(positionObject(event))) }
-        case .csv:
-            console.line(positionFields.joined(separator: ","))
-            for event in events {
-                console.line(positionObject(event).map { _, value in csv(value) }.joined(separator: ","))
-            }
-        case .text:
+    static func printPositions(_ events: [JournalEvent], format: OutputFormat, console: Console) {
+        console.print(Listing(columns: positionFields, rows: events.map(positionObject)), as: format) {
             if events.isEmpty {
                 console.note("no positions yet")
                 return
@@ -612,25 +602,16 @@ enum JournalCommands {
         }
     }
 
-    static func csv(_ value: JSONValue) -> String {
-        switch value {
-        case .string(let text):
-            return text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
-                ? "\"" + text.replacingEvery("\"", with: "\"\"") + "\"" : text
-        case .null: return ""
-        default: return value.rendered()
-        }
-    }
-
-    static func json(_ event: JournalEvent) -> JSONValue {
-        .object([
-            ("kind", .string(event.kind.rawValue)), ("ts_ms", .int(Int(event.timeMs))),
-            ("time", .string(Formatting.timestamp(milliseconds: event.timeMs))), ("reciter", event.reciter.map { .string($0) } ?? .null),
-            ("surah", event.surah.map { .int($0) } ?? .null), ("ayah", event.ayah.map { .int($0) } ?? .null),
-            ("offset_ms", event.offsetMs.map { .int(Int($0)) } ?? .null), ("reason", event.reason.map { .string($0.rawValue) } ?? .null),
-            ("note", event.note.map { .string($0) } ?? .null), ("device_id", .string(event.deviceID)), ("event_id", .string(event.eventID)),
-            ("target_id", event.targetID.map { .string($0) } ?? .null),
-        ])
+    /// An event with the fields and order of `journal export` (`Journal.columnNames`), for `history`.
+    static func eventObject(_ event: JournalEvent) -> Fields {
+        func number(_ value: Int64?) -> JSONValue { .int(value.map(Int.init)) }
+        return [
+            ("event_id", .string(event.eventID)), ("device_id", .string(event.deviceID)), ("device_seq", .int(Int(event.deviceSeq))),
+            ("ts_ms", .int(Int(event.timeMs))), ("kind", .string(event.kind.rawValue)), ("reciter", .string(event.reciter)),
+            ("surah", .int(event.surah)), ("ayah", .int(event.ayah)), ("offset_samples", number(event.offsetSamples)),
+            ("offset_ms", number(event.offsetMs)), ("reason", .string(event.reason?.rawValue)), ("note", .string(event.note)),
+            ("target_id", .string(event.targetID)),
+        ]
     }
 
     static func line(for event: JournalEvent) -> String {

@@ -107,7 +107,8 @@ extension PlayCommands {
             case .bookmark:
                 var draft = EventDraft(kind: .bookmark)
                 try JournalCommands.bookmarkWherePlaying(&draft, context.session)
-                return "bookmarked " + (try JournalCommands.saveBookmark(draft, context))
+                let bookmark = try JournalCommands.saveBookmark(draft, context)
+                return "bookmarked \(bookmark.surah):\(bookmark.ayah)"
             case .toggleRepeat:
                 let forever = context.session.current?.status.options.repeatEach == .forever
                 try context.session.control("set", .set(.repeatEach(forever ? .times(1) : .forever)))

@@ -38,23 +38,26 @@ extension PlayCommands {
         case .basmala: kind = "basmala"
         case .pause(.seconds(let seconds)):
             kind = "pause"
-            extra = [("milliseconds", .int(Int((seconds * 1000).rounded())))]
+            extra = [("duration_ms", .int(Int((seconds * 1000).rounded())))]
         case .pause(.multiple(let multiple)):
             kind = "pause"
             extra = [("multiple", .double(multiple))]
         case .cyclePause(let seconds):
             kind = "cycle-pause"
-            extra = [("milliseconds", .int(Int((seconds * 1000).rounded())))]
+            extra = [("duration_ms", .int(Int((seconds * 1000).rounded())))]
         }
         return [
             ("surah", .int(item.ayah.surah)), ("ayah", .int(item.ayah.ayah)), ("kind", .string(kind)),
             ("repetition", .int(item.repetition)), ("cycle", .int(item.cycle)),
-            ("review_for", item.reviewOf.map { .string("\($0)") } ?? .null),
+            ("review_for", item.reviewOf.map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) } ?? .null),
         ] + extra
     }
 
     /// `status --json`.
-    static func json(_ status: PlayerStatus) -> JSONValue {
+    static func json(_ status: PlayerStatus) -> JSONValue { .object(fields(status)) }
+
+    /// The status's fields, in order.
+    static func fields(_ status: PlayerStatus) -> Fields {
         func milliseconds(_ seconds: Double) -> JSONValue { .int(Int((seconds * 1000).rounded())) }
         var loopJSON = JSONValue.null
         if let loop = status.loop {
@@ -63,7 +66,7 @@ extension PlayCommands {
         }
         let stopAfter: JSONValue = status.stopAfter.map { .string("\($0)") } ?? .null
         let sleepLeft: JSONValue = status.sleepSecondsLeft.map(milliseconds) ?? .null
-        return .object([
+        return [
             ("state", .string(status.state.rawValue)),
             ("reciter", .string(status.reciter.rawValue)),
             ("surah", .int(status.surah)),
@@ -87,7 +90,7 @@ extension PlayCommands {
             ("loop", loopJSON),
             ("stop_after", stopAfter),
             ("sleep_left_ms", sleepLeft),
-        ])
+        ]
     }
 
     /// `status` for people: a line of facts, and on a terminal the surah's bar with a tick at each ayah, `width`

@@ -98,7 +98,9 @@ enum PlayCommands {
             cannot be fetched, nothing is written and the exit code is 1.
             """,
         arguments: [.init(name: "ref", help: "What to render: 36, 2:255-257, juz 30, …", repeating: true)],
-        options: planOptions + [.init(names: ["-o", "--output"], valueName: "file.wav", help: "The WAV file to write.", required: true)],
+        options: planOptions + [
+            .init(names: ["-o", "--output"], valueName: "file.wav", help: "The WAV file to write.", required: true), OutputFormat.option(),
+        ],
         examples: ["tartil render 112 --reciter ibrahim-alakhdar -o ikhlas.wav"],
         run: runRender)
 
@@ -164,13 +166,13 @@ enum PlayCommands {
     static let status = CommandSpec(
         path: ["status"],
         overview: "Show where playback is: state, ayah, time, and the surah's scrubber bar.",
-        discussion: "With --json, one object: state, reciter, surah, ayah, item, items, position_ms, position_samples, duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, speed, volume, buffering, skipped. Times are recitation time whatever the speed.",
-        run: { _, context in
+        discussion: "Fields (json, ndjson, csv): state, reciter, surah, ayah, item, items, position_ms, position_samples, duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, speed, volume, buffering, skipped, options, cycle, loop, stop_after, sleep_left_ms. Times are recitation time whatever the speed.",
+        options: [OutputFormat.option()],
+        run: { invocation, context in
+            let format = try OutputFormat.chosen(invocation, context)
             let player = try context.session.player(for: "status")
             let status = player.status
-            if context.settings.json {
-                context.console.json(json(status))
-            } else {
+            context.console.print(report: fields(status), as: format) {
                 let width = RawTerminal.columns(of: context.console.outputDescriptor) ?? 80
                 for line in text(status, bar: context.console.outputIsTerminal, width: width) { context.console.line(line) }
             }
@@ -373,6 +375,7 @@ enum PlayCommands {
     }
 
     static func runRender(_ invocation: Invocation, _ context: Context) throws {
+        let format = try OutputFormat.chosen(invocation, context)
         let path = invocation.value("--output")!
         var setup = try playerSetup(invocation, context, output: .wav(path: path))
         setup.stopOnSkip = true
@@ -382,12 +385,11 @@ enum PlayCommands {
         try checkEnd(of: player)
         let status = player.status
         context.console.note("wrote \(path): \(Formatting.duration(seconds: status.writtenSeconds)) of audio")
-        if context.settings.json {
-            context.console.json(.object([
-                ("file", .string(path)), ("frames", .int(status.writtenFrames)),
-                ("duration_ms", .int(Int((status.writtenSeconds * 1000).rounded()))), ("sample_rate", .int(status.sampleRate)),
-            ]))
-        }
+        let fields: Fields = [
+            ("file", .string(path)), ("duration_samples", .int(status.writtenFrames)),
+            ("duration_ms", .int(Int((status.writtenSeconds * 1000).rounded()))), ("sample_rate", .int(status.sampleRate)),
+        ]
+        context.console.print(report: fields, as: format) {}  // text: the note above
     }
 
     /// `render` writes a file, so what it plays must end: `inf` and an endless loop need a timer

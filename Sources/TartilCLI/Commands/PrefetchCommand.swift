@@ -22,8 +22,9 @@ enum PrefetchCommand {
             Failing mirrors are retried with backoff and passed over for the next; Ctrl-C stops \
             at once and the next run resumes where this one stopped. Exit 0 only when every requested ayah is \
             verified in the cache.
-            With --json, one JSON object per line for each file (event: cached, failed), then a summary object \
-            (with cross_checked, single_source and disputed for unpinned files).
+            With --format json or ndjson (the same: a stream), one JSON object per line for each file (event: \
+            cached, failed), then a summary object (event: summary; with cross_checked, single_source and disputed \
+            for unpinned files, and duration_ms, the time the prefetch took).
             """,
         arguments: [.init(name: "ref", help: "Ayat: 36, 1 36 67, juz 30, page 1-3, 1-114 (the whole Qur'an), …", repeating: true)],
         options: [
@@ -33,6 +34,7 @@ enum PrefetchCommand {
             .init(names: ["--connect-timeout"], valueName: "seconds", help: "Give up connecting after this long (default 10)."),
             .init(names: ["--stall-timeout"], valueName: "seconds", help: "Abandon a transfer that stays under 512 bytes/s this long (default 15)."),
             .init(names: ["--max-size"], valueName: "size", help: "Afterwards, evict least-recently-used files until the cache fits (e.g. 500M, 2G; pinned and requested files stay) [env: TARTIL_CACHE_MAX_SIZE]."),
+            OutputFormat.option(formats),
         ],
         examples: [
             "tartil prefetch 1 36 67 --reciter alafasy-128",
@@ -40,7 +42,11 @@ enum PrefetchCommand {
         ],
         run: run)
 
+    /// A prefetch prints a stream of events (not a listing), so no CSV.
+    static let formats: [OutputFormat] = [.text, .json, .ndjson]
+
     static func run(_ invocation: Invocation, _ context: Context) throws {
+        let json = try OutputFormat.chosen(invocation, context, allowed: formats) != .text
         let references = try ReferenceParser.parse(invocation.arguments)
         let reciterID = try context.reciterID(invocation)
         let limits = try downloadLimits(invocation)
@@ -52,7 +58,6 @@ enum PrefetchCommand {
         let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
         let ayat = ReferenceParser.uniqueAyat(of: references)
         let console = context.console
-        let json = context.settings.json
         let started = Date()
 
         var progress = PrefetchProgress(requested: ayat.count)
@@ -67,7 +72,7 @@ enum PrefetchCommand {
         }
 
         if !requests.isEmpty {
-            try fetch(requests, into: cache, limits: limits, policy: policy, progress: &progress, context: context, started: started)
+            try fetch(requests, into: cache, limits: limits, policy: policy, progress: &progress, context: context, json: json, started: started)
         }
 
         var evicted: [Cache.CachedFile] = []
@@ -77,7 +82,7 @@ enum PrefetchCommand {
         let seconds = Date().timeIntervalSince(started)
         if let warning = progress.disputeWarning(reciter: reciterID) { console.note(warning) }
         if json {
-            console.json(progress.summary(seconds: seconds, evicted: evicted.count))
+            console.json(.object(progress.summary(seconds: seconds, evicted: evicted.count)))
         } else {
             for (ayah, reason) in progress.failed { console.note("failed \(ayah): \(reason)") }
             console.line(progress.summaryLine(seconds: seconds) + (evicted.isEmpty ? "" : "; evicted \(evicted.count) least-recently-used files to fit --max-size"))
@@ -94,10 +99,9 @@ enum PrefetchCommand {
     /// settled (or Ctrl-C cancels the rest).
     static func fetch(
         _ requests: [DownloadRequest], into cache: Cache, limits: DownloadLimits, policy: DownloadPolicy,
-        progress: inout PrefetchProgress, context: Context, started: Date
+        progress: inout PrefetchProgress, context: Context, json: Bool, started: Date
     ) throws {
         let console = context.console
-        let json = context.settings.json
         let queue = EventQueue()
         let downloader = try Downloader(
             cacheDirectory: cache.directory, limits: limits, policy: policy, validate: AudioValidation.validate,
@@ -305,8 +309,8 @@ struct PrefetchProgress {
             + " (\(Formatting.bytes(bytes)) in \(Formatting.duration(seconds: seconds)))" + marksText
     }
 
-    func summary(seconds: Double, evicted: Int) -> JSONValue {
-        .object([
+    func summary(seconds: Double, evicted: Int) -> Fields {
+        [
             ("event", .string("summary")),
             ("requested", .int(requested)),
             ("downloaded", .int(downloaded)),
@@ -320,8 +324,8 @@ struct PrefetchProgress {
             ("disputed", .array(marked(.disputed).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
             ("bytes", .int(bytes)),
             ("evicted", .int(evicted)),
-            ("seconds", .double((seconds * 1000).rounded() / 1000)),
-        ])
+            ("duration_ms", .int(Int((seconds * 1000).rounded()))),
+        ]
     }
 }
 

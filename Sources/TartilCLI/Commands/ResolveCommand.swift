@@ -8,59 +8,51 @@ enum ResolveCommand {
         overview: "Show the ayat references stand for, with each file's URLs, size, SHA-256 and duration.",
         discussion: """
             Ayat are listed in the order given, each once. Size, hash and duration come from the reciter's table; \
-            an ayah the table does not cover is marked unpinned (its duration is unknown until it is downloaded).
+            an ayah the table does not cover is marked unpinned (its duration is unknown until it is downloaded). \
+            Fields (json, ndjson, csv), one row per ayah: reciter, surah, ayah, global, pinned, bytes, sha256, \
+            duration_samples, sample_rate, duration_ms (null when unpinned), urls.
             """,
         arguments: [.init(name: "ref", help: "Ayat: 36, yasin, 36:1-12, 2:255, 2:284-3:5, 78-114, juz 30, hizb 5, page 1-3, #262.", repeating: true)],
-        options: [.init(names: ["--reciter"], valueName: "id", help: "The reciter (`tartil reciters` lists them) [env: TARTIL_RECITER].")],
+        options: [
+            .init(names: ["--reciter"], valueName: "id", help: "The reciter (`tartil reciters` lists them) [env: TARTIL_RECITER]."),
+            OutputFormat.option(),
+        ],
         examples: [
             "tartil resolve 36:1-5 --reciter ibrahim-alakhdar",
             "tartil resolve juz 30 --reciter alafasy-128 --json",
         ],
         run: { invocation, context in
+            let format = try OutputFormat.chosen(invocation, context)
             let references = try ReferenceParser.parse(invocation.arguments)
             let reciter = try context.reciterID(invocation)
             let resolution = try context.library().resolve(references, reciter: reciter)
-            if context.settings.json {
-                context.console.json(json(resolution))
-            } else {
+            context.console.print(listing(resolution), as: format) {
                 for line in text(resolution) { context.console.line(line) }
             }
         })
 
-    static func json(_ resolution: Resolution) -> JSONValue {
-        let reciter = resolution.reciter
-        let ayat: [JSONValue] = resolution.ayat.map { item in
-            var members: [(String, JSONValue)] = [
+    static let columns = [
+        "reciter", "surah", "ayah", "global", "pinned", "bytes", "sha256", "duration_samples", "sample_rate", "duration_ms", "urls",
+    ]
+
+    /// One row per ayah; the pinned facts are null for an unpinned ayah.
+    static func listing(_ resolution: Resolution) -> Listing {
+        Listing(columns: columns, rows: resolution.ayat.map { item in
+            let pinned = item.pinned
+            return [
+                ("reciter", .string(resolution.reciter.id.rawValue)),
                 ("surah", .int(item.ayah.surah)),
                 ("ayah", .int(item.ayah.ayah)),
                 ("global", .int(item.ayah.global)),
-                ("pinned", .bool(item.pinned != nil)),
+                ("pinned", .bool(pinned != nil)),
+                ("bytes", .int(pinned?.bytes)),
+                ("sha256", .string(pinned?.sha256)),
+                ("duration_samples", .int(pinned?.samples)),
+                ("sample_rate", .int(pinned?.sampleRate)),
+                ("duration_ms", .int(pinned.map { Int(($0.seconds * 1000).rounded()) })),
+                ("urls", .array(item.urls.map(JSONValue.string))),
             ]
-            if let pinned = item.pinned {
-                members += [
-                    ("bytes", .int(pinned.bytes)),
-                    ("sha256", .string(pinned.sha256)),
-                    ("samples", .int(pinned.samples)),
-                    ("sample_rate", .int(pinned.sampleRate)),
-                    ("duration_ms", .int(Int((pinned.seconds * 1000).rounded()))),
-                ]
-            }
-            members.append(("urls", .array(item.urls.map(JSONValue.string))))
-            return .object(members)
-        }
-        return .object([
-            ("reciter", .string(reciter.id.rawValue)),
-            ("reciter_name", .string(reciter.name)),
-            ("ayat", .array(ayat)),
-            ("total", .object([
-                ("ayat", .int(resolution.ayat.count)),
-                ("pinned", .int(resolution.ayat.count - resolution.unpinnedCount)),
-                ("unpinned", .int(resolution.unpinnedCount)),
-                ("bytes", .int(resolution.pinnedBytes)),
-                ("duration_ms", .int(Int((resolution.pinnedSeconds * 1000).rounded()))),
-                ("complete", .bool(resolution.unpinnedCount == 0)),
-            ])),
-        ])
+        })
     }
 
     static func text(_ resolution: Resolution) -> [String] {

@@ -23,12 +23,14 @@ enum TableCommands {
             .init(names: ["--reciter"], valueName: "id", help: "The reciter id written in the table's header.", required: true),
             .init(names: ["-o", "--output"], valueName: "file", help: "Where to write (default: <tables dir>/<id>.tsv)."),
             .init(names: ["--source"], valueName: "text", help: "Where the files came from, for the '# source:' header (default: the folder)."),
+            OutputFormat.option(),
         ],
         examples: [
             "tartil table build ~/mp3/alafasy --reciter alafasy-128",
             "tartil table build ../shared/real/audio/ibrahim-alakhdar --reciter ibrahim-alakhdar -o reciter-tables/ibrahim-alakhdar.tsv",
         ],
         run: { invocation, context in
+            let format = try OutputFormat.chosen(invocation, context)
             // Any id: a table may be made for a reciter mirrors.json does not list yet.
             guard let name = invocation.value("--reciter") ?? context.settings.defaultReciter else {
                 throw TartilError.usage("table build needs --reciter <id>: the id the table is for")
@@ -39,7 +41,7 @@ enum TableCommands {
                 ?? Path.join(context.settings.tableOutputDirectory, "\(reciter).tsv")
             let source = invocation.value("--source") ?? directory
             let console = context.console
-            let showProgress = console.errorIsTerminal && !context.settings.json
+            let showProgress = console.errorIsTerminal && format == .text
             let result = try TableBuilder.build(
                 directory: directory, reciter: reciter, source: source,
                 isCancelled: { Interrupt.isPending },
@@ -54,23 +56,22 @@ enum TableCommands {
             }
             let seconds = result.table.files.values.reduce(0) { $0 + $1.seconds }
             let bytes = result.table.files.values.reduce(0) { $0 + $1.bytes }
-            if context.settings.json {
-                context.console.json(.object([
-                    ("table", .string(output)),
-                    ("reciter", .string(reciter.rawValue)),
-                    ("ayat", .int(result.table.coverage)),
-                    ("complete_surahs", .array(result.completeSurahs.map(JSONValue.int))),
-                    ("bytes", .int(bytes)),
-                    ("duration_ms", .int(Int((seconds * 1000).rounded()))),
-                    ("skipped", .array(result.skipped.map { .object([("file", .string($0.file)), ("reason", .string($0.reason))]) })),
-                ]))
-                return
+            let fields: Fields = [
+                ("table", .string(output)),
+                ("reciter", .string(reciter.rawValue)),
+                ("ayat", .int(result.table.coverage)),
+                ("complete_surahs", .array(result.completeSurahs.map(JSONValue.int))),
+                ("bytes", .int(bytes)),
+                ("duration_ms", .int(Int((seconds * 1000).rounded()))),
+                ("skipped", .array(result.skipped.map { .object([("file", .string($0.file)), ("reason", .string($0.reason))]) })),
+            ]
+            context.console.print(report: fields, as: format) {
+                let complete = result.completeSurahs
+                context.console.line(
+                    "wrote \(output): \(result.table.coverage) ayat, \(Formatting.bytes(bytes)), \(Formatting.duration(seconds: seconds))")
+                context.console.line(
+                    "complete surahs: \(complete.isEmpty ? "none" : complete.map(String.init).joined(separator: ", "))")
+                for skipped in result.skipped { context.console.note("skipped \(skipped.file): \(skipped.reason)") }
             }
-            let complete = result.completeSurahs
-            context.console.line(
-                "wrote \(output): \(result.table.coverage) ayat, \(Formatting.bytes(bytes)), \(Formatting.duration(seconds: seconds))")
-            context.console.line(
-                "complete surahs: \(complete.isEmpty ? "none" : complete.map(String.init).joined(separator: ", "))")
-            for skipped in result.skipped { context.console.note("skipped \(skipped.file): \(skipped.reason)") }
         })
 }

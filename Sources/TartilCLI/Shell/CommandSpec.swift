@@ -214,7 +214,7 @@ struct GlobalOption: Sendable {
     static let all: [GlobalOption] = [
         GlobalOption(
             name: "--json", valueName: "", variable: nil,
-            help: "Print one JSON value per command (streams: one JSON object per line).",
+            help: "Print one JSON value per command (streams: one JSON object per line); --format json where a command takes --format.",
             apply: { _, settings in settings.json = true }),
         GlobalOption(
             name: "--mirrors", valueName: "file", variable: "TARTIL_MIRRORS",

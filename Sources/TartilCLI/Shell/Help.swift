@@ -67,7 +67,11 @@ enum Help {
         }
         text += "\nOPTIONS:\n"
         for option in command.options { text += entry(option.label, option.help) }
-        if command.run != nil { text += entry("--json", "Print one JSON value instead of text.") }
+        if command.options.contains(where: { $0.names.contains("--format") }) {
+            text += entry("--json", "Same as --format json.")
+        } else if command.run != nil {
+            text += entry("--json", "Print one JSON value instead of text.")
+        }
         text += entry("-h, --help", "Show help information.")
         if !subcommands.isEmpty {
             text += "\nSUBCOMMANDS:\n"

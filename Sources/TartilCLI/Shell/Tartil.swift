@@ -226,7 +226,7 @@ struct Shell {
     /// Finds, parses and runs one command.
     func run(_ words: [String], settings: Settings, blocking: Bool = false, interactive: Bool = false) -> Outcome {
         // With --json, a failed command prints its one JSON value too: the error and the exit code.
-        let json = settings.json || words.contains("--json")
+        let json = settings.json || OutputFormat.asksForJSON(words)
         // Whether the command printed on standard output (its JSON value, when it has one before failing).
         let printed = Atomic<Bool>(false)
         let console = Console(
@@ -258,7 +258,7 @@ struct Shell {
             command.name != "play" || blocking, !rest.contains("-h"), !rest.contains("--help")
         {
             var forwardSettings = settings
-            forwardSettings.json = json
+            forwardSettings.json = settings.json || words.contains("--json")  // --format travels in the words
             if let code = ControlSocket.forward(words, settings: forwardSettings, console: console) { return .finished(code) }
         }
         if command.run == nil {
