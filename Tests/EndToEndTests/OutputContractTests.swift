@@ -204,8 +204,8 @@ import Testing
             let lines = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{") || $0.hasPrefix("[") }
             if lines.isEmpty { problems.append("\(command): no JSON (\(result.stderr))") }
             for line in lines {
-                // A pause's `multiple` is the one fractional number (a factor, not a time).
-                let withoutFactors = String(line).replacing(/"multiple":[0-9.eE+-]+/, with: "\"multiple\":0")
+                // A pause's `multiple` and the `speed` are the fractional numbers (factors, not times).
+                let withoutFactors = String(line).replacing(/"(multiple|speed)":[0-9.eE+-]+/, with: "\"factor\":0")
                 problems += JSONFieldRules.fractionalNumbers(in: withoutFactors).map { "\(command): a fractional number \($0)" }
                 let value = try JSONSerialization.jsonObject(with: Data(line.utf8))
                 JSONFieldRules.walk(value, path: "") { key, value, path in
