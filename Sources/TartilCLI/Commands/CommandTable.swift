@@ -49,6 +49,8 @@ struct CommandTable: Sendable {
         JournalCommands.check,
         TableCommands.group,
         TableCommands.build,
+        CompletionCommands.completions,
+        CompletionCommands.manpage,
         InfoCommands.quit,
         InfoCommands.exit,
     ])
