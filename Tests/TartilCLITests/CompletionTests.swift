@@ -196,3 +196,88 @@ private func program(_ name: String) -> String? {
         #expect(man.status == 0 && man.stdout == ManPage.render(.standard))
     }
 }
+
+/// Tab at the prompt: `Completions.prompt`, from the same table.
+@Suite struct PromptCompletionTests {
+    @Test(arguments: [
+        ("pre", Completions.PromptAnswer.words(["prev", "prefetch"])),
+        ("", .words(Completions.nextWords(after: [], .standard))),
+        ("cache v", .words(["verify"])),
+        ("journal export --format c", .words(["csv"])),
+        ("play 36 --basmala ", .words(["auto", "off"])),
+        ("play --reciter ib", .words(["ibrahim-alakhdar"])),
+        ("play 36 --rep", .words(["--repeat", "--repeat-range"])),
+        ("status; resolve yase", .words(["yaseen"])),
+        ("set stepped", .words(["stepped"])),
+        ("help table b", .words(["bookmark", "bookmarks"])),
+        ("help cac", .words(["cache"])),
+        ("--json surahs al-ba", .words(["al-baqara", "al-balad", "al-bayyina"])),
+        ("table build ", .files),
+        ("play --mirrors ", .files),
+        ("seek 3", .words([])),
+        ("bookmark n", .words(["note", "nooh"])),
+    ])
+    func answers(line: String, expected: Completions.PromptAnswer) {
+        let answer = Completions.prompt(line: line, cursor: line.count, table: .standard, reciters: { ["ibrahim-alakhdar", "alafasy-128"] })
+        #expect(answer == expected, "\(line)")
+    }
+
+    @Test func theCursorBoundsTheWord() {
+        let answer = Completions.prompt(line: "pre 36", cursor: 3, table: .standard, reciters: { [] })
+        #expect(answer == .words(["prev", "prefetch"]))
+    }
+
+    @Test func recitersAreAskedOnlyWhenWanted() {
+        nonisolated(unsafe) var asked = 0
+        _ = Completions.prompt(line: "play 36 --basmala ", cursor: 18, table: .standard, reciters: { asked += 1; return [] })
+        #expect(asked == 0)
+    }
+
+    /// Any line and cursor: no crash, and every word offered starts with the word being completed.
+    @Test func seededLinesNeverCrash() {
+        var random = SeededRandom(seed: 15)
+        let pieces = ["play", "cache", " ", "--reciter", "-o", ";", "36", "\t", "ب", "'", "--", "set", "x", "help"]
+        for _ in 0..<2000 {
+            var line = ""
+            for _ in 0..<random.below(8) { line += pieces[random.below(pieces.count)] }
+            let cursor = random.below(line.count + 1)
+            if case .words(let words) = Completions.prompt(line: line, cursor: cursor, table: .standard, reciters: { ["r"] }) {
+                let before = String(line.prefix(cursor))
+                let current = before.last.map { $0 == " " || $0 == "\t" || $0 == ";" } ?? true ? "" :
+                    String(before.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == ";" }).last ?? "")
+                for word in words { #expect(word.hasPrefix(current), "\(line) at \(cursor): \(word)") }
+            }
+        }
+    }
+}
+
+/// Tab at the real prompt (libedit on a pseudo-terminal, driven by tools/pty-drive).
+@Suite struct PromptTabTests {
+    @Test(.enabled(if: program("python3") != nil)) func tabCompletesCommandsOptionsAndReciters() throws {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program("python3")!)
+        process.arguments = [
+            TestPaths.repository + "/tools/pty-drive", "wait:tartil>", "send:pref\\t", "wait:etch ",
+            "send:--rec\\t", "wait:iter ", "send:ibrahim-al\\t", "wait:akhdar ", "send:\\x15help cac\\t", "wait:he ",
+            "send:\\n", "wait:SUBCOMMANDS", "send:quit\\n", "--", TestPaths.executable,
+        ]
+        var environment = isolatedEnvironment(home: home)
+        environment["TERM"] = "xterm"
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let screen = object["output"] as? String ?? ""
+        #expect(object["status"] as? Int == 0, "\(screen)")
+        // libedit writes only what Tab added: "pref" + "etch ", "--rec" + "iter ", ... and `help cache` ran.
+        for piece in ["pref", "etch ", "--rec", "iter ", "ibrahim-al", "akhdar ", "help cac", "he ", "OVERVIEW: Inspect, verify"] {
+            #expect(screen.contains(piece), "\(piece) not on the screen: \(screen)")
+        }
+    }
+}

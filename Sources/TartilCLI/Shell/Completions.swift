@@ -283,3 +283,70 @@ enum Completions {
         }
     }
 }
+
+// MARK: - The prompt
+
+extension Completions {
+    /// What Tab at the prompt offers: the words that complete the word before `cursor` (a count of characters),
+    /// or `.files` when a file name goes there (libedit then completes file names itself). Commands after the
+    /// last `;` are looked at; quotes are not understood (a quoted word completes as plain words do).
+    enum PromptAnswer: Equatable, Sendable {
+        case words([String])
+        case files
+    }
+
+    /// Tab at the prompt, decided by the same table as the scripts. `reciters` is asked only when reciter ids
+    /// are wanted.
+    static func prompt(line: String, cursor: Int, table: CommandTable, reciters: () -> [String]) -> PromptAnswer {
+        let before = String(line.prefix(cursor))
+        let command = before.split(separator: ";", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        var words = command.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        let endsInSpace = command.last.map { $0 == " " || $0 == "\t" } ?? true
+        let current = endsInSpace || words.isEmpty ? "" : words.removeLast()
+        let valueOptions = Set(valueOptions(table))
+        var path: [String] = []
+        var arguments = 0
+        var skipValue = false
+        for word in words {
+            if skipValue { skipValue = false; continue }
+            if valueOptions.contains(word) { skipValue = true; continue }
+            if CommandSpec.looksLikeOption(word) { continue }
+            if arguments == 0, table.commands.contains(where: { $0.path == path + [word] }) {
+                path.append(word)
+                continue
+            }
+            arguments += 1
+        }
+        let spec = visible(table).first { $0.path == path && !path.isEmpty }
+        func offer(_ kind: Kind) -> PromptAnswer {
+            let candidates: [String]
+            switch kind {
+            case .none: candidates = []
+            case .words(let words): candidates = words
+            case .reciters: candidates = reciters()
+            case .surahs: candidates = surahWords
+            case .commands: candidates = nextWords(after: [], table)
+            case .files, .directories: return .files
+            }
+            return .words(candidates.filter { $0.hasPrefix(current) })
+        }
+        if skipValue, let previous = words.last {  // the value of the option before the cursor
+            if let option = spec?.options.first(where: { $0.names.contains(previous) }) { return offer(kind(of: option)) }
+            if let global = GlobalOption.named(previous) { return offer(kind(ofValue: [global.name], valueName: global.valueName)) }
+            return .words([])
+        }
+        if current.hasPrefix("-") {
+            let options = (spec?.options.flatMap(\.names) ?? []) + ["--help"] + GlobalOption.all.map(\.name)
+            return .words(unique(options).filter { $0.hasPrefix(current) })
+        }
+        var candidates: [String] = []
+        if arguments == 0 { candidates = nextWords(after: path, table).filter { $0.hasPrefix(current) } }
+        guard let spec, !spec.arguments.isEmpty else { return .words(candidates) }
+        let index = min(arguments, spec.arguments.count - 1)
+        guard arguments < spec.arguments.count || spec.arguments.last!.repeating else { return .words(candidates) }
+        switch offer(kind(of: spec.arguments[index])) {
+        case .words(let words): return .words(candidates + words)
+        case .files: return candidates.isEmpty ? .files : .words(candidates)
+        }
+    }
+}
