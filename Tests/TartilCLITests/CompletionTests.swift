@@ -157,6 +157,28 @@ private func program(_ name: String) -> String? {
         #expect(result.stdout.split(separator: "\n").map(String.init) == expected)
     }
 
+    /// zsh runs the same function through bashcompinit, which calls it in sh emulation; zsh then filters the
+    /// words by what was typed, so here the expected word need only be among them.
+    @Test(.enabled(if: program("zsh") != nil), arguments: [
+        (["tartil", "cache", ""], "verify"),
+        (["tartil", "play", "36", "--basmala", ""], "off"),
+        (["tartil", "play", "--reciter", "ibrahim"], "ibrahim-alakhdar"),
+        (["tartil", "resolve", "yase"], "yaseen"),
+    ])
+    func zshAnswersCompletionQueries(words: [String], expected: String) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Completions.zsh(.standard).write(toFile: directory + "/tartil.zsh", atomically: true, encoding: .utf8)
+        let script = """
+            source ./tartil.zsh
+            query() { emulate -L sh; setopt kshglob noshglob braceexpand; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _tartil; printf '%s\n' "${COMPREPLY[@]}"; }
+            query "$@"
+            """
+        let result = try runProgram(program("zsh")!, ["-f", "-c", script, "zsh"] + words, directory: directory)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").contains { $0 == expected }, "\(result.stdout)")
+    }
+
     /// fish answers from its own `complete` lines (`complete -C`).
     @Test(.enabled(if: program("fish") != nil), arguments: [
         ("tartil pre", ["prefetch", "prev"]),
