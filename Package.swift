@@ -22,6 +22,8 @@ let package = Package(
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
         systemLibrary("CMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),  // TartilAudio
         systemLibrary("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),  // TartilAudio
+        // TartilAudio: pitch-preserving speed. libsonic-dev has no pkg-config file: the module map links it.
+        .systemLibrary(name: "CSonic", providers: [.apt(["libsonic-dev"])]),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),  // TartilSQLite
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),  // TartilCache
         // TartilCLI: libedit for the prompt, loaded on first use like libcurl.
@@ -34,7 +36,7 @@ let package = Package(
         .target(name: "TartilJournal", dependencies: ["TartilCore", "TartilSQLite"]),
         .target(name: "TartilCache", dependencies: ["TartilCore", "CCrypto", "CSystem", "TartilSQLite"]),
         .target(name: "TartilNet", dependencies: ["TartilCore", "CCurl", "TartilCache"]),
-        .target(name: "TartilAudio", dependencies: ["TartilCore", "CMpg123", "CALSA"]),
+        .target(name: "TartilAudio", dependencies: ["TartilCore", "CMpg123", "CALSA", "CSonic"]),
         .target(
             name: "TartilPlayer",
             dependencies: ["TartilCore", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal"]),

@@ -30,12 +30,18 @@ extension Journal {
     }
 
     /// Adds every event of the journal at `otherPath` that this one lacks (by event id) and returns how many were
-    /// new. The other file is only read. Throws `.notAJournal` for a file that is not exactly a tartil journal,
-    /// `.refused` for one holding events that cannot be true (nothing is merged from either), `.interrupted` when
-    /// `shouldStop` returned true (checked every few thousand SQLite steps; the merge is rolled back).
+    /// new. The other file is only read. Throws `.notAJournal` for a file that is not exactly a tartil journal (or,
+    /// with `expectedDeviceID`, not that device's), `.refused` for one holding events that cannot be true (nothing
+    /// is merged from either), `.unreadable` when the file cannot be read (gone, unreadable, a log beside it),
+    /// `.interrupted` when `shouldStop` returned true (checked every few thousand SQLite steps; the merge is rolled
+    /// back).
+    ///
+    /// What is new is found by device and sequence number, not by reading every event: the cost of a merge is
+    /// that of the events it adds (see `findNewEvents`).
     @discardableResult
     public func merge(
-        from otherPath: String, shouldStop: @escaping @Sendable () -> Bool = { false }, nowMs: Int64? = nil
+        from otherPath: String, expectedDeviceID: String? = nil, shouldStop: @escaping @Sendable () -> Bool = { false },
+        nowMs: Int64? = nil
     ) throws(JournalError) -> Int {
         var mine = stat()
         var theirs = stat()
@@ -45,17 +51,11 @@ extension Journal {
         try Self.checkMergeSource(otherPath)
         let connection = database.connection
         connection.setProgressHandler(every: 2000, shouldStop)
-        do {
-            // Immutable: SQLite takes no lock and makes no side file; checkMergeSource made sure no log is beside it.
-            let attach = try connection.prepare("ATTACH DATABASE ? AS other")
-            try attach.bind([.text(Connection.readOnlyURI(otherPath, immutable: true))])
-            try attach.step()
+        do throws(JournalError) {
+            try attachOther(otherPath)
         } catch {
             connection.setProgressHandler(nil)
-            let unreadable = [ResultCode.cantOpen, .ioError, .busy, .locked, .interrupt].contains(error.code.primary)
-            throw unreadable
-                ? JournalError(error, "cannot merge \(otherPath) into \(path)")
-                : JournalError(.notAJournal, "\(otherPath) is not a tartil journal (\(error.message))")
+            throw error
         }
         defer {
             // Without the progress handler: after an interrupt it would stop the clean-up too.
@@ -66,14 +66,22 @@ extension Journal {
             // Anything SQLite cannot read in the other file before the merge starts means it is not a journal.
             let source: String
             do {
+                try Self.checkWhole(connection, otherPath)
                 let migrations = try Self.checkSchema(connection, otherPath)
+                if let expectedDeviceID { try Self.checkDeviceID(connection, otherPath, expected: expectedDeviceID) }
+                // What is new: per device, the events after the last this journal holds (see `findNewEvents`).
+                let readsEverything = try Self.findNewEvents(connection)
+                if readsEverything { try Self.quickCheck(connection, otherPath) }
                 // A journal from before migration v2 has no target_id column (and no events that need one).
-                source = migrations >= 2 ? "other.events" : "(SELECT *, NULL AS target_id FROM other.events)"
+                source = """
+                    (SELECT o.*\(migrations >= 2 ? "" : ", NULL AS target_id")
+                     FROM temp.merge_from AS f CROSS JOIN other.events AS o
+                     ON o.device_id = f.device_id AND o.device_seq > f.after_seq)
+                    """
                 try Self.checkEvents(connection, otherPath, source: source, nowMs: nowMs ?? Self.now())
             } catch let error as SQLiteError where error.code.primary != .interrupt {
                 throw JournalError(.notAJournal, "\(otherPath) is not a tartil journal (\(error.message))")
             }
-            let before = Int(try connection.scalarText("SELECT count(*) FROM main.events") ?? "0") ?? 0
             try connection.execute("BEGIN IMMEDIATE")
             do throws(SQLiteError) {
                 try connection.execute("""
@@ -81,9 +89,10 @@ extension Journal {
                                                       offset_samples, offset_ms, reason, note, target_id)
                         SELECT \(Self.columns) FROM \(source) ORDER BY ts_ms, device_id, event_id
                     """)
-                let after = Int(try connection.scalarText("SELECT count(*) FROM main.events") ?? "0") ?? 0
+                // The rows the INSERT added (not those it ignored): no count(*) of the whole journal.
+                let added = Int(try connection.scalarText("SELECT changes()") ?? "0") ?? 0
                 try connection.execute("COMMIT")
-                return after - before
+                return added
             } catch {
                 // Rolled back before the deferred DETACH runs (a database cannot be detached inside a transaction).
                 connection.setProgressHandler(nil)
@@ -99,6 +108,65 @@ extension Journal {
         }
     }
 
+    // MARK: - Reading the other file
+
+    /// Attaches `otherPath` as the schema `other`, read-only and immutable: SQLite takes no lock and makes no side
+    /// file (`checkMergeSource` made sure no log is beside it).
+    func attachOther(_ otherPath: String) throws(JournalError) {
+        do throws(SQLiteError) {
+            let attach = try database.connection.prepare("ATTACH DATABASE ? AS other")
+            try attach.bind([.text(Connection.readOnlyURI(otherPath, immutable: true))])
+            try attach.step()
+        } catch {
+            let unreadable = [ResultCode.cantOpen, .ioError, .busy, .locked, .interrupt].contains(error.code.primary)
+            throw unreadable
+                ? JournalError(error, "cannot merge \(otherPath) into \(path)", unreadable: true)
+                : JournalError(.notAJournal, "\(otherPath) is not a tartil journal (\(error.message))")
+        }
+    }
+
+    /// The most devices a merge looks at in one file (far more than anyone has; a crafted file with more has the
+    /// rest left out, never a merge that does not end).
+    static let mostDevices = 100_000
+
+    /// Fills `temp.merge_from` with, for each device the other file has events of, the sequence number after which
+    /// its events are new here, and returns whether the merge reads every event of the other file (a first merge
+    /// from it).
+    ///
+    /// Every device numbers its own events 1, 2, 3… (`append`), and a merge takes a device's events after the last
+    /// it holds, so a journal holds, of each device, its events 1 to n. When this journal's last event of a device
+    /// (at sequence m, and only one there) is in the other file too, or the other's last is here (the other holds
+    /// 1 to k ≤ m), only the other's events after m can be new: found by the index on (device, sequence), one
+    /// lookup per device, whatever the size of either file. Otherwise (the two disagree about a device: a journal
+    /// file copied to a second machine and used on both, so two devices share an id) every event of that device in
+    /// the other file is compared by event id, as a union must.
+    static func findNewEvents(_ connection: Connection) throws -> Bool {
+        try connection.execute("""
+            CREATE TEMP TABLE IF NOT EXISTS merge_from(device_id PRIMARY KEY, held, theirs, after_seq) WITHOUT ROWID;
+            DELETE FROM temp.merge_from;
+            WITH RECURSIVE devices(id) AS (
+                SELECT (SELECT min(device_id) FROM other.events WHERE typeof(device_id) = 'text')
+                UNION ALL
+                SELECT (SELECT min(device_id) FROM other.events WHERE device_id > devices.id AND typeof(device_id) = 'text')
+                FROM devices WHERE devices.id IS NOT NULL
+                LIMIT \(mostDevices))
+            INSERT OR IGNORE INTO temp.merge_from(device_id, held, theirs)
+                SELECT id, (SELECT max(device_seq) FROM main.events WHERE device_id = id),
+                       (SELECT max(device_seq) FROM other.events WHERE device_id = id)
+                FROM devices WHERE id IS NOT NULL;
+            UPDATE temp.merge_from SET after_seq = CASE
+                WHEN held IS NOT NULL
+                    AND (SELECT count(*) FROM main.events WHERE device_id = merge_from.device_id AND device_seq = held) = 1
+                    AND EXISTS (SELECT 1 FROM other.events AS o
+                                WHERE o.device_id = merge_from.device_id AND o.device_seq = min(held, theirs))
+                    AND NOT EXISTS (SELECT 1 FROM other.events AS o
+                                    WHERE o.device_id = merge_from.device_id AND o.device_seq = min(held, theirs)
+                                      AND NOT EXISTS (SELECT 1 FROM main.events AS m WHERE m.event_id = o.event_id))
+                THEN held ELSE -9223372036854775808 END;
+            """)
+        return try connection.scalarText("SELECT count(*) FROM temp.merge_from WHERE after_seq > -9223372036854775808") == "0"
+    }
+
     // MARK: - Checks of the other file
 
     /// The other file must be a regular, non-empty file starting with SQLite's header, with no write-ahead log
@@ -106,7 +174,7 @@ extension Journal {
     static func checkMergeSource(_ path: String) throws(JournalError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw JournalError(.failed, "cannot merge \(path): \(String(cString: strerror(errno)))")
+            throw JournalError(.unreadable, "cannot merge \(path): \(String(cString: strerror(errno)))")
         }
         guard info.st_size > 0 || info.st_mode & S_IFMT != S_IFREG else {
             throw JournalError(.notAJournal, "\(path) is not a tartil journal (it is empty)")
@@ -119,7 +187,7 @@ extension Journal {
         var log = stat()
         if stat(path + "-wal", &log) == 0 && log.st_size > 0 {
             throw JournalError(
-                .failed,
+                .unreadable,
                 "cannot merge \(path): a write-ahead log is beside it (\(path)-wal), so a tartil is using it or did not close it; merge once that tartil has exited (its exit folds the log into the file), or run 'tartil journal check --journal \(path)' on that device")
         }
     }
@@ -218,13 +286,41 @@ extension Journal {
         guard try devices.step(), devices.integer(at: 0) == 1, devices.integer(at: 1) == 1 else {
             throw JournalError(.notAJournal, "\(path) is not a tartil journal: its meta table has no valid device id")
         }
+        return count
+    }
+
+    /// The other file is as long as its header says (pages × page size): a copy cut short (a sync tool still
+    /// writing it in place, a copy interrupted) is refused before anything is read from the pages it lacks.
+    static func checkWhole(_ connection: Connection, _ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw JournalError(.unreadable, "cannot merge \(path): \(String(cString: strerror(errno)))") }
+        let pages = Int64(try connection.scalarText("PRAGMA other.page_count") ?? "0") ?? 0
+        let pageSize = Int64(try connection.scalarText("PRAGMA other.page_size") ?? "0") ?? 0
+        guard pages * pageSize == Int64(info.st_size) else {
+            throw JournalError(
+                .notAJournal,
+                "\(path) is not a whole tartil journal: it has \(info.st_size) bytes, its header says \(pages * pageSize) (a partial copy)")
+        }
+    }
+
+    /// SQLite's quick check of the whole other file (it reads every page).
+    static func quickCheck(_ connection: Connection, _ path: String) throws {
         let check = try connection.prepare("PRAGMA other.quick_check(5)")
         var lines: [String] = []
         while try check.step() { lines.append(check.text(at: 0) ?? "") }
         guard lines == ["ok"] else {
             throw JournalError(.notAJournal, "\(path) is not a tartil journal (damaged: \(lines.joined(separator: "; ").prefix(300)))")
         }
-        return count
+    }
+
+    /// The other file is the journal of the device `expected` (`journal sync` names files by device).
+    static func checkDeviceID(_ connection: Connection, _ path: String, expected: String) throws {
+        let found = try connection.scalarText("SELECT value FROM other.meta WHERE key = 'device_id'") ?? ""
+        guard found == expected else {
+            throw JournalError(
+                .notAJournal,
+                "\(path) is not the journal of the device its name says (\(expected.prefix(40))): it is \(found.prefix(40))'s (a copy under another name)")
+        }
     }
 
     /// A migration the other file records that this build does not know (a newer tartil wrote it), if any.

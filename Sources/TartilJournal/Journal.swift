@@ -95,6 +95,9 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
         /// A backup's destination cannot be written: it is the journal itself, it exists (and replacing it was
         /// not asked for), or it is not a regular file. Nothing was written.
         case badDestination
+        /// A file to merge from cannot be read: it is gone (a sync tool replaced or removed it), it cannot be opened,
+        /// or a write-ahead log is beside it. Nothing was merged; this journal is fine.
+        case unreadable
         /// No bookmark has the id given (or a prefix fits several, or it was removed already). Nothing was written.
         case unknownBookmark
         /// Another kind of failure (disk full, permissions, …).
@@ -109,13 +112,14 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    init(_ error: SQLiteError, _ context: String) {
+    /// `unreadable`: the error is about reading another file (one to merge), not about this journal.
+    init(_ error: SQLiteError, _ context: String, unreadable: Bool = false) {
         if error.code.primary == .interrupt {
             self.init(.interrupted, "\(context): interrupted; nothing was changed")
             return
         }
         let refused = error.code.primary == .notADatabase || error.code.primary == .corrupt
-        self.init(refused ? .notAJournal : .failed, refused ? error.message : "\(context): \(error.message)")
+        self.init(refused ? .notAJournal : unreadable ? .unreadable : .failed, refused ? error.message : "\(context): \(error.message)")
     }
 
     public var description: String { message }

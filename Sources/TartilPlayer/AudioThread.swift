@@ -32,6 +32,9 @@ final class AudioThread {
     private var seenFilesVersion = -1
     private var bufferingAyah: AyahRef?
     private var writtenFrames = 0
+    /// Speed and volume between the decoder and the output, and what the device holds at which speed.
+    private let stages = SoundStages()
+    private var ledger = SpeedLedger()
     private let chunkFrames: Int
     private let buffer: UnsafeMutableRawBufferPointer
 
@@ -60,6 +63,7 @@ final class AudioThread {
             if draining {
                 draining = false
                 do {
+                    try write(try stages.flush())  // libsonic's tail, before the device drains
                     try output.finish()  // waits until the device has played everything
                     execute(machine.on(.drained))
                 } catch {
@@ -88,7 +92,7 @@ final class AudioThread {
         for (ticket, command) in commands {
             var refusal: TartilError?
             if !ended {
-                execute(machine.on(.heard(unplayed: output.unplayedFrames)))
+                execute(machine.on(.heard(unplayed: unplayedFrames)))
                 do {
                     execute(try machine.on(command))
                 } catch {
@@ -151,11 +155,18 @@ final class AudioThread {
                 prepare(index)
             case .discardOutput:
                 output.discard()
+                ledger.clear()
+                do { try stages.discard() } catch { execute(machine.on(.outputFailed("\(error)"))) }
                 source = nil
                 preparedIndex = nil
                 draining = false  // a seek during the last item's drain plays on: the output must stay open
             case .drainOutput:
                 draining = true
+            case .setSpeed(let speed):
+                let before = stages.speed
+                do { try write(try stages.setSpeed(speed), at: before) } catch { execute(machine.on(.outputFailed("\(error)"))) }
+            case .setVolume(let volume):
+                stages.volume = volume
             case .record(let record):
                 player.emit(.position(PlaybackPosition(
                     reciter: player.reciter, ayah: record.ayah, offsetSamples: record.offsetSamples, sampleRate: record.rate,
@@ -241,6 +252,8 @@ final class AudioThread {
     /// Configures the output for the file's format when it differs from the last.
     private func adopt(_ newFormat: PCMFormat) throws {
         guard newFormat != format else { return }
+        try write(try stages.flush())  // what libsonic holds is in the old format
+        try stages.configure(newFormat)
         try output.configure(newFormat)
         format = newFormat
     }
@@ -281,14 +294,27 @@ final class AudioThread {
         }
         if let fade = machine.fade { Self.apply(fade, to: buffer, frames: frames, channels: format.channels) }
         do {
-            try output.write(UnsafeRawBufferPointer(rebasing: buffer[..<(frames * format.frameBytes)]))
+            try write(try stages.process(UnsafeRawBufferPointer(rebasing: buffer[..<(frames * format.frameBytes)])))
         } catch {
             self.source = nil
             execute(machine.on(.outputFailed("\(error)")))
             return
         }
-        writtenFrames += frames
-        execute(machine.on(.wrote(frames: frames, unplayed: output.unplayedFrames)))
+        execute(machine.on(.wrote(frames: frames, unplayed: unplayedFrames)))
+    }
+
+    /// Writes processed PCM, noting the speed it was stretched to.
+    private func write(_ pcm: UnsafeRawBufferPointer, at speed: Double? = nil) throws {
+        guard pcm.count > 0, let format else { return }
+        try output.write(pcm)
+        writtenFrames += pcm.count / format.frameBytes
+        ledger.wrote(pcm.count / format.frameBytes, at: speed ?? stages.speed)
+    }
+
+    /// What has been decoded but not heard, in the recording's frames: what the device holds (converted at the
+    /// speeds it was written at) and what libsonic holds.
+    private var unplayedFrames: Int {
+        ledger.recordingFrames(unplayed: output.unplayedFrames) + stages.heldFrames
     }
 
     /// The sleep timer's fade-out: each frame's samples scaled by its gain (signed 16-bit, rounded to nearest).
@@ -350,7 +376,8 @@ final class AudioThread {
                 return (timeline.seconds(at: loop.start) - timeline.seconds(at: spanStart), timeline.seconds(at: end) - timeline.seconds(at: spanStart), loop.passesLeft)
             },
             loopMarkSeconds: machine.loopMark.map { timeline.seconds(at: $0) - timeline.seconds(at: spanStart) },
-            stopAfter: machine.stopAfter, sleepSecondsLeft: machine.sleepSecondsLeft)
+            stopAfter: machine.stopAfter, sleepSecondsLeft: machine.sleepSecondsLeft,
+            speed: machine.speed, volume: machine.volume)
     }
 
     /// How long what was written lasts (what `render` wrote).

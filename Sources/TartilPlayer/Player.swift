@@ -89,7 +89,8 @@ public final class Player: Sendable {
         } else if let target = setup.start {
             start = try machine.target(of: target)
         }
-        var actions = machine.start(at: start)
+        machine.maximumSpeed = setup.maximumSpeed
+        var actions = try machine.on(.setSpeed(setup.speed)) + machine.on(.setVolume(.to(setup.volume))) + machine.start(at: start)
         if let loop = setup.loop { actions += try machine.on(.loop(loop)) }
         if let stop = setup.stopAfter { actions += try machine.on(.stopAfter(stop)) }
         let startActions = actions

@@ -27,6 +27,10 @@ public struct PlayerSetup: Sendable {
     public var stopAfter: StopAfter?
     /// Loop between two points from the start (`--loop`).
     public var loop: LoopRequest?
+    /// How fast (`PlaybackSpeed`), up to `maximumSpeed`, and how loud (`PlaybackVolume`) it starts.
+    public var speed = PlaybackSpeed.normal
+    public var maximumSpeed = PlaybackSpeed.range.upperBound
+    public var volume = PlaybackVolume.normal
 
     public init(
         reciter: Reciter, table: ReciterTable?, cacheDirectory: String, output: OutputChoice, plan: PlaybackPlan,
@@ -133,6 +137,10 @@ public struct PlayerStatus: Sendable, Hashable {
     public var stopAfter: StopAfter?
     public var sleepSecondsLeft: Double?
 
+    /// How fast (positions and durations stay recitation time, whatever the speed) and how loud, in percent.
+    public var speed = PlaybackSpeed.normal
+    public var volume = PlaybackVolume.normal
+
     public static func == (a: PlayerStatus, b: PlayerStatus) -> Bool {
         a.state == b.state && a.index == b.index && a.positionSamples == b.positionSamples && a.durationSamples == b.durationSamples
             && a.item == b.item && a.bufferingAyah == b.bufferingAyah && a.skipped == b.skipped && a.writtenFrames == b.writtenFrames
@@ -140,6 +148,7 @@ public struct PlayerStatus: Sendable, Hashable {
             && a.loop?.startSeconds == b.loop?.startSeconds && a.loop?.endSeconds == b.loop?.endSeconds
             && a.loop?.passesLeft == b.loop?.passesLeft && a.loopMarkSeconds == b.loopMarkSeconds
             && a.sleepSecondsLeft == b.sleepSecondsLeft && a.reciter == b.reciter && a.cycle == b.cycle
+            && a.speed == b.speed && a.volume == b.volume
     }
 
     public func hash(into hasher: inout Hasher) {

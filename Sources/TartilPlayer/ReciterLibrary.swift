@@ -28,6 +28,10 @@ public struct ReciterLibrary: Sendable {
 
     public func reciter(_ id: ReciterID) throws(TartilError) -> Reciter { try mirrorList.reciter(id) }
 
+    /// The reciter a person means by `text` (any case, a unique prefix, words of the name): see
+    /// `MirrorList.reciter(named:)`.
+    public func reciter(named text: String) throws(TartilError) -> Reciter { try mirrorList.reciter(named: text) }
+
     /// The path of `reciter`'s table: the first directory that holds its table file, or nil.
     public func tablePath(for reciter: Reciter) -> String? {
         tableDirectories.lazy

@@ -62,6 +62,26 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         #expect(Int(rendered.header[22]) == 1 && Int(rendered.header[34]) == 16)
     }
 
+    /// `--speed 1` and `--volume 100` are the decode itself; other speeds render within one libsonic block of
+    /// input ÷ speed.
+    @Test(arguments: [("1", 1.0), ("1.5", 1.5), ("0.75", 0.75)])
+    func renderAtASpeedHasTheStretchedLength(text: String, speed: Double) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try environment.tartil(
+            ["render", "1:1-4", "--reciter", "fixture", "--speed", text, "--volume", "100", "-o", directory + "/out.wav"],
+            urls: [environment.clean], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let rendered = try wavPCM(directory + "/out.wav")
+        let reference = try mpg123Reference(Self.surahOneStart)
+        if speed == 1 {
+            #expect(rendered.sha256 == reference.sha256)
+        } else {
+            let expected = Double(reference.bytes / 2) / speed
+            #expect(abs(Double(rendered.bytes / 2) - expected) <= Double(2 * 22050 / 65), "\(rendered.bytes / 2) frames, not about \(expected)")
+        }
+    }
+
     @Test func aRenderThatWouldMixFormatsFailsClearlyAndWritesNothing() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -270,12 +290,18 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
             (["play", "112", "--from", "2:255"], "--from 2:255: that ayah is not in 112:1-4"),
             (["play", "112", "--from", "+30"], "--from takes a time, a share or an ayah"),
             (["render", "112"], "render needs --output <file.wav>"),
+            (["play", "112", "--speed", "2.5"], "--speed takes a number from 0.5 to 2 in steps of 0.05, not '2.5'"),
+            (["play", "112", "--speed", "1.33"], "--speed takes a number from 0.5 to 2 in steps of 0.05, not '1.33'"),
+            (["play", "112", "--volume", "151"], "--volume takes a whole number from 0 to 150 (percent), not '151'"),
+            (["render", "112", "-o", directory + "/past.wav", "--volume", "+5"], "--volume takes a whole number from 0 to 150"),
+            (["speed", "1.5"], "speed: nothing is playing"),
+            (["volume", "+5"], "volume: nothing is playing"),
             (["seek", "3:20"], "seek: nothing is playing"),
             (["play", "112", "--from", "112:03"], "1:52:03 is past the end of surah 112, which lasts 0:"),
             (["play", "112", "--from", "112:03"], "; for ayah 112:3 write 'ayah 112:3'"),
             (["render", "1:1-4", "-o", directory + "/past.wav", "--from", "7"], "0:07 is past the end of 1:1-4, which lasts 0:05.9"),
         ] {
-            let reciter = arguments[0] == "seek" ? [] : ["--reciter", "fixture"]
+            let reciter = ["seek", "speed", "volume"].contains(arguments[0]) ? [] : ["--reciter", "fixture"]
             let result = try environment.tartil(arguments + reciter, urls: [environment.clean], in: directory)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")

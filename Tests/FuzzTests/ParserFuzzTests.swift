@@ -46,6 +46,22 @@ import Testing
                 return error.code == .usage ? nil : "error code \(error.code), not usage"
             }
         }),
+        Target(name: "speeds and volumes", corpus: { levelCorpus }, run: { input in
+            let text = input.text
+            do throws(TartilError) {
+                let speed = try PlaybackSpeed.parse(text, for: "--speed")
+                guard PlaybackSpeed.range.contains(speed), PlaybackSpeed.stepped(speed, by: 0) == speed else { return "speed \(speed)" }
+            } catch {
+                if error.code != .usage { return "speed: error code \(error.code), not usage" }
+            }
+            do throws(TartilError) {
+                let level = try PlaybackVolume.parse(text, for: "volume").applied(to: 100)
+                guard PlaybackVolume.range.contains(level) else { return "volume \(level)" }
+            } catch {
+                if error.code != .usage { return "volume: error code \(error.code), not usage" }
+            }
+            return nil
+        }),
         Target(name: "numbers, sizes and dates", corpus: { numberCorpus }, run: { input in
             let text = input.text
             if let value = NumberText.whole(text, in: 0...10_000), !(0...10_000).contains(value) { return "whole \(value)" }
@@ -131,6 +147,27 @@ import Testing
                 return error.code == .usage ? nil : "error code \(error.code), not usage"
             }
         }),
+        Target(name: "sync folder names", corpus: { syncNameCorpus }, run: { input in
+            // Whatever the name, size and kind: a decision, and one that merges only DEVICE-ID.tartil-journal.
+            let name = input.text
+            let size = Int64(input.count * 512 + (input.first.map { Int($0) % 3 } ?? 0))
+            for kind in [SyncFolder.EntryKind.regular, .directory, .symbolicLink, .other] {
+                let decision = SyncFolder.decide(.init(name: name, kind: kind, size: size), ownDeviceID: "own-device")
+                switch decision {
+                case .merge(let device):
+                    guard kind == .regular, name == device + SyncFolder.suffix, SyncFolder.isDeviceID(Substring(device)),
+                        size > 0, size % 512 == 0, device != "own-device"
+                    else { return "merges \(name.debugDescription) (\(kind), \(size) bytes)" }
+                case .own:
+                    guard name == "own-device" + SyncFolder.suffix, kind == .regular else { return "own: \(name.debugDescription)" }
+                case .skip(let reason):
+                    guard !reason.isEmpty, name.contains("tartil-journal") else { return "skip without reason or not ours: \(name.debugDescription)" }
+                case .ignore:
+                    guard !name.contains("tartil-journal") else { return "ignores \(name.debugDescription)" }
+                }
+            }
+            return nil
+        }),
         Target(name: "surah names and file names", corpus: { referenceCorpus }, run: { input in
             _ = SurahNames.match(input.text)
             if let ayah = AyahRef(fileName: input.text), !(1...Catalog.totalAyat).contains(ayah.global) { return "file name \(ayah)" }
@@ -184,6 +221,15 @@ import Testing
         "al-mulk:1-5", "the cow:255", "78-114", "1,2,3", "para 30", "1:1-1:7", "114:6", "Aal-i-Imraan", "ar-rahman",
     ].map { Array($0.utf8) }
 
+    static let syncNameCorpus: [[UInt8]] = [
+        "3f2a9c1e-28f3-49f7-b007-da4e6477c012.tartil-journal", "own-device.tartil-journal", ".syncthing.a.tartil-journal.tmp",
+        "~syncthing~a.tartil-journal.tmp", "a.sync-conflict-20261201-000000-ABCDEFG.tartil-journal",
+        "a (Someone's conflicted copy 2026-12-01).tartil-journal", "a (conflicted copy 2026-12-01 001122).tartil-journal",
+        ".a.tartil-journal.~1a2b", "a.tartil-journal.1a2b3c4d.partial", "a.tartil-journal.conflict1", "a.tartil-journal..path1",
+        "~$a.tartil-journal", "a.tartil-journal.tmp-1a2b3c4d", "a.tartil-journal-wal", "a.tartil-journal.part", "notes.txt",
+        "a.b.tartil-journal", ".tartil-journal", "tartil-journal",
+    ].map { Array($0.utf8) }
+
     static let seekCorpus: [[UInt8]] = [
         "3:20", "1:02:03", "95", "95.5s", "+30", "-10", "+1:30", "-1:00", "45%", "100%", "2:255", "ayah 3:20",
         "yasin:12", "0", "0:00", "100:00:00",
@@ -200,7 +246,12 @@ import Testing
         "2026-11-29 08:00", "7d", "12h", "30m", "0.3333", "60",
     ].map { Array($0.utf8) }
 
+    static let levelCorpus: [[UInt8]] = [
+        "1", "1.25", "0.5", "2", "1.5x", ".95", "80", "+5", "-5", "150", "100%", "0",
+    ].map { Array($0.utf8) }
+
     static let lineCorpus: [[UInt8]] = [
+        "play 36 --speed 1.25 --volume 120; speed 0.9; volume -5; status --json",
         "play 36 --reciter ibrahim-alakhdar --repeat 3 --pause 2; wait", "seek 1:00; status --json",
         "prefetch 'juz 30' --jobs 8 --retries 3 --max-size 2G", "history --since 7d", "bookmark 2:255 --note \"a note\"",
         "journal export --since 2026-11-01 --format csv", "cache verify --repair # comment", "render 112 -o x.wav --from 45%",

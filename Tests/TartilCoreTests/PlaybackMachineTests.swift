@@ -39,6 +39,7 @@ struct Engine {
             case .record(let record): records.append(record)
             case .notify(let notice): notices.append(notice)
             case .end(let state, let message): ended = (state, message)
+            case .setSpeed, .setVolume: break
             }
         }
     }

@@ -269,4 +269,32 @@ import Testing
         #expect(try derived(abThenC).0.count == 95 + 0)  // every event once (the empty merge targets add none)
         #expect(try abThenC.problems().isEmpty)
     }
+
+    /// A merge reads what is new by device and sequence number; where two files disagree about a device (a journal
+    /// copied to a second machine and used on both: two histories under one device id) it still unites them by
+    /// event id.
+    @Test func mergeTakesOnlyNewEventsAndStillUnitesAForkedDevice() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func append(_ name: String, _ count: Int) throws {
+            let journal = try Journal(path: "\(directory)/\(name).sqlite")
+            try journal.append(contentsOf: (0..<count).map { EventDraft(kind: .bookmark, surah: 3, ayah: 1 + $0, note: "\(name)\($0)") })
+            journal.close()
+        }
+        try append("a", 5)
+        let b = try Journal(path: directory + "/b.sqlite")
+        defer { b.close() }
+        #expect(try b.merge(from: directory + "/a.sqlite") == 5)
+        try append("a", 3)
+        #expect(try b.merge(from: directory + "/a.sqlite") == 3)
+        #expect(try b.merge(from: directory + "/a.sqlite") == 0)
+        // The fork: c is a copy of a, then both go on.
+        try FileManager.default.copyItem(atPath: directory + "/a.sqlite", toPath: directory + "/c.sqlite")
+        try append("a", 2)
+        try append("c", 4)
+        #expect(try b.merge(from: directory + "/a.sqlite") == 2)
+        #expect(try b.merge(from: directory + "/c.sqlite") == 4)
+        #expect(try b.merge(from: directory + "/c.sqlite") == 0 && b.merge(from: directory + "/a.sqlite") == 0)
+        #expect(try b.events().count == 14)
+    }
 }

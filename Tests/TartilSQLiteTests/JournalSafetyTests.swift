@@ -101,9 +101,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: other + "-wal") && !FileManager.default.fileExists(atPath: other + "-shm"))
         // Merging a journal into itself adds nothing (its own log beside it is not a reason to refuse).
         #expect(try journal.merge(from: directory + "/journal.sqlite") == 0)
-        // A log beside it may hold events the file lacks: refused (a failure, not bad input), nothing merged.
+        // A log beside it may hold events the file lacks: refused (unreadable for now, not bad input), nothing merged.
         try Data(repeating: 7, count: 100).write(to: URL(fileURLWithPath: other + "-wal"))
-        #expect { try journal.merge(from: other) } throws: { ($0 as? JournalError)?.code == .failed }
+        #expect { try journal.merge(from: other) } throws: { ($0 as? JournalError)?.code == .unreadable }
         // An empty file, or one that is not a regular file, is not a journal.
         FileManager.default.createFile(atPath: directory + "/empty.sqlite", contents: Data())
         for path in [directory + "/empty.sqlite", "/dev/null", directory] {

@@ -97,7 +97,7 @@ enum JournalCommands {
         examples: ["tartil bookmark 2:255 --note 'Ayat al-Kursi'"],
         run: { invocation, context in
             // A reciter mirrors.json does not list is refused before anything is written (the journal keeps it for good).
-            let reciter = try invocation.value("--reciter").map { id throws(TartilError) in try context.library().reciter(try ReciterID(id)).id.rawValue }
+            let reciter = try invocation.value("--reciter").map { name throws(TartilError) in try context.library().reciter(named: name).id.rawValue }
             var draft = EventDraft(kind: .bookmark, reciter: reciter, note: invocation.value("--note"))
             if let note = draft.note, note.utf8.count > Journal.MergeLimits.noteBytes {
                 throw TartilError.usage("--note takes at most \(Journal.MergeLimits.noteBytes) bytes, not \(note.utf8.count)")
@@ -241,7 +241,7 @@ enum JournalCommands {
         return "\(draft.surah!):\(draft.ayah!)"
     }
 
-    static let group = CommandSpec(path: ["journal"], overview: "Export, merge, back up, check and count the positions journal.", run: nil)
+    static let group = CommandSpec(path: ["journal"], overview: "Export, merge, sync, back up, check and count the positions journal.", run: nil)
 
     static let export = CommandSpec(
         path: ["journal", "export"],
@@ -344,6 +344,104 @@ enum JournalCommands {
             }
         })
 
+    static let sync = CommandSpec(
+        path: ["journal", "sync"],
+        overview: "Exchange journals with your other devices through a folder a sync tool keeps in sync.",
+        discussion: """
+            Merges every other device's DIR/DEVICE-ID.tartil-journal that is a valid tartil journal of that device, \
+            then writes this device's snapshot, DIR/<this device id>.tartil-journal (SQLite's online backup API, a \
+            temporary name, fsync, rename), unless the one there holds every event already: what a run learnt is \
+            published by the same run, and a run that learnt nothing writes nothing. Nothing else is written to \
+            DIR. Sync tools' temporary and conflict copies (.syncthing.*.tmp, *.sync-conflict-*, "conflicted copy", \
+            .*.~*, *.partial, ~$*), partial, damaged or crafted files and files that vanish while being read are \
+            skipped and listed on standard error (and under "skipped" with --json), never fatal. Only new events \
+            are read, found by device and sequence number. One run at a time per journal (a lock beside the \
+            journal, <journal>.sync-lock; a second run waits up to 60 s). Safe to run again at any time (from cron \
+            or a systemd timer). Exit 0 when every valid journal merged, 64 when DIR cannot be used, 1 on a failure \
+            of this journal or of writing the snapshot, 130 when interrupted (the merge under way is rolled back). \
+            --watch syncs every --interval seconds until Ctrl-C or SIGTERM, which end it with exit 0.
+            """,
+        arguments: [.init(name: "dir", help: "The folder kept in sync between your machines.")],
+        options: [
+            .init(names: ["--watch"], valueName: nil, help: "Keep syncing, every --interval seconds, until Ctrl-C or SIGTERM."),
+            .init(names: ["--interval"], valueName: "seconds", help: "With --watch: seconds between syncs (1-86400, default 60)."),
+        ],
+        examples: ["tartil journal sync ~/Sync/tartil", "tartil journal sync ~/Dropbox/tartil --json", "tartil journal sync ~/Sync/tartil --watch --interval 300"],
+        run: { invocation, context in
+            let folder = invocation.arguments[0]
+            let watch = invocation.flag("--watch")
+            let interval = try invocation.integer("--interval", in: 1...86_400)
+            if interval != nil && !watch { throw TartilError.usage("--interval goes with --watch") }
+            let writer = try context.session.journal(context.settings)
+            var round = 0
+            while true {
+                round += 1
+                do throws(TartilError) {
+                    let report: Journal.SyncReport
+                    do throws(JournalError) {
+                        report = try writer.withJournal { journal throws(JournalError) in
+                            try journal.sync(folder: folder, shouldStop: { Interrupt.isPending })
+                        }
+                    } catch {
+                        throw commandError(error)
+                    }
+                    printSync(report, deviceID: writer.deviceID, context)
+                } catch {
+                    // A watch goes on after a failed round (a folder unmounted for a while); the first round's
+                    // failure, or an interruption, ends it.
+                    if !watch || round == 1 || error.code == .interrupted {
+                        if watch && error.code == .interrupted { return }
+                        throw error
+                    }
+                    context.console.note("journal sync: \(error.description)")
+                }
+                guard watch else { return }
+                if waitForInterrupt(seconds: interval ?? 60) { return }
+            }
+        })
+
+    /// Prints what a sync did: merges and the snapshot on standard output, skips on standard error (and all of it
+    /// as one JSON object with --json).
+    static func printSync(_ report: Journal.SyncReport, deviceID: String, _ context: Context) {
+        let console = context.console
+        for skip in report.skipped { console.note("skipped \(skip.name): \(skip.reason)") }
+        let total = report.merged.reduce(0) { $0 + $1.newEvents }
+        if context.settings.json {
+            console.json(.object([
+                ("folder", .string(report.folder)), ("device_id", .string(deviceID)), ("file", .string(report.ownFile)),
+                ("new_events", .int(total)),
+                ("merged", .array(report.merged.map { .object([("file", .string($0.name)), ("new_events", .int($0.newEvents))]) })),
+                ("skipped", .array(report.skipped.map { .object([("file", .string($0.name)), ("reason", .string($0.reason))]) })),
+                ("published", .bool(report.published != nil)),
+                ("events", report.published.map { .int($0.events) } ?? .null),
+                ("bytes", report.published.map { .int($0.bytes) } ?? .null),
+            ]))
+            return
+        }
+        for merged in report.merged where merged.newEvents > 0 {
+            console.line("\(merged.newEvents) new event\(merged.newEvents == 1 ? "" : "s") from \(merged.name)")
+        }
+        if let published = report.published {
+            console.line(
+                "wrote \(report.ownFile) (\(Formatting.grouped(published.events)) event\(published.events == 1 ? "" : "s"), \(Formatting.bytes(published.bytes)))")
+        } else {
+            console.line("\(report.ownFile) is up to date")
+        }
+    }
+
+    /// Waits `seconds`, or until Ctrl-C or SIGTERM; returns true when one arrived.
+    static func waitForInterrupt(seconds: Int) -> Bool {
+        var remaining = seconds * 1000
+        while remaining > 0 {
+            if Interrupt.isPending { return true }
+            var wake = pollfd(fd: Interrupt.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            let step = min(remaining, 1000)
+            if wake.fd >= 0 { _ = poll(&wake, 1, Int32(step)) } else { usleep(UInt32(step) * 1000) }
+            remaining -= step
+        }
+        return Interrupt.isPending
+    }
+
     static let stats = CommandSpec(
         path: ["journal", "stats"],
         overview: "Events by kind and device, sizes of the journal and its log, first and last times.",
@@ -424,7 +522,7 @@ enum JournalCommands {
         switch error.code {
         case .notAJournal, .refused, .badDestination, .unknownBookmark: return TartilError(.usage, error.message)
         case .interrupted: return TartilError(.interrupted, error.message)
-        case .failed: return TartilError(.failure, error.message)
+        case .failed, .unreadable: return TartilError(.failure, error.message)
         }
     }
 
@@ -433,7 +531,7 @@ enum JournalCommands {
     static func listedReciter(_ invocation: Invocation, _ context: Context, _ journal: Journal?) throws(TartilError) -> String? {
         guard let id = invocation.value("--reciter") else { return nil }
         do {
-            return try context.library().reciter(try ReciterID(id)).id.rawValue
+            return try context.library().reciter(named: id).id.rawValue
         } catch {
             if let journal, (try? journal.mentions(reciter: id)) == true { return id }
             throw error

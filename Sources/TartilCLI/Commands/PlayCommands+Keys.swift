@@ -101,7 +101,8 @@ extension PlayCommands {
                 if let mark = status.loopMarkSeconds { return "loop from \(clock(mark)): l again marks its end" }
                 return "loop off"
             case .command(let command):
-                try context.session.control(name(of: command), command)
+                let status = try context.session.control(name(of: command), command)
+                if case .setVolume = command { return "volume \(status.volume)%" }
                 return nil
             case .bookmark:
                 var draft = EventDraft(kind: .bookmark)
@@ -113,6 +114,10 @@ extension PlayCommands {
                 return forever ? "repeat off" : "repeating this ayah until you move on (r again: off)"
             case .help:
                 return PlayerKeys.helpLine
+            case .speed(let steps):
+                let current = try context.session.player(for: "speed").status.speed
+                let status = try context.session.control("speed", .setSpeed(PlaybackSpeed.stepped(current, by: steps)))
+                return "speed \(PlaybackSpeed.text(status.speed))×"
             }
         } catch {
             return error.message
@@ -134,6 +139,8 @@ extension PlayCommands {
         case .loop, .markLoop: return "loop"
         case .stopAfter: return "stop-after"
         case .sleep: return "sleep"
+        case .setSpeed: return "speed"
+        case .setVolume: return "volume"
         }
     }
 }

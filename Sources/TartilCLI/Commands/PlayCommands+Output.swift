@@ -76,6 +76,8 @@ extension PlayCommands {
             ("duration_samples", .int(status.durationSamples)),
             ("sample_rate", .int(status.sampleRate)),
             ("estimated", .bool(status.isEstimated)),
+            ("speed", .double(status.speed)),
+            ("volume", .int(status.volume)),
             ("buffering", status.bufferingAyah.map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) } ?? .null),
             ("skipped", .array(status.skipped.sorted { $0.key < $1.key }.map {
                 .object([("surah", .int($0.key.surah)), ("ayah", .int($0.key.ayah)), ("reason", .string($0.value))])
@@ -129,6 +131,9 @@ extension PlayCommands {
         }
         if let stop = status.stopAfter { facts += "  stop after \(stop)" }
         if let left = status.sleepSecondsLeft { facts += "  sleep \(clock(left))" }
+        // The times are the recitation's own; the speed is said beside them.
+        if status.speed != PlaybackSpeed.normal { facts += "  \(PlaybackSpeed.text(status.speed))×" }
+        if status.volume != PlaybackVolume.normal { facts += "  vol \(status.volume)%" }
         return facts
     }
 

@@ -24,6 +24,8 @@ enum PlayCommands {
             optionalValuePrefix: "window="),
         .init(names: ["--loop"], valueName: "A-B", help: "Loop from A to B until stopped: times in the surah (1:05-1:12) or ayat with seconds into them (36:12+3.5-36:12+9); 'A B n' for n passes."),
         .init(names: ["--stop-after"], valueName: "when", help: "Stop by itself: after a time (20m, 1h30m, 90s; the last 3 s fade out), n ayat (5 ayat), the surah or the juz."),
+        .init(names: ["--speed"], valueName: "x", help: "Speed, pitch preserved: 0.5-2 in steps of 0.05 (default 1; positions stay recitation time)."),
+        .init(names: ["--volume"], valueName: "percent", help: "Volume, 0-150 (default 100); above full scale a limiter lowers the gain, nothing clips."),
     ]
 
     static let play = CommandSpec(
@@ -60,6 +62,7 @@ enum PlayCommands {
             "tartil play 67 --repeat-range inf --stop-after 20m",
             "tartil play 67 --from 45% --device null --events",
             "tartil play 36 --resume",
+            "tartil play 67 --speed 1.25 --volume 80",
         ],
         run: runPlay)
 
@@ -121,10 +124,47 @@ enum PlayCommands {
             reportStatus(try context.session.control("seek", .seek(target)), context)
         })
 
+    static let speed = CommandSpec(
+        path: ["speed"],
+        overview: "Set the playback speed, pitch preserved: 0.5-2 in steps of 0.05.",
+        discussion: """
+            Takes effect within a chunk, without a gap; positions, seeks and the journal stay in the recording's own \
+            time. Without a value, prints the speed. Kept by the next play of this prompt or session. Keys: [ and ].
+            """,
+        arguments: [.init(name: "x", help: "0.5-2 in steps of 0.05 (1.25, 0.9)", optional: true)],
+        examples: ["speed 1.25", "speed 1"],
+        run: { invocation, context in
+            guard let text = invocation.arguments.first else {
+                reportStatus(try context.session.player(for: "speed").status, context, always: true)
+                return
+            }
+            let speed = try PlaybackSpeed.parse(text, for: "speed")
+            reportStatus(try context.session.control("speed", .setSpeed(speed)), context)
+        })
+
+    static let volume = CommandSpec(
+        path: ["volume"],
+        overview: "Set the volume in percent (0-150), or change it by +N/-N.",
+        discussion: """
+            100 is the recording's own level. Above it, a limiter lowers the gain where a sample would pass full \
+            scale, so nothing clips or wraps. +N and -N stop at 0 and 150. Without a value, prints the volume. Kept \
+            by the next play of this prompt or session. Keys: 9 and 0.
+            """,
+        arguments: [.init(name: "level", help: "0-150, +5, -5", optional: true)],
+        examples: ["volume 80", "volume +5", "volume -10"],
+        run: { invocation, context in
+            guard let text = invocation.arguments.first else {
+                reportStatus(try context.session.player(for: "volume").status, context, always: true)
+                return
+            }
+            let change = try PlaybackVolume.parse(text, for: "volume")
+            reportStatus(try context.session.control("volume", .setVolume(change)), context)
+        })
+
     static let status = CommandSpec(
         path: ["status"],
         overview: "Show where playback is: state, ayah, time, and the surah's scrubber bar.",
-        discussion: "With --json, one object: state, reciter, surah, ayah, item, items, position_ms, position_samples, duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, buffering, skipped.",
+        discussion: "With --json, one object: state, reciter, surah, ayah, item, items, position_ms, position_samples, duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, speed, volume, buffering, skipped. Times are recitation time whatever the speed.",
         run: { _, context in
             let player = try context.session.player(for: "status")
             let status = player.status
@@ -169,7 +209,9 @@ enum PlayCommands {
         arguments: [.init(name: "on|off", help: "on (the default) or off", optional: true)],
         run: { invocation, context in
             let word = invocation.arguments.first ?? "on"
-            guard word == "on" || word == "off" else { throw TartilError.usage("events takes on or off, not '\(word)'") }
+            guard word == "on" || word == "off" else {
+                throw TartilError.usage("events takes on or off, not '\(word)'" + Suggestion.hint(for: word, among: ["on", "off"]))
+            }
             context.session.setPrintEvents(word == "on", console: context.console)
             if context.settings.json { context.console.json(.object([("events", .string(word))])) }
         })
@@ -263,10 +305,10 @@ enum PlayCommands {
     }
 
     /// After a control command: the status object with `--json`, the status line at the interactive prompt.
-    static func reportStatus(_ status: PlayerStatus, _ context: Context) {
+    static func reportStatus(_ status: PlayerStatus, _ context: Context, always: Bool = false) {
         if context.settings.json {
             context.console.json(json(status))
-        } else if context.interactive {
+        } else if context.interactive || always {
             context.console.line(progressLine(status))
         }
     }
@@ -281,7 +323,8 @@ enum PlayCommands {
         let device = invocation.value("--device") ?? previous?.device ?? context.settings.environment["TARTIL_DEVICE"] ?? "default"
         let outputText = invocation.value("--output") ?? previous?.output ?? context.settings.environment["TARTIL_OUTPUT"] ?? "alsa"
         guard let output = OutputChoice.parse(outputText, device: device) else {
-            throw TartilError.usage("--output takes \(OutputChoice.forms), not '\(outputText)'")
+            throw TartilError.usage(
+                "--output takes \(OutputChoice.forms), not '\(outputText)'" + Suggestion.hint(for: outputText, among: ["alsa", "null", "silent"]))
         }
         context.session.lastOutput = (outputText, device)
         var setup: PlayerSetup
@@ -380,7 +423,7 @@ enum PlayCommands {
         var options = PlaybackOptions()
         if let text = invocation.value("--basmala") {
             guard let basmala = PlaybackOptions.Basmala(rawValue: text) else {
-                throw TartilError.usage("--basmala takes auto or off, not '\(text)'")
+                throw TartilError.usage("--basmala takes auto or off, not '\(text)'" + Suggestion.hint(for: text, among: ["auto", "off"]))
             }
             options.basmala = basmala
         }
@@ -391,6 +434,11 @@ enum PlayCommands {
         if let text = invocation.value("--stepped") { options.stepped = try Stepped.parse(text, for: "--stepped") }
         let stopAfter = try invocation.value("--stop-after").flatMap { text throws(TartilError) in try StopAfter.parse(text, for: "--stop-after") }
         let loop = try invocation.value("--loop").map { text throws(TartilError) in try LoopRequest.parse([text]) }
+        let speed = try invocation.value("--speed").map { text throws(TartilError) in try PlaybackSpeed.parse(text, for: "--speed") }
+        var volume: Int?
+        if let text = invocation.value("--volume"), case .to(let level) = try PlaybackVolume.parse(text, relative: false, for: "--volume") {
+            volume = level
+        }
         let start = try invocation.value("--from").map(SeekTarget.parse)
         let plan = try PlaybackPlan(ayat: ayat, options: options)
         if case .ayah(let ayah)? = start, plan.firstItem(of: ayah) == nil {
@@ -399,8 +447,10 @@ enum PlayCommands {
         if case .offset? = start { throw TartilError.usage("--from takes a time, a share or an ayah, not a relative move") }
         let library = try context.library()
         let reciter: Reciter
-        if let id = reciterID ?? invocation.value("--reciter") ?? context.settings.defaultReciter {
-            reciter = try library.reciter(try ReciterID(id))
+        if let id = reciterID {
+            reciter = try library.reciter(try ReciterID(id))  // from the journal: exactly that one
+        } else if let name = invocation.value("--reciter") ?? context.settings.defaultReciter {
+            reciter = try library.reciter(named: name)
         } else if let first = library.reciters.first {
             reciter = first
         } else {
@@ -411,6 +461,10 @@ enum PlayCommands {
             output: output, plan: plan, start: start)
         setup.stopAfter = stopAfter
         setup.loop = loop
+        // Speed and volume: as given, else (play, resume) what the session's last player had.
+        let carried = invocation.command.name == "render" ? nil : context.session.current?.status
+        setup.speed = speed ?? carried?.speed ?? PlaybackSpeed.normal
+        setup.volume = volume ?? carried?.volume ?? PlaybackVolume.normal
         return setup
     }
 

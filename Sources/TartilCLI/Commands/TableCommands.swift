@@ -29,7 +29,11 @@ enum TableCommands {
             "tartil table build ../shared/real/audio/ibrahim-alakhdar --reciter ibrahim-alakhdar -o reciter-tables/ibrahim-alakhdar.tsv",
         ],
         run: { invocation, context in
-            let reciter = try context.reciterID(invocation)
+            // Any id: a table may be made for a reciter mirrors.json does not list yet.
+            guard let name = invocation.value("--reciter") ?? context.settings.defaultReciter else {
+                throw TartilError.usage("table build needs --reciter <id>: the id the table is for")
+            }
+            let reciter = try ReciterID(name.lowercased())
             let directory = invocation.arguments[0]
             let output = invocation.value("--output")
                 ?? Path.join(context.settings.tableOutputDirectory, "\(reciter).tsv")

@@ -26,8 +26,8 @@ enum ControlSocket {
 
     /// The commands another process may send.
     static let commands: Set<String> = [
-        "pause", "resume", "toggle", "stop", "next", "prev", "seek", "status", "wait", "bookmark", "play", "watch", "events",
-        "set", "loop", "sleep", "stop-after",
+        "pause", "resume", "toggle", "stop", "next", "prev", "seek", "speed", "volume", "status", "wait", "bookmark", "play", "watch",
+        "events", "set", "loop", "sleep", "stop-after",
     ]
 
     /// The largest request line taken.
@@ -162,7 +162,7 @@ enum ControlSocket {
 extension ControlSocket {
     /// The commands a process without a player of its own sends to this user's player, when one is running.
     static let forwarded: Set<String> = [
-        "pause", "resume", "toggle", "stop", "next", "prev", "seek", "status", "wait", "bookmark", "play", "watch",
+        "pause", "resume", "toggle", "stop", "next", "prev", "seek", "speed", "volume", "status", "wait", "bookmark", "play", "watch",
         "set", "loop", "sleep", "stop-after",
     ]
 

@@ -156,8 +156,10 @@ extension CommandSpec {
             } else if name == "-h" || name == "--help" {
                 invocation.values["--help"] = ""
             } else {
+                let names = options.flatMap(\.names) + GlobalOption.all.map(\.name) + ["--help"]
+                let hint = Suggestion.hint(for: name, among: names)
                 let known = (options.flatMap(\.names) + ["--json", "--help"]).joined(separator: ", ")
-                throw UsageError(message: "unknown option '\(name)' for '\(self.name)' (options: \(known))", command: self)
+                throw UsageError(message: "unknown option '\(name)' for '\(self.name)'\(hint) (options: \(known))", command: self)
             }
         }
         if invocation.flag("--help") { return invocation }

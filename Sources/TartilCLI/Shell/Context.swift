@@ -42,11 +42,12 @@ struct Context: Sendable {
         }
     }
 
-    /// The reciter named by `--reciter` (or `TARTIL_RECITER`), validated.
+    /// The reciter named by `--reciter` (or the default reciter), as mirrors.json spells its id: any case, a
+    /// unique prefix of an id or words of a name select one.
     func reciterID(_ invocation: Invocation) throws(TartilError) -> ReciterID {
         guard let text = invocation.value("--reciter") ?? settings.defaultReciter else {
-            throw .usage("\(invocation.command.name) needs --reciter <id> (or TARTIL_RECITER); `tartil reciters` lists them")
+            throw .usage("\(invocation.command.name) needs --reciter <id> (or a default reciter: TARTIL_RECITER, or reciter= in the config file); `tartil reciters` lists them")
         }
-        return try ReciterID(text)
+        return try library().reciter(named: text).id
     }
 }

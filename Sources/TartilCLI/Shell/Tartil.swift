@@ -246,8 +246,7 @@ struct Shell {
         }
         guard let (found, used) = table.find(words) else {
             let name = words.first ?? ""
-            let close = name.utf8.count > 32 ? [] : table.topLevelNames.filter { EditDistance.between($0, name) <= 2 }
-            let hint = close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"
+            let hint = Suggestion.hint(for: name, among: table.topLevelNames)
             let error = UsageError(
                 message: "unknown command '\(name)'\(hint) (commands: \(table.topLevelNames.joined(separator: ", ")))",
                 command: nil)

@@ -61,16 +61,45 @@ public struct MirrorList: Sendable {
 
     public init(reciters: [Reciter]) { self.reciters = reciters }
 
-    /// The reciter with `id`, or a usage error suggesting the closest ids that exist.
+    /// The reciter with exactly `id` (ids found in files: the cache, the journal), or a usage error suggesting the
+    /// closest ids that exist. What people type goes through `reciter(named:)`.
     public func reciter(_ id: ReciterID) throws(TartilError) -> Reciter {
         if let reciter = reciters.first(where: { $0.id == id }) { return reciter }
-        let close = reciters.map(\.id.rawValue)
-            .map { ($0, EditDistance.between($0, id.rawValue)) }
-            .filter { $0.1 <= max(2, id.rawValue.count / 3) }
-            .sorted { $0.1 < $1.1 }
-            .prefix(3).map(\.0)
-        let hint = close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"
+        let hint = Suggestion.hint(for: id.rawValue, among: reciters.map(\.id.rawValue))
         throw TartilError(.usage, "no reciter '\(id)' in mirrors.json\(hint) (`tartil reciters` lists them)")
+    }
+
+    /// The reciter a person means by `text`, forgivingly:
+    /// 1. its id, in any case (`Alafasy-128`);
+    /// 2. the start of exactly one id (`alafasy` when only `alafasy-128` starts so);
+    /// 3. the words of exactly one reciter's id or name (`akhdar`, `ibrahim akhdar`, `Al-Akhdar`).
+    /// When several match, a usage error lists them ("did you mean alafasy-128, alafasy-64?"); when none does,
+    /// the ids within the allowed edit distance are suggested.
+    public func reciter(named text: String) throws(TartilError) -> Reciter {
+        let typed = text.trimmedWhitespace.lowercased()
+        guard !typed.isEmpty else { throw .usage("the reciter is empty: `tartil reciters` lists them") }
+        guard typed.utf8.count <= 64 else { throw .usage("no reciter is named like that (\(typed.utf8.count) bytes): `tartil reciters` lists them") }
+        if let exact = reciters.first(where: { $0.id.rawValue == typed }) { return exact }
+        func ambiguous(_ matches: [Reciter]) -> TartilError {
+            .usage("'\(text)' could be \(matches.count) reciters; did you mean \(matches.map(\.id.rawValue).joined(separator: ", "))?")
+        }
+        let prefixed = reciters.filter { $0.id.rawValue.hasPrefix(typed) }
+        if prefixed.count == 1 { return prefixed[0] }
+        if prefixed.count > 1 { throw ambiguous(prefixed) }
+        let wanted = Self.words(typed)
+        let named = reciters.filter { reciter in
+            let words = Set(Self.words(reciter.id.rawValue) + Self.words(reciter.name))
+            return !wanted.isEmpty && wanted.allSatisfy(words.contains)
+        }
+        if named.count == 1 { return named[0] }
+        if named.count > 1 { throw ambiguous(named) }
+        let hint = Suggestion.hint(for: typed, among: reciters.map(\.id.rawValue))
+        throw TartilError(.usage, "no reciter '\(text)' in mirrors.json\(hint) (`tartil reciters` lists them)")
+    }
+
+    /// The lowercase words of an id or a name (`Ibrahim Al-Akhdar` → ibrahim, al, akhdar).
+    static func words(_ text: String) -> [String] {
+        text.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init)
     }
 
     // MARK: - Parsing

@@ -158,6 +158,9 @@ public struct LoopRequest: Sendable, Hashable, CustomStringConvertible {
 
     /// `A B [N|inf]` (the prompt's words) or `A-B` (`--loop`), also `A-B N`.
     public static func parse(_ given: [String]) throws(TartilError) -> LoopRequest {
+        // Each hyphen is tried as the split, so the text is bounded: no loop point is longer than `36:12+3599.999`.
+        let length = given.reduce(0) { $0 + $1.utf8.count }
+        guard length <= 120 else { throw .usage("a loop takes A B [N|inf] or A-B, at most 120 characters, not \(length)") }
         var words: [String] = []
         for word in given.flatMap({ $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) }) {
             // `ayah 36:12` is one point.

@@ -79,6 +79,10 @@ public struct PlaybackMachine: Sendable {
         case notify(Notice)
         /// Playback is over.
         case end(State, message: String?)
+        /// Stretch what is written from now on to this speed, pitch preserved (1: the decode as it is).
+        case setSpeed(Double)
+        /// Play at this volume, in percent (100: the decode as it is).
+        case setVolume(Int)
     }
 
     /// What the listener (or a script) asks.
@@ -98,6 +102,9 @@ public struct PlaybackMachine: Sendable {
         case stopAfter(StopAfter?)
         /// The sleep timer alone (`sleep 20m`, `sleep off`): stop after this many seconds of listening.
         case sleep(seconds: Double?)
+        /// Speed (`PlaybackSpeed`) and volume (`PlaybackVolume`): positions stay in the recording's samples.
+        case setSpeed(Double)
+        case setVolume(PlaybackVolume.Change)
     }
 
     /// An A-B loop in the plan: from `start` to the end of item `endIndex` or, with `endOffset`, to that many
@@ -173,6 +180,12 @@ public struct PlaybackMachine: Sendable {
     public private(set) var endMessage: String?
     /// End with `failed` instead of skipping an item that cannot be had (`render`).
     public let stopOnSkip: Bool
+    /// How fast and how loud it plays (`setSpeed`, `setVolume`); positions are counted in the recording's samples
+    /// whatever the speed.
+    public private(set) var speed = PlaybackSpeed.normal
+    public private(set) var volume = PlaybackVolume.normal
+    /// The fastest speed allowed (a reciter's `max_speed`).
+    public var maximumSpeed = PlaybackSpeed.range.upperBound
 
     /// The A-B loop, if any.
     public private(set) var loop: Loop?
@@ -182,7 +195,8 @@ public struct PlaybackMachine: Sendable {
     public private(set) var stopAfter: StopAfter?
     /// With `stopAfter` at a boundary: the first item not played.
     public private(set) var stopBoundary: Int?
-    /// With a timer: the frames still to write, at `sleepRate`.
+    /// With a timer: the frames still to be heard, at `sleepRate` and normal speed (listening time: at 1.5× a
+    /// frame of the recording lasts 1/1.5 of one).
     private var sleepFrames: Int?
     private var sleepRate = 1
     /// True once a timer or boundary ended the writing: the device plays out what it holds, then playback stops.
@@ -305,6 +319,12 @@ public struct PlaybackMachine: Sendable {
             actions.append(.end(.stopped, message: nil))
         case .seek(let seek):
             move(to: try target(of: seek), &actions)
+        case .setSpeed(let new):
+            speed = try PlaybackSpeed.checked(new, maximum: maximumSpeed, for: "speed")
+            actions.append(.setSpeed(speed))
+        case .setVolume(let change):
+            volume = try change.applied(to: volume)
+            actions.append(.setVolume(volume))
         case .next:
             let group = plan.group(containing: min(heard.index, plan.items.count - 1))
             guard group.upperBound < plan.items.count else {
@@ -517,7 +537,7 @@ public struct PlaybackMachine: Sendable {
     public var fade: Fade? {
         guard let left = sleepFramesLeft, head.index < plan.items.count else { return nil }
         let rate = timeline.lengths[head.index].rate
-        return Fade(framesLeft: left, fadeFrames: Int((StopAfter.fadeSeconds * Double(rate)).rounded()))
+        return Fade(framesLeft: left, fadeFrames: Int((StopAfter.fadeSeconds * Double(rate) * speed).rounded()))
     }
 
     /// Seconds left on the sleep timer.
@@ -527,7 +547,8 @@ public struct PlaybackMachine: Sendable {
     private var sleepFramesLeft: Int? {
         guard let sleepFrames else { return nil }
         let rate = head.index < plan.items.count ? timeline.lengths[head.index].rate : sleepRate
-        return rate == sleepRate ? sleepFrames : Int((Double(sleepFrames) * Double(rate) / Double(sleepRate)).rounded())
+        if rate == sleepRate && speed == 1 { return sleepFrames }
+        return Int((Double(sleepFrames) * Double(rate) / Double(sleepRate) * speed).rounded())
     }
 
     /// Moves the listener to `position`: paused, the pause moves there; playing, the device's sound is dropped
@@ -623,7 +644,7 @@ public struct PlaybackMachine: Sendable {
             if stoppingByItself {
                 // The timer ran out: record where its fade began, so that resuming replays what was faded.
                 let rate = timeline.lengths[min(head.index, plan.items.count - 1)].rate
-                let fadeStart = position(before: Int((StopAfter.fadeSeconds * Double(rate)).rounded()))
+                let fadeStart = position(before: Int((StopAfter.fadeSeconds * Double(rate) * speed).rounded()))
                 heard = head
                 actions.append(.record(record(at: fadeStart ?? heard, .stop)))
                 setState(.stopped, &actions)
@@ -844,7 +865,8 @@ public struct PlaybackMachine: Sendable {
         }
         if let left = sleepFrames {
             let rate = timeline.lengths[head.index].rate
-            let counted = rate == sleepRate ? frames : Int((Double(frames) * Double(sleepRate) / Double(rate)).rounded())
+            let counted = rate == sleepRate && speed == 1
+                ? frames : Int((Double(frames) * Double(sleepRate) / Double(rate) / speed).rounded())
             sleepFrames = max(0, left - counted)
         }
     }

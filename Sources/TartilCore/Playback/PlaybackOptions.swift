@@ -163,7 +163,7 @@ public struct PlaybackOptions: Sendable, Hashable {
             switch name.lowercased() {
             case "basmala":
                 guard let basmala = Basmala(rawValue: value.lowercased()) else {
-                    throw .usage("basmala takes auto or off, not '\(value)'")
+                    throw .usage("basmala takes auto or off, not '\(value)'" + Suggestion.hint(for: value, among: ["auto", "off"]))
                 }
                 return .basmala(basmala)
             case "repeat": return .repeatEach(try value.lowercased() == "off" ? .times(1) : RepeatCount.parse(value, for: "repeat"))
@@ -173,7 +173,7 @@ public struct PlaybackOptions: Sendable, Hashable {
             case "cycle-pause": return .cyclePause(seconds: try PlaybackOptions.cyclePause(value, for: "cycle-pause"))
             case "stepped": return .stepped(try Stepped.parse(value, for: "stepped"))
             default:
-                throw .usage("set takes \(names.joined(separator: ", ")), not '\(name)'")
+                throw .usage("set takes \(names.joined(separator: ", ")), not '\(name)'" + Suggestion.hint(for: name, among: names))
             }
         }
     }

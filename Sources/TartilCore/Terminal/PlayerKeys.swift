@@ -9,6 +9,8 @@
 /// | `<` `>` | previous / next ayah |
 /// | `l` | A-B loop: mark A, then B (the loop starts), then clear it |
 /// | `r` | repeat this ayah for ever / stop repeating it |
+/// | `[` `]` | slower / faster by 0.05 |
+/// | `9` `0` | quieter / louder by 5 % |
 /// | `b` | bookmark where playback is |
 /// | `q` | quit, saving the position |
 /// | `?` | this help, on one line |
@@ -23,6 +25,8 @@ public enum PlayerKeys {
         case toggleRepeat
         /// Show the key help.
         case help
+        /// Speed moved by this many steps of 0.05 (`PlaybackSpeed.stepped`: held within 0.5…2).
+        case speed(steps: Int)
     }
 
     /// One row of the table: the keys (as the help shows them), what they do, and the keys themselves.
@@ -57,6 +61,15 @@ public enum PlayerKeys {
             keys: [.character("<"): .command(.previous), .character(">"): .command(.next)]),
         Binding(label: "l", help: "loop A/B/off", keys: [.character("l"): .command(.markLoop)]),
         Binding(label: "r", help: "repeat ayah", keys: [.character("r"): .toggleRepeat]),
+        Binding(
+            label: "[/]", help: "-/+0.05 speed",
+            keys: [.character("["): .speed(steps: -1), .character("]"): .speed(steps: 1)]),
+        Binding(
+            label: "9/0", help: "-/+5% volume",
+            keys: [
+                .character("9"): .command(.setVolume(.by(-PlaybackVolume.step))),
+                .character("0"): .command(.setVolume(.by(PlaybackVolume.step))),
+            ]),
         Binding(label: "b", help: "bookmark", keys: [.character("b"): .bookmark]),
         Binding(label: "q", help: "quit", keys: [.character("q"): .command(.quit)]),
         Binding(label: "?", help: "keys", keys: [.character("?"): .help]),

@@ -1,0 +1,233 @@
+import FoundationEssentials
+import Glibc
+import TartilCore
+import TartilSQLite
+
+/// `journal sync DIR`: journals exchanged through a folder that a file-sync tool (Syncthing, Dropbox, Nextcloud,
+/// rclone, a network share) keeps the same on several machines.
+///
+/// Each device writes one file there, `DIR/<device-id>.tartil-journal`, and only reads the others. A run:
+/// 1. takes the sync lock (`<journal>.sync-lock`, beside the journal, never in DIR), so two runs on one machine
+///    (cron and `--watch`, say) take turns; the merges themselves are SQLite transactions, safe without it;
+/// 2. removes this device's own temporary snapshots left by a run that was killed;
+/// 3. merges every other device's file that `SyncFolder.decide` lets through and that is a valid tartil journal
+///    of that device (`merge`, which reads them read-only and immutable and checks everything it takes); any
+///    file that is not, or that vanishes or cannot be read meanwhile, is skipped with the reason;
+/// 4. then writes this device's snapshot (`backup`: SQLite's online backup API into a temporary name in DIR,
+///    checked, fsynced, renamed, the folder fsynced), unless the one there already holds every event: so what a
+///    run learnt is published in the same run, and a run that learnt nothing writes nothing (a sync tool has
+///    nothing to send).
+extension Journal {
+    /// One file `sync` did not merge, and why.
+    public struct SyncSkip: Sendable, Hashable {
+        /// The file's name in the folder.
+        public let name: String
+        public let reason: String
+    }
+
+    /// One file `sync` merged.
+    public struct SyncMerge: Sendable, Hashable {
+        public let name: String
+        /// Events it had that this journal lacked.
+        public let newEvents: Int
+    }
+
+    /// What a sync did.
+    public struct SyncReport: Sendable, Hashable {
+        /// The folder.
+        public let folder: String
+        /// This device's snapshot in it.
+        public let ownFile: String
+        public var merged: [SyncMerge] = []
+        public var skipped: [SyncSkip] = []
+        /// The snapshot written, or nil when the one in the folder already held every event.
+        public var published: BackupResult?
+        /// How many entries of the folder were not tartil's (not listed).
+        public var ignored = 0
+    }
+
+    /// How long a run waits for another run's lock before giving up: 60 s.
+    public static let syncLockWaitMilliseconds = 60_000
+
+    /// Merges the other devices' journals in `folder` and then writes this device's snapshot there. Throws
+    /// `.badDestination` when `folder` cannot be used (not a directory, not writable), `.interrupted` when
+    /// `shouldStop` returned true (the merge under way is rolled back), `.failed` for a failure of this journal
+    /// or of writing the snapshot; a file of the folder that cannot be merged is never an error, only a skip.
+    public func sync(folder: String, shouldStop: @escaping @Sendable () -> Bool = { false }) throws(JournalError) -> SyncReport {
+        try Self.checkSyncFolder(folder)
+        let lock = try SyncLock(journalPath: path, shouldStop: shouldStop)
+        defer { lock.release() }
+        let ownName = SyncFolder.fileName(deviceID: deviceID)
+        var report = SyncReport(folder: folder, ownFile: folder + "/" + ownName)
+        let entries: [SyncFolder.Entry]
+        do {
+            entries = try FileSystem.names(in: folder).sorted().compactMap { name in Self.entry(folder, name) }
+        } catch {
+            throw JournalError(.failed, "cannot list \(folder): \(error.description)")
+        }
+        for entry in entries {
+            if entry.name.hasPrefix(ownName + ".tmp-") {
+                unlink(folder + "/" + entry.name)  // this device's snapshot of a run that was killed (the lock is ours)
+                continue
+            }
+            switch SyncFolder.decide(entry, ownDeviceID: deviceID) {
+            case .ignore: report.ignored += 1
+            case .own: break
+            case .skip(let reason): report.skipped.append(SyncSkip(name: entry.name, reason: reason))
+            case .merge(let device):
+                if shouldStop() { throw JournalError(.interrupted, "journal sync \(folder): interrupted; nothing more was merged") }
+                do throws(JournalError) {
+                    let added = try merge(from: folder + "/" + entry.name, expectedDeviceID: device, shouldStop: shouldStop)
+                    report.merged.append(SyncMerge(name: entry.name, newEvents: added))
+                } catch {
+                    switch error.code {
+                    case .notAJournal, .refused, .badDestination, .unknownBookmark:
+                        report.skipped.append(SyncSkip(name: entry.name, reason: error.message))
+                    case .unreadable:
+                        let gone = access(folder + "/" + entry.name, F_OK) != 0 && errno == ENOENT
+                        report.skipped.append(
+                            SyncSkip(name: entry.name, reason: gone ? "gone while being read (a sync tool replaced or removed it)" : error.message))
+                    case .interrupted, .failed:
+                        throw error
+                    }
+                }
+            }
+        }
+        if shouldStop() { throw JournalError(.interrupted, "journal sync \(folder): interrupted before this device's snapshot was written") }
+        if try !snapshotIsCurrent(report.ownFile) {
+            do throws(JournalError) {
+                report.published = try backup(to: report.ownFile, replacing: true)
+            } catch {
+                // Something else has this device's name in the folder (a directory, a file with a log beside it):
+                // the folder is fine otherwise, so it is a failure to write, not a bad argument.
+                throw error.code == .badDestination ? JournalError(.failed, error.message) : error
+            }
+        }
+        return report
+    }
+
+    // MARK: - Steps
+
+    /// The folder must be a directory this user can list, read and write.
+    static func checkSyncFolder(_ folder: String) throws(JournalError) {
+        var info = stat()
+        guard stat(folder, &info) == 0 else {
+            throw JournalError(.badDestination, "journal sync: \(folder): \(String(cString: strerror(errno))) (name the folder your sync tool keeps in sync)")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw JournalError(.badDestination, "journal sync: \(folder) is not a directory (name the folder your sync tool keeps in sync)")
+        }
+        guard access(folder, R_OK | W_OK | X_OK) == 0 else {
+            throw JournalError(.badDestination, "journal sync: \(folder) is not writable and readable by this user (\(String(cString: strerror(errno))))")
+        }
+    }
+
+    /// `name` in `folder` as `lstat` sees it (a symbolic link is not followed), or nil when it is gone already.
+    static func entry(_ folder: String, _ name: String) -> SyncFolder.Entry? {
+        var info = stat()
+        guard lstat(folder + "/" + name, &info) == 0 else { return nil }
+        let kind: SyncFolder.EntryKind
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+        return SyncFolder.Entry(name: name, kind: kind, size: Int64(info.st_size))
+    }
+
+    /// Whether the snapshot at `snapshot` is a journal of this device holding, of every device this journal has
+    /// events of, the same last sequence number (one index lookup per device on each side). Anything unusual (no
+    /// file, not a journal, damaged, a log beside it) is "not current": it is then written again. Throws `.failed`
+    /// when it holds events of this device that this journal lacks: this journal was restored from an older copy,
+    /// or another machine uses a copy of it (the same device id); replacing the file would lose those events.
+    func snapshotIsCurrent(_ snapshot: String) throws(JournalError) -> Bool {
+        do {
+            try Self.checkMergeSource(snapshot)
+            try attachOther(snapshot)
+        } catch {
+            return false
+        }
+        let connection = database.connection
+        defer { try? connection.execute("DETACH DATABASE other") }
+        do {
+            try Self.checkWhole(connection, snapshot)
+            try Self.checkSchema(connection, snapshot)
+            try Self.checkDeviceID(connection, snapshot, expected: deviceID)
+            let ahead = try connection.prepare("""
+                SELECT (SELECT max(device_seq) FROM other.events WHERE device_id = ?1)
+                       > coalesce((SELECT max(device_seq) FROM main.events WHERE device_id = ?1), 0)
+                """)
+            try ahead.bind([.text(deviceID)])
+            if try ahead.step(), ahead.integer(at: 0) == 1 {
+                throw JournalError(
+                    .failed,
+                    "\(snapshot) holds events of this device that this journal lacks: this journal was restored from an older copy, or another machine uses a copy of it (the same device id). It was left as it is (the events only it holds are there); move it out of the folder to let this device write its snapshot")
+            }
+            // Devices of this journal missing from the snapshot or behind there, and the other way round.
+            func differing(_ schema: String) throws(SQLiteError) -> String? {
+                try connection.scalarText("""
+                    WITH RECURSIVE devices(id) AS (
+                        SELECT (SELECT min(device_id) FROM \(schema).events)
+                        UNION ALL
+                        SELECT (SELECT min(device_id) FROM \(schema).events WHERE device_id > devices.id)
+                        FROM devices WHERE devices.id IS NOT NULL
+                        LIMIT \(Self.mostDevices))
+                    SELECT count(*) FROM devices WHERE id IS NOT NULL
+                      AND (SELECT max(device_seq) FROM main.events WHERE device_id = id)
+                          IS NOT (SELECT max(device_seq) FROM other.events WHERE device_id = id)
+                    """)
+            }
+            let behind = try differing("main")
+            let extra = try differing("other")
+            return behind == "0" && extra == "0"
+        } catch let error as JournalError where error.code == .failed {
+            throw error
+        } catch {
+            return false
+        }
+    }
+}
+
+/// The lock that lets one `journal sync` run at a time on a machine: `flock` on `<journal>.sync-lock`, a file
+/// beside the journal (it is never removed: removing a lock file races with the next run opening it). The kernel
+/// releases it when the process ends, however it ends.
+final class SyncLock {
+    private var descriptor: Int32
+
+    init(journalPath: String, shouldStop: @Sendable () -> Bool) throws(JournalError) {
+        let path = journalPath + ".sync-lock"
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            throw JournalError(.failed, "cannot open the sync lock \(path): \(String(cString: strerror(errno)))")
+        }
+        var waited = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let reason = errno
+            guard reason == EWOULDBLOCK || reason == EINTR else {
+                release()
+                throw JournalError(.failed, "cannot lock \(path): \(String(cString: strerror(reason)))")
+            }
+            if shouldStop() {
+                release()
+                throw JournalError(.interrupted, "journal sync: interrupted while waiting for another sync to finish")
+            }
+            guard waited < Journal.syncLockWaitMilliseconds else {
+                release()
+                throw JournalError(
+                    .failed,
+                    "another 'tartil journal sync' of this journal has been running for over \(Journal.syncLockWaitMilliseconds / 1000) s (it holds \(path)); nothing was done")
+            }
+            usleep(50_000)
+            waited += 50
+        }
+    }
+
+    func release() {
+        guard descriptor >= 0 else { return }
+        Glibc.close(descriptor)  // closing the descriptor releases the flock
+        descriptor = -1
+    }
+
+    deinit { release() }
+}
