@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -19,6 +20,11 @@ static struct {
     // Optional: the prompt then prints other threads' output above the line being typed.
     int (**getc_function)(FILE *);
     int (*forced_update_display)(void);
+    // Optional: Tab completion.
+    char **(**attempted_completion_function)(const char *, int, int);
+    int *attempted_completion_over;
+    char **(*completion_matches)(const char *, char *(*)(const char *, int));
+    char **line_buffer;
 } edit;
 
 // Set by cedit_set_output_source; read by getc_with_output on the thread in readline.
@@ -39,6 +45,10 @@ static void load(void) {
     loaded = edit.readline && edit.add_history && edit.read_history && edit.write_history;
     *(void **)&edit.getc_function = dlsym(library, "rl_getc_function");
     *(void **)&edit.forced_update_display = dlsym(library, "rl_forced_update_display");
+    *(void **)&edit.attempted_completion_function = dlsym(library, "rl_attempted_completion_function");
+    *(void **)&edit.attempted_completion_over = dlsym(library, "rl_attempted_completion_over");
+    *(void **)&edit.completion_matches = dlsym(library, "rl_completion_matches");
+    *(void **)&edit.line_buffer = dlsym(library, "rl_line_buffer");
 }
 
 // libedit's rl_getc_function: waits for a key, output from other threads, or an interrupt. Output is printed
@@ -104,6 +114,44 @@ int cedit_set_output_source(int output, int interrupt, void (*print)(void)) {
     interrupt_descriptor = interrupt;
     print_output = print;
     *edit.getc_function = getc_with_output;
+    return 0;
+}
+
+// Set by cedit_set_completion; used on the thread in readline.
+static char *(*complete_line)(const char *, int);
+static char *candidates;      // the newline-separated answer of complete_line
+static char *next_candidate;  // where generate_candidate reads next
+
+// libedit's generator for rl_completion_matches: one candidate per call (libedit frees it), NULL after the last.
+static char *generate_candidate(const char *text, int state) {
+    (void)text;
+    (void)state;
+    if (!next_candidate || !*next_candidate) return NULL;
+    char *end = strchr(next_candidate, '\n');
+    size_t length = end ? (size_t)(end - next_candidate) : strlen(next_candidate);
+    char *word = strndup(next_candidate, length);
+    next_candidate += length + (end ? 1 : 0);
+    return word;
+}
+
+static char **attempt_completion(const char *text, int start, int end) {
+    (void)start;
+    free(candidates);
+    next_candidate = candidates = complete_line(*edit.line_buffer ? *edit.line_buffer : "", end);
+    if (!candidates) {
+        *edit.attempted_completion_over = 0;  // libedit completes file names
+        return NULL;
+    }
+    *edit.attempted_completion_over = 1;
+    return edit.completion_matches(text, generate_candidate);
+}
+
+int cedit_set_completion(char *(*complete)(const char *line, int cursor)) {
+    if (cedit_load() != 0 || !edit.attempted_completion_function || !edit.attempted_completion_over ||
+        !edit.completion_matches || !edit.line_buffer)
+        return -1;
+    complete_line = complete;
+    *edit.attempted_completion_function = attempt_completion;
     return 0;
 }
 

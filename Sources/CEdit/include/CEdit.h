@@ -20,4 +20,10 @@ int cedit_write_history(const char *file);
 // libedit's rl_getc_function hook. Returns 0, or -1 when this libedit lacks the hook (output is then printed
 // as it comes).
 int cedit_set_output_source(int output, int interrupt, void (*print)(void));
+
+// Tab completion through libedit's rl_attempted_completion_function: `complete` gets the line and the cursor (in
+// characters as libedit counts them) and returns the candidates for the word before the cursor, separated by
+// newlines, in memory from malloc (released here); or NULL to have libedit complete file names. Returns 0, or -1
+// when this libedit lacks the hooks (Tab then completes file names).
+int cedit_set_completion(char *(*complete)(const char *line, int cursor));
 #endif

@@ -14,7 +14,6 @@ struct CommandTable: Sendable {
         PlayCommands.resume,
         PlayCommands.render,
         PlayCommands.pause,
-        PlayCommands.resume,
         PlayCommands.toggle,
         PlayCommands.stop,
         PlayCommands.next,
@@ -52,6 +51,8 @@ struct CommandTable: Sendable {
         JournalCommands.check,
         TableCommands.group,
         TableCommands.build,
+        CompletionCommands.completions,
+        CompletionCommands.manpage,
         InfoCommands.quit,
         InfoCommands.exit,
     ])

@@ -78,6 +78,7 @@ public enum Tartil {
         if !words.isEmpty {
             return shell.execute(words, settings: settings)
         }
+        if inputIsTerminal { PromptCompletion.install(table: shell.table, settings: settings) }
         return shell.runLines(
             LineReader(interactive: inputIsTerminal, historyFile: inputIsTerminal ? settings.historyFile : nil),
             interactive: inputIsTerminal, settings: settings)
