@@ -168,6 +168,15 @@ import Testing
             }
             return nil
         }),
+        Target(name: "config files", corpus: { configCorpus }, run: { input in
+            do throws(TartilError) {
+                let config = try ConfigFile.parse(input.text, file: "config")
+                for key in config.entries.keys where !ConfigFile.keys.contains(key) { return "key \(key) accepted" }
+                return nil
+            } catch {
+                return error.code == .usage ? nil : "error code \(error.code), not usage"
+            }
+        }),
         Target(name: "surah names and file names", corpus: { referenceCorpus }, run: { input in
             _ = SurahNames.match(input.text)
             if let ayah = AyahRef(fileName: input.text), !(1...Catalog.totalAyat).contains(ayah.global) { return "file name \(ayah)" }
@@ -233,6 +242,11 @@ import Testing
     static let seekCorpus: [[UInt8]] = [
         "3:20", "1:02:03", "95", "95.5s", "+30", "-10", "+1:30", "-1:00", "45%", "100%", "2:255", "ayah 3:20",
         "yasin:12", "0", "0:00", "100:00:00",
+    ].map { Array($0.utf8) }
+
+    static let configCorpus: [[UInt8]] = [
+        "# tartil\nreciter=ibrahim-alakhdar\noutput=silent\n", "speed=1.25\nvolume=80\r\nbasmala=off\n", "mpris=no\n\n--device=hw:0\n",
+        "cache-dir = /tmp/c\njournal=/tmp/j.sqlite\nsocket=/tmp/s\n", "mirrors=/m.json\ntables=/t\n",
     ].map { Array($0.utf8) }
 
     static let controlsCorpus: [[UInt8]] = [

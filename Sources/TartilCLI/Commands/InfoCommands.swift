@@ -53,6 +53,9 @@ enum InfoCommands {
                 ("tables", settings.tableDirectories.joined(separator: ", ")),
                 ("cache", settings.cacheDirectory),
                 ("journal", settings.journalFile),
+                ("config", settings.config.map { "\($0.file) (\($0.entries.count) settings: \($0.entries.keys.sorted().joined(separator: ", ")))" }
+                    ?? "\(settings.configFile) (none)"),
+                ("reciter", settings.defaultReciter.map { "\($0) (\(settings.environment["TARTIL_RECITER"]?.isEmpty == false ? "TARTIL_RECITER" : settings.config?.location("reciter") ?? ""))" } ?? "none set"),
             ]
             let mpris = MPRISService.availability(environment: settings.environment, enabled: settings.mprisEnabled)
             let fields: Fields = [
@@ -64,6 +67,9 @@ enum InfoCommands {
                 ("cache_dir", .string(settings.cacheDirectory)),
                 ("journal", .string(settings.journalFile)),
                 ("mpris", .string(mpris)),
+                ("config", .string(settings.config?.file)),
+                ("config_settings", .object((settings.config?.entries ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, .string($0.value.value)) })),
+                ("reciter", .string(settings.defaultReciter)),
             ]
             context.console.print(report: fields, as: format) {
                 context.console.line("tartil \(Help.version)")

@@ -322,8 +322,9 @@ enum PlayCommands {
         // The output: as given, else the session's (what its last play used: a `play` sent from another
         // terminal plays where the player it replaces did), else TARTIL_OUTPUT and TARTIL_DEVICE.
         let previous = context.session.lastOutput
-        let device = invocation.value("--device") ?? previous?.device ?? context.settings.environment["TARTIL_DEVICE"] ?? "default"
-        let outputText = invocation.value("--output") ?? previous?.output ?? context.settings.environment["TARTIL_OUTPUT"] ?? "alsa"
+        let settings = context.settings
+        let device = invocation.value("--device") ?? previous?.device ?? settings.environment["TARTIL_DEVICE"] ?? settings.configured("device") ?? "default"
+        let outputText = invocation.value("--output") ?? previous?.output ?? settings.environment["TARTIL_OUTPUT"] ?? settings.configured("output") ?? "alsa"
         guard let output = OutputChoice.parse(outputText, device: device) else {
             throw TartilError.usage(
                 "--output takes \(OutputChoice.forms), not '\(outputText)'" + Suggestion.hint(for: outputText, among: ["alsa", "null", "silent"]))
@@ -424,7 +425,7 @@ enum PlayCommands {
     ) throws -> PlayerSetup {
         let ayat = try resumed ?? ReferenceParser.uniqueAyat(of: try ReferenceParser.parse(invocation.arguments))
         var options = PlaybackOptions()
-        if let text = invocation.value("--basmala") {
+        if let text = invocation.value("--basmala") ?? context.settings.configured("basmala") {
             guard let basmala = PlaybackOptions.Basmala(rawValue: text) else {
                 throw TartilError.usage("--basmala takes auto or off, not '\(text)'" + Suggestion.hint(for: text, among: ["auto", "off"]))
             }
@@ -441,6 +442,13 @@ enum PlayCommands {
         var volume: Int?
         if let text = invocation.value("--volume"), case .to(let level) = try PlaybackVolume.parse(text, relative: false, for: "--volume") {
             volume = level
+        }
+        // The config file's speed and volume come after what the session's last player had (checked when read).
+        let fromConfig = invocation.command.name != "render"  // a render is the recording as it is unless asked
+        let configuredSpeed = fromConfig ? context.settings.configured("speed").flatMap { try? PlaybackSpeed.parse($0, for: "speed") } : nil
+        var configuredVolume: Int?
+        if fromConfig, let text = context.settings.configured("volume"), case .to(let level)? = try? PlaybackVolume.parse(text, relative: false, for: "volume") {
+            configuredVolume = level
         }
         let start = try invocation.value("--from").map(SeekTarget.parse)
         let plan = try PlaybackPlan(ayat: ayat, options: options)
@@ -466,8 +474,8 @@ enum PlayCommands {
         setup.loop = loop
         // Speed and volume: as given, else (play, resume) what the session's last player had.
         let carried = invocation.command.name == "render" ? nil : context.session.current?.status
-        setup.speed = speed ?? carried?.speed ?? PlaybackSpeed.normal
-        setup.volume = volume ?? carried?.volume ?? PlaybackVolume.normal
+        setup.speed = speed ?? carried?.speed ?? configuredSpeed ?? PlaybackSpeed.normal
+        setup.volume = volume ?? carried?.volume ?? configuredVolume ?? PlaybackVolume.normal
         return setup
     }
 

@@ -17,7 +17,9 @@ import TartilCore
 enum ControlSocket {
     /// The socket's path for these settings.
     static func path(_ settings: Settings) -> String {
-        if let explicit = settings.socketOption ?? settings.environment["TARTIL_SOCKET"], !explicit.isEmpty { return explicit }
+        if let explicit = settings.socketOption ?? settings.environment["TARTIL_SOCKET"] ?? settings.configured("socket"), !explicit.isEmpty {
+            return explicit
+        }
         if let runtime = settings.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             return Path.join(Path.join(runtime, "tartil"), "control.sock")
         }

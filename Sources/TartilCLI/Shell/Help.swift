@@ -26,6 +26,8 @@ enum Help {
         text += entry("-c <commands>", "Run commands separated by ';', stopping at the first that fails.")
         text += entry("-h, --help", "Show help information (also: tartil help <command>).")
         text += entry("--version", "Show the version (same as: tartil version).")
+        text += "\n  Defaults can also come from $XDG_CONFIG_HOME/tartil/config (option=value lines: reciter=, output=, speed=...;\n"
+        text += "  TARTIL_CONFIG names another file): the command line beats the environment, which beats the file.\n"
         text += "\nSUBCOMMANDS:\n"
         for command in table.commands where !command.hidden && command.path.count == 1 {
             text += entry(command.name, command.overview)

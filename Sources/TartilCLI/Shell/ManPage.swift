@@ -89,9 +89,16 @@ enum ManPage {
             .B TARTIL_DEVICE
             The default ALSA device for \\-\\-device.
             .TP
+            .B TARTIL_CONFIG
+            The config file to read instead of $XDG_CONFIG_HOME/tartil/config.
+            .TP
             .BR XDG_CONFIG_HOME ", " XDG_DATA_HOME ", " XDG_CACHE_HOME ", " XDG_STATE_HOME ", " XDG_RUNTIME_DIR
             Where the files below live.
             .SH FILES
+            .TP
+            .I $XDG_CONFIG_HOME/tartil/config
+            Defaults, one option=value per line (reciter=, output=, speed=, cache\\-dir=...): below the
+            environment and the command line.
             .TP
             .I $XDG_CONFIG_HOME/tartil/mirrors.json
             The reciters and their mirrors (default: the bundled mirrors.json).

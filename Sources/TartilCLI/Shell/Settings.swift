@@ -13,6 +13,9 @@ import TartilCore
 /// | `--journal FILE` | `TARTIL_JOURNAL` | `$XDG_DATA_HOME/tartil/journal.sqlite` |
 /// | `--no-mpris` | `TARTIL_MPRIS=0` | MPRIS on when a session bus is reachable |
 /// | `--json` | | off |
+///
+/// The config file (`$XDG_CONFIG_HOME/tartil/config`, or `TARTIL_CONFIG`) sets the same things below the
+/// environment: command line > environment > config file > default.
 public struct Settings: Sendable {
     /// Print one JSON value per command instead of text.
     public var json = false
@@ -24,6 +27,8 @@ public struct Settings: Sendable {
     public var socketOption: String?
     /// `--no-mpris`: do not appear on the session bus.
     public var noMPRIS = false
+    /// The config file, when there is one.
+    public var config: ConfigFile?
 
     /// The process environment (injectable for tests).
     public let environment: [String: String]
@@ -53,14 +58,48 @@ public struct Settings: Sendable {
     public var dataHome: String { Path.join(xdg("XDG_DATA_HOME", ".local/share"), "tartil") }
     public var stateHome: String { Path.join(xdg("XDG_STATE_HOME", ".local/state"), "tartil") }
 
+    /// Where the config file is read from: `TARTIL_CONFIG`, else `$XDG_CONFIG_HOME/tartil/config`.
+    public var configFile: String {
+        if let path = environment["TARTIL_CONFIG"], !path.isEmpty { return path }
+        return Path.join(configHome, "config")
+    }
+
+    /// Reads the config file, when it exists; a usage error (with its line) when it is not right.
+    public func loadConfig() throws(TartilError) -> ConfigFile? {
+        let path = configFile
+        guard FileManager.default.fileExists(atPath: path) else {
+            if environment["TARTIL_CONFIG"]?.isEmpty == false { throw .usage("TARTIL_CONFIG names \(path), which does not exist") }
+            return nil
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.read(path)
+        } catch {
+            throw .usage("the config file \(path) cannot be read: \(error.message)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .usage("\(path): not UTF-8 text") }
+        return try ConfigFile.parse(text, file: path)
+    }
+
+    /// A command option's default from the config file (`output`, `device`, `speed`…).
+    public func configured(_ key: String) -> String? { config?.value(key) }
+
     // MARK: - Resolved paths
 
     /// An explicit value: the option, else the environment variable (empty values count as unset).
     private func explicit(_ option: String?, _ variable: String) -> (value: String, source: String)? {
         if let option, !option.isEmpty { return (option, "option") }
         if let value = environment[variable], !value.isEmpty { return (value, variable) }
+        let key = Self.configKeys[variable] ?? ""
+        if let value = config?.value(key) { return (value, config!.location(key)) }
         return nil
     }
+
+    /// The config file's name for each variable's setting.
+    private static let configKeys = [
+        "TARTIL_MIRRORS": "mirrors", "TARTIL_TABLES": "tables", "TARTIL_CACHE_DIR": "cache-dir", "TARTIL_JOURNAL": "journal",
+        "TARTIL_SOCKET": "socket",
+    ]
 
     /// The mirrors file in use and where that choice came from (`--mirrors`, `TARTIL_MIRRORS`, `user`, `bundled`).
     public func mirrorsFile() throws(TartilError) -> (path: String, source: String) {
@@ -130,13 +169,17 @@ public struct Settings: Sendable {
 
     /// Whether a player appears on the session bus as an MPRIS media player: not with `--no-mpris` or
     /// `TARTIL_MPRIS=0`.
-    public var mprisEnabled: Bool { !noMPRIS && environment["TARTIL_MPRIS"] != "0" }
+    public var mprisEnabled: Bool {
+        if noMPRIS { return false }
+        if let variable = environment["TARTIL_MPRIS"], !variable.isEmpty { return variable != "0" }
+        return config?.value("mpris").flatMap(ConfigFile.switchValue) ?? true
+    }
 
     /// The REPL's history file.
     public var historyFile: String { Path.join(stateHome, "history") }
 
     /// The default reciter for commands that take `--reciter` (`TARTIL_RECITER`).
-    public var defaultReciter: String? { environment["TARTIL_RECITER"].flatMap { $0.isEmpty ? nil : $0 } }
+    public var defaultReciter: String? { environment["TARTIL_RECITER"].flatMap { $0.isEmpty ? nil : $0 } ?? config?.value("reciter") }
 
     // MARK: - Bundled data
 

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Synchronization
 import TartilCore
+import TartilAudio
 
 /// tartil's command-line front end: one command table serving argv, `-c "…; …"`, a script on standard input
 /// and the interactive prompt.
@@ -14,6 +15,14 @@ public enum Tartil {
         Interrupt.install()
         let dataDirectory = Settings.findBundledDataDirectory(environment: environment, executablePath: executablePath)
         var settings = Settings(environment: environment, bundledDataDirectory: dataDirectory)
+        do {
+            settings.config = try settings.loadConfig()
+            if let config = settings.config, let output = config.value("output"), OutputChoice.parse(output, device: "default") == nil {
+                throw TartilError.usage("\(config.location("output")): output takes \(OutputChoice.forms), not '\(output)'")
+            }
+        } catch {
+            return ExitStatus.report(error, command: nil, console: console)
+        }
         let shell = Shell(table: .standard, console: console, inputIsTerminal: inputIsTerminal)
         // Every position handed over is on disk before tartil exits, and the journal is closed: its write-ahead log
         // is checkpointed into the journal file, which then holds every event on its own (see JournalDatabase).
