@@ -142,6 +142,18 @@ struct Engine {
         #expect(engine.records.first == PlaybackMachine.Record(ayah: AyahRef(unchecked: 112, 1), offsetSamples: 0, rate: 100, reason: .ayahStart))
     }
 
+    /// The files wanted are the one being written and those of the next three items with a file, each once: a
+    /// repeated ayah is not fetched twice, and what follows it is.
+    @Test func theFilesWantedAreTheNextFourFileItemsWithoutRepeats() {
+        var engine = Engine(Self.machine(options: .init(basmala: .off, repeatEach: .times(3), pause: .seconds(0.5))))
+        engine.start()
+        #expect(engine.wanted == [AyahRef(unchecked: 112, 1), AyahRef(unchecked: 112, 2)])  // 112:1 three times, then 112:2
+        engine.allReady()
+        engine.write(3 * 1000 + 3 * 50 + 100)  // into the first 112:2
+        engine.write(0)
+        #expect(engine.wanted == [AyahRef(unchecked: 112, 2), AyahRef(unchecked: 112, 3)])
+    }
+
     @Test func bufferingOnlyWhileTheWantedFileDownloads() {
         var engine = Engine(Self.machine())
         engine.start()

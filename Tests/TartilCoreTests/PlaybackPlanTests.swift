@@ -20,36 +20,6 @@ import Testing
             "2:256", "pause 1.5 s after 2:256", "2:256 (×2)", "pause 1.5 s after 2:256",
         ])
         #expect(plan.group(containing: 2) == 0..<4)
-        #expect(plan.nextTarget() == 4)
-    }
-
-    @Test func filesAheadAreTheCurrentItemsAndTheNextThreeWithoutRepeats() throws {
-        var plan = try PlaybackPlan(ayat: ayat(112, 1...4), options: .init())
-        #expect(plan.filesAhead() == [AyahRef(unchecked: 1, 1)] + ayat(112, 1...3))
-        plan.advance()
-        #expect(plan.filesAhead() == ayat(112, 1...4))
-        plan.advance()
-        plan.advance()
-        plan.advance()
-        #expect(plan.filesAhead() == ayat(112, 4...4))
-        plan.advance()
-        #expect(plan.isFinished && plan.filesAhead().isEmpty && plan.currentItem == nil)
-
-        let repeated = try PlaybackPlan(ayat: ayat(2, 1...3), options: .init(basmala: .off, repeatEach: .times(3), pause: .seconds(0.5)))
-        #expect(repeated.filesAhead() == ayat(2, 1...2))  // 2:1 three times, then 2:2: four file items
-        #expect(repeated.nextFileItem(after: 0) == 2)
-    }
-
-    @Test func prevRestartsTheAyahWhenFurtherInThanTheThresholdElseGoesBack() throws {
-        var plan = try PlaybackPlan(ayat: ayat(112, 1...3), options: .init())  // basmala, 1, 2, 3
-        #expect(plan.previousTarget(secondsIntoGroup: 0.2) == 0)  // the first group: its start
-        plan.jump(to: 2)  // 112:2
-        #expect(plan.previousTarget(secondsIntoGroup: 1.6) == 2)
-        #expect(plan.previousTarget(secondsIntoGroup: 1.4) == 0)  // 112:1's group starts at its basmala
-        plan.jump(to: 4)
-        #expect(plan.isFinished)
-        #expect(plan.previousTarget(secondsIntoGroup: 0) == 3)
-        #expect(plan.nextTarget() == 4)
     }
 
     @Test func theScrubberSpansTheCurrentSurahsItems() throws {

@@ -62,13 +62,13 @@ public struct PlanItem: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// What plays, in what order, and where playback is: a pure state machine the player runs.
+/// What plays, in what order: the requested ayat laid out as items. Where playback is, and what is fetched
+/// ahead, is the playback machine's (`PlaybackMachine`).
 ///
 /// ```swift
-/// var plan = try PlaybackPlan(ayat: Array(try AyahRange(AyahRef(112, 1), AyahRef(112, 4))), options: .init())
-/// plan.items.first   // basmala before 112:1
-/// plan.filesAhead()  // [1:1, 112:1, 112:2, 112:3]: the current item's file and the next three
-/// plan.advance()
+/// let plan = try PlaybackPlan(ayat: Array(try AyahRange(AyahRef(112, 1), AyahRef(112, 4))), options: .init())
+/// plan.items.first                        // basmala before 112:1
+/// plan.group(containing: 1)               // 0..<2: 112:1 with its basmala
 /// ```
 /// Layout, for each cycle of the range (`--repeat-range`, with `--cycle-pause` between cycles): each ayah in the
 /// order requested (or the steps of `--stepped`), as a group: its basmala before ayah 1 of a surah, then its
@@ -76,7 +76,7 @@ public struct PlanItem: Sendable, Hashable, CustomStringConvertible {
 /// spans the items of the current surah in the current cycle (`surahSpan`). A count of `inf` is laid out once:
 /// the playback machine loops over it.
 public struct PlaybackPlan: Sendable, Hashable {
-    /// Items fetched ahead of the one playing (the current item's file is always wanted too).
+    /// Items with a file fetched ahead of the one being written (whose file is always wanted too).
     public static let queueAhead = 3
     /// `prev` restarts the current ayah when playback is further into it than this; otherwise it goes back one.
     public static let restartThresholdSeconds = 1.5
@@ -88,8 +88,6 @@ public struct PlaybackPlan: Sendable, Hashable {
     public let ayat: [AyahRef]
     public let options: PlaybackOptions
     public let items: [PlanItem]
-    /// The item playing; `items.count` once the plan has finished.
-    public private(set) var current: Int = 0
 
     /// Lays out `ayat` with `options`; a usage error when that would be more than `maximumItems` items.
     public init(ayat: [AyahRef], options: PlaybackOptions) throws(TartilError) {
@@ -149,41 +147,6 @@ public struct PlaybackPlan: Sendable, Hashable {
         }
     }
 
-    public var isFinished: Bool { current >= items.count }
-    public var currentItem: PlanItem? { isFinished ? nil : items[current] }
-
-    /// Moves to the next item (or to the end).
-    public mutating func advance() { current = min(items.count, current + 1) }
-
-    /// Moves to item `index` (`items.count` ends the plan).
-    public mutating func jump(to index: Int) { current = max(0, min(items.count, index)) }
-
-    /// The files wanted now: the current item's and those of the next `queueAhead` items with a file, in play
-    /// order, without repeats.
-    public func filesAhead() -> [AyahRef] {
-        var files: [AyahRef] = []
-        var fileItems = 0
-        var index = current
-        while index < items.count && fileItems <= Self.queueAhead {
-            if let file = items[index].file {
-                fileItems += 1
-                if !files.contains(file) { files.append(file) }
-            }
-            index += 1
-        }
-        return files
-    }
-
-    /// The first item with a file after `index`: what to open ahead for a gapless hand-over (nil at the end).
-    public func nextFileItem(after index: Int) -> Int? {
-        var next = index + 1
-        while next < items.count {
-            if items[next].file != nil { return next }
-            next += 1
-        }
-        return nil
-    }
-
     // MARK: - Groups and spans
 
     /// The items of the group (one run of an ayah with its basmala, repeats and pauses) that `index` belongs to.
@@ -206,23 +169,6 @@ public struct PlaybackPlan: Sendable, Hashable {
         var end = index + 1
         while end < items.count && items[end].ayah.surah == surah && items[end].cycle == cycle { end += 1 }
         return start..<end
-    }
-
-    /// Where `next` goes: the start of the following group, or `items.count` (the end) from the last one.
-    public func nextTarget() -> Int {
-        guard !isFinished else { return items.count }
-        return group(containing: current).upperBound
-    }
-
-    /// Where `prev` goes, `secondsIntoGroup` into the current group: its start when further in than
-    /// `restartThresholdSeconds` (or when it is the first), else the start of the group before. After the end it
-    /// goes to the start of the last group.
-    public func previousTarget(secondsIntoGroup: Double) -> Int {
-        guard !items.isEmpty else { return 0 }
-        guard !isFinished else { return group(containing: items.count - 1).lowerBound }
-        let start = group(containing: current).lowerBound
-        if secondsIntoGroup > Self.restartThresholdSeconds || start == 0 { return start }
-        return group(containing: start - 1).lowerBound
     }
 
     /// The first item of `ayah`'s group (its basmala, when it has one), or nil when the plan does not play it.
