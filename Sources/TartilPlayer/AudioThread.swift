@@ -373,7 +373,9 @@ final class AudioThread {
             cycle: index < plan.items.count ? plan.items[index].cycle : plan.items.last?.cycle ?? 1,
             loop: machine.loop.map { loop in
                 let end = PlanPosition(index: loop.endIndex, offset: loop.endOffset ?? timeline.lengths[loop.endIndex].samples)
-                return (timeline.seconds(at: loop.start) - timeline.seconds(at: spanStart), timeline.seconds(at: end) - timeline.seconds(at: spanStart), loop.passesLeft)
+                return LoopSpan(
+                    startSeconds: timeline.seconds(at: loop.start) - timeline.seconds(at: spanStart),
+                    endSeconds: timeline.seconds(at: end) - timeline.seconds(at: spanStart), passesLeft: loop.passesLeft)
             },
             loopMarkSeconds: machine.loopMark.map { timeline.seconds(at: $0) - timeline.seconds(at: spanStart) },
             stopAfter: machine.stopAfter, sleepSecondsLeft: machine.sleepSecondsLeft,

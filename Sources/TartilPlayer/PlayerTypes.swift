@@ -92,6 +92,14 @@ public struct PlaybackPosition: Sendable, Hashable {
     }
 }
 
+/// An A-B loop as the status shows it: seconds from the start of the surah's part of the plan, and the passes
+/// left (nil: until cleared).
+public struct LoopSpan: Sendable, Hashable {
+    public let startSeconds: Double
+    public let endSeconds: Double
+    public let passesLeft: Int?
+}
+
 /// A snapshot of the player, for `status`.
 public struct PlayerStatus: Sendable, Hashable {
     public var state: PlayerState
@@ -130,7 +138,7 @@ public struct PlayerStatus: Sendable, Hashable {
     public var cycle: Int
     /// The A-B loop, as seconds from the start of the surah's part of the plan, and the passes left (nil: until
     /// cleared).
-    public var loop: (startSeconds: Double, endSeconds: Double, passesLeft: Int?)?
+    public var loop: LoopSpan?
     /// Where the `l` key marked A, in seconds from the start of the surah's part of the plan.
     public var loopMarkSeconds: Double?
     /// When playback stops by itself, and for a timer the seconds left.
@@ -141,21 +149,6 @@ public struct PlayerStatus: Sendable, Hashable {
     public var speed = PlaybackSpeed.normal
     public var volume = PlaybackVolume.normal
 
-    public static func == (a: PlayerStatus, b: PlayerStatus) -> Bool {
-        a.state == b.state && a.index == b.index && a.positionSamples == b.positionSamples && a.durationSamples == b.durationSamples
-            && a.item == b.item && a.bufferingAyah == b.bufferingAyah && a.skipped == b.skipped && a.writtenFrames == b.writtenFrames
-            && a.endMessage == b.endMessage && a.options == b.options && a.stopAfter == b.stopAfter
-            && a.loop?.startSeconds == b.loop?.startSeconds && a.loop?.endSeconds == b.loop?.endSeconds
-            && a.loop?.passesLeft == b.loop?.passesLeft && a.loopMarkSeconds == b.loopMarkSeconds
-            && a.sleepSecondsLeft == b.sleepSecondsLeft && a.reciter == b.reciter && a.cycle == b.cycle
-            && a.speed == b.speed && a.volume == b.volume
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(state)
-        hasher.combine(index)
-        hasher.combine(positionSamples)
-    }
 }
 
 /// The check every downloaded file without a pinned hash must pass, and the size it may have.
