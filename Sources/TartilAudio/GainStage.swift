@@ -1,8 +1,7 @@
 /// Software volume on signed 16-bit PCM, with a peak limiter so that a level above 100 never wraps or clips
 /// silently.
 ///
-/// Each sample becomes `round(x · volume / 100)` (times an optional per-frame envelope, 0…1, for a fade), exactly,
-/// as long as that stays within full scale. Where it would not, the limiter lowers the gain: it looks at the whole
+/// Each sample becomes `round(x · volume / 100)`, exactly, as long as that stays within full scale. Where it would not, the limiter lowers the gain: it looks at the whole
 /// chunk before writing it, brings the gain down over at most `attackSeconds` before the loud frame (never more than
 /// needed), and lets it rise back over `releaseSeconds`. A final clamp to ±32767 is only a safety.
 ///
@@ -25,23 +24,19 @@ public final class GainStage {
 
     public init(volume: Int) { self.volume = volume }
 
-    /// True when the samples come out exactly as they go in (100 %, no envelope): nothing needs doing.
+    /// True when the samples come out exactly as they go in (100 %): nothing needs doing.
     public var isIdentity: Bool { volume == 100 && limiterGain == 1 }
 
-    /// Applies the volume (and `envelope`, one gain per frame, when given) to `samples` in place: `channels`
-    /// interleaved, at `sampleRate`.
-    public func apply(
-        to samples: UnsafeMutableBufferPointer<Int16>, channels: Int, sampleRate: Int, envelope: UnsafeBufferPointer<Float>? = nil
-    ) {
-        guard !(isIdentity && envelope == nil), samples.count > 0 else { return }
+    /// Applies the volume to `samples` in place: `channels` interleaved, at `sampleRate`.
+    public func apply(to samples: UnsafeMutableBufferPointer<Int16>, channels: Int, sampleRate: Int) {
+        guard !isIdentity, samples.count > 0 else { return }
         let frames = samples.count / channels
         let level = Float(volume)
         if amplified.count < samples.count { amplified = [Float](repeating: 0, count: samples.count) }
         var peak: Float = 0
         for index in 0..<samples.count {
             // x · volume is exact in a Float (below 2^24), and one division by 100 rounds it correctly.
-            var value = Float(samples[index]) * level / 100
-            if let envelope { value *= envelope[index / channels] }
+            let value = Float(samples[index]) * level / 100
             amplified[index] = value
             peak = max(peak, abs(value))
         }

@@ -428,8 +428,7 @@ public struct PlaybackMachine: Sendable {
             if new.items[group.lowerBound].kind == .basmala { return PlanPosition(index: group.lowerBound, offset: position.offset) }
             return PlanPosition(index: recitation)
         case .pause:
-            if recitation + 1 < group.upperBound, new.items[recitation + 1].isPause { return PlanPosition(index: recitation + 1) }
-            return PlanPosition(index: recitation + 1)
+            return PlanPosition(index: recitation + 1)  // its pause in the new layout, or what follows the recitation
         case .cyclePause:
             return PlanPosition(index: group.upperBound)
         }
