@@ -58,7 +58,7 @@ public final class Downloader: @unchecked Sendable {
     private let cacheDirectory: String
     private let limits: DownloadLimits
     private let policy: DownloadPolicy
-    private let validate: @Sendable (String) throws -> Void
+    private let validate: AudioCheck
     private let events: @Sendable (DownloadEvent) -> Void
     private let finished = DispatchSemaphore(value: 0)
     /// Each thread's start (its own cache opened, or why not), reported to `init`.
@@ -72,7 +72,7 @@ public final class Downloader: @unchecked Sendable {
     /// must decode as MPEG audio); `events` is called on the download thread.
     public convenience init(
         cacheDirectory: String, limits: DownloadLimits = DownloadLimits(), policy: DownloadPolicy = DownloadPolicy(),
-        validate: @escaping @Sendable (String) throws -> Void, events: @escaping @Sendable (DownloadEvent) -> Void
+        validate: @escaping AudioCheck, events: @escaping @Sendable (DownloadEvent) -> Void
     ) throws(CacheError) {
         try self.init(
             cacheDirectory: cacheDirectory, limits: limits, policy: policy, validate: validate, events: events,
@@ -81,7 +81,7 @@ public final class Downloader: @unchecked Sendable {
 
     init(
         cacheDirectory: String, limits: DownloadLimits, policy: DownloadPolicy,
-        validate: @escaping @Sendable (String) throws -> Void, events: @escaping @Sendable (DownloadEvent) -> Void,
+        validate: @escaping AudioCheck, events: @escaping @Sendable (DownloadEvent) -> Void,
         openCache: @escaping @Sendable (String) throws(CacheError) -> Cache
     ) throws(CacheError) {
         try NetworkLibrary.load()
@@ -177,7 +177,9 @@ public final class Downloader: @unchecked Sendable {
                 continue
             }
             let files = batch.map {
-                Cache.PendingFile(writer: $0.writer, reciter: $0.job.request.reciter, ayah: $0.job.request.ayah, mark: $0.mark)
+                Cache.PendingFile(
+                    writer: $0.writer, reciter: $0.job.request.reciter, ayah: $0.job.request.ayah, mark: $0.mark,
+                    source: $0.job.request.mirrors[$0.mirror].name)
             }
             let outcomes: [Result<Int, CacheError>]
             do {

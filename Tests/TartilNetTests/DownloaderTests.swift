@@ -37,7 +37,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let recorder = Recorder()
         let downloader = try Downloader(
-            cacheDirectory: directory, limits: DownloadLimits(parallel: parallel), validate: { _ in },
+            cacheDirectory: directory, limits: DownloadLimits(parallel: parallel), validate: { _ in nil },
             events: { recorder.record($0) })
         try body(server, directory, recorder, downloader)
     }
@@ -104,7 +104,7 @@ import Testing
         let opens = Atomic<Int>(0)
         do {
             _ = try Downloader(
-                cacheDirectory: directory, limits: DownloadLimits(), policy: DownloadPolicy(), validate: { _ in }, events: { _ in },
+                cacheDirectory: directory, limits: DownloadLimits(), policy: DownloadPolicy(), validate: { _ in nil }, events: { _ in },
                 openCache: { path throws(CacheError) in
                     // The first open is the caller's check; then the download thread's and the committer's, in
                     // either order: one of them fails.
