@@ -20,6 +20,7 @@ import TartilCore
 public final class Downloader: @unchecked Sendable {
     private struct Inbox {
         var requests: [DownloadRequest] = []
+        var heads: [(HeadRequest, @Sendable (FileHead) -> Void)] = []
         var committed: [CommitResult] = []
         var cancel = false
         var shutdown = false
@@ -136,6 +137,14 @@ public final class Downloader: @unchecked Sendable {
         wake()
     }
 
+    /// Queues length probes (`HeadRequest`), after every download: `answer` is called on the download thread with
+    /// each file's size and first bytes, from the first mirror that gives them (a file no mirror answers for gets
+    /// no call).
+    public func submit(heads: [HeadRequest], answer: @escaping @Sendable (FileHead) -> Void) {
+        inbox.withLock { $0.heads.append(contentsOf: heads.map { ($0, answer) }) }
+        wake()
+    }
+
     /// Stops every transfer and queued request promptly; partial files stay for the next run to resume.
     /// Cancellation is final: whatever is submitted afterwards is reported cancelled at once, and a file whose
     /// commit fails afterwards is not tried again.
@@ -234,6 +243,9 @@ public final class Downloader: @unchecked Sendable {
         /// Cross-check probes running, each with the downloaded copy it is about (held, unnamed, meanwhile).
         var probes: [UnsafeMutableRawPointer: (Job, Probe, CacheWriter, Int)] = [:]
         var health: [String: MirrorHealth] = [:]
+        /// Length probes waiting (with the mirror to ask next) and running.
+        var headQueue: [(request: HeadRequest, answer: @Sendable (FileHead) -> Void, mirror: Int)] = []
+        var heads: [UnsafeMutableRawPointer: (request: HeadRequest, answer: @Sendable (FileHead) -> Void, probe: HeadProbe)] = [:]
         var submitted = 0
         var committing = 0
         /// Set by the first `cancel()`, and never reset.
@@ -421,6 +433,9 @@ public final class Downloader: @unchecked Sendable {
         }
 
         func cancelEverything() {
+            for handle in heads.keys { removeHandle(handle) }
+            heads.removeAll()
+            headQueue.removeAll()
             for (handle, (job, _, writer, _)) in probes {
                 removeHandle(handle)
                 writer.abandon(keepPartial: true)
@@ -441,6 +456,7 @@ public final class Downloader: @unchecked Sendable {
             let mail = inbox.withLock { box -> Inbox in
                 let copy = box
                 box.requests.removeAll()
+                box.heads.removeAll()
                 box.committed.removeAll()
                 return copy
             }
@@ -451,6 +467,7 @@ public final class Downloader: @unchecked Sendable {
                 submitted += 1
                 follow(job.plan.begin(health: mirrorHealth(job), now: now()), job)
             }
+            if !cancelled { headQueue += mail.heads.map { ($0.0, $0.1, 0) } }
             for result in mail.committed { committed(result) }
             if cancelNow { cancelEverything() }
             if mail.shutdown && active.isEmpty && probes.isEmpty && committing == 0 && (waiting.isEmpty || cancelled) {
@@ -468,6 +485,18 @@ public final class Downloader: @unchecked Sendable {
                 } else {
                     index += 1
                 }
+            }
+
+            // Length probes last: only while no download is due, two at most, never in the last free slot.
+            while !cancelled, !headQueue.isEmpty, heads.count < 2, active.count + probes.count + heads.count < limits.parallel - 1,
+                !waiting.contains(where: { $0.notBefore <= current })
+            {
+                let (request, answer, mirror) = headQueue.removeFirst()
+                guard mirror < request.mirrors.count,
+                    let probe = try? HeadProbe(url: request.mirrors[mirror].template.url(for: request.ayah), mirror: mirror, limits: limits),
+                    ccurl_multi_add_handle(multi, probe.handle) == CURLM_OK
+                else { continue }
+                heads[probe.handle] = (request, answer, probe)
             }
 
             var running: Int32 = 0
@@ -493,6 +522,15 @@ public final class Downloader: @unchecked Sendable {
                 if message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle {
                     if probes[handle] != nil {
                         probed(handle, message.pointee.data.result)
+                        continue
+                    }
+                    if let (request, answer, probe) = heads.removeValue(forKey: handle) {
+                        removeHandle(handle)
+                        if let (bytes, first) = probe.answer(for: message.pointee.data.result) {
+                            answer(FileHead(ayah: request.ayah, bytes: bytes, first: first))
+                        } else if probe.mirror + 1 < request.mirrors.count {
+                            headQueue.append((request, answer, probe.mirror + 1))
+                        }
                         continue
                     }
                     complete(handle, message.pointee.data.result)
