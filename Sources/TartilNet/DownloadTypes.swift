@@ -66,8 +66,8 @@ public enum DownloadEvent: Sendable, Hashable {
 
 /// A question about a file that is not downloaded: its size and first bytes (`firstBytes`), for working out its
 /// length without downloading it (`LengthEstimate`). Asked of the reciter's mirrors in order, at the lowest
-/// priority: only while no download is waiting, at most two at a time, and never in the last free transfer slot,
-/// so a file the player wants starts at once.
+/// priority: only while no download is waiting, at most half the transfers (two for the player's four), and never
+/// in the last free transfer slot, so a file the player wants starts at once.
 public struct HeadRequest: Sendable, Hashable {
     /// How much of each file is asked for: its ID3v2 tag's header, and its first frame (with a Xing or Info frame
     /// count) when the tag is small.

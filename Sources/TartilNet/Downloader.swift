@@ -20,7 +20,7 @@ import TartilCore
 public final class Downloader: @unchecked Sendable {
     private struct Inbox {
         var requests: [DownloadRequest] = []
-        var heads: [(HeadRequest, @Sendable (FileHead) -> Void)] = []
+        var heads: [(HeadRequest, @Sendable (AyahRef, FileHead?) -> Void)] = []
         var committed: [CommitResult] = []
         var cancel = false
         var shutdown = false
@@ -137,10 +137,10 @@ public final class Downloader: @unchecked Sendable {
         wake()
     }
 
-    /// Queues length probes (`HeadRequest`), after every download: `answer` is called on the download thread with
-    /// each file's size and first bytes, from the first mirror that gives them (a file no mirror answers for gets
-    /// no call).
-    public func submit(heads: [HeadRequest], answer: @escaping @Sendable (FileHead) -> Void) {
+    /// Queues length probes (`HeadRequest`), after every download: `answer` is called on the download thread once
+    /// for each, with the file's size and first bytes from the first mirror that gives them, or nil when none
+    /// does (a cancelled probe gets no call).
+    public func submit(heads: [HeadRequest], answer: @escaping @Sendable (AyahRef, FileHead?) -> Void) {
         inbox.withLock { $0.heads.append(contentsOf: heads.map { ($0, answer) }) }
         wake()
     }
@@ -244,8 +244,8 @@ public final class Downloader: @unchecked Sendable {
         var probes: [UnsafeMutableRawPointer: (Job, Probe, CacheWriter, Int)] = [:]
         var health: [String: MirrorHealth] = [:]
         /// Length probes waiting (with the mirror to ask next) and running.
-        var headQueue: [(request: HeadRequest, answer: @Sendable (FileHead) -> Void, mirror: Int)] = []
-        var heads: [UnsafeMutableRawPointer: (request: HeadRequest, answer: @Sendable (FileHead) -> Void, probe: HeadProbe)] = [:]
+        var headQueue: [(request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, mirror: Int)] = []
+        var heads: [UnsafeMutableRawPointer: (request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, probe: HeadProbe)] = [:]
         var submitted = 0
         var committing = 0
         /// Set by the first `cancel()`, and never reset.
@@ -487,15 +487,18 @@ public final class Downloader: @unchecked Sendable {
                 }
             }
 
-            // Length probes last: only while no download is due, two at most, never in the last free slot.
-            while !cancelled, !headQueue.isEmpty, heads.count < 2, active.count + probes.count + heads.count < limits.parallel - 1,
+            // Length probes last: only while no download is due, never in the last free slot (and at most half the rest).
+            while !cancelled, !headQueue.isEmpty, heads.count < max(2, limits.parallel / 2), active.count + probes.count + heads.count < limits.parallel - 1,
                 !waiting.contains(where: { $0.notBefore <= current })
             {
                 let (request, answer, mirror) = headQueue.removeFirst()
                 guard mirror < request.mirrors.count,
                     let probe = try? HeadProbe(url: request.mirrors[mirror].template.url(for: request.ayah), mirror: mirror, limits: limits),
                     ccurl_multi_add_handle(multi, probe.handle) == CURLM_OK
-                else { continue }
+                else {
+                    answer(request.ayah, nil)
+                    continue
+                }
                 heads[probe.handle] = (request, answer, probe)
             }
 
@@ -527,9 +530,11 @@ public final class Downloader: @unchecked Sendable {
                     if let (request, answer, probe) = heads.removeValue(forKey: handle) {
                         removeHandle(handle)
                         if let (bytes, first) = probe.answer(for: message.pointee.data.result) {
-                            answer(FileHead(ayah: request.ayah, bytes: bytes, first: first))
+                            answer(request.ayah, FileHead(ayah: request.ayah, bytes: bytes, first: first))
                         } else if probe.mirror + 1 < request.mirrors.count {
                             headQueue.append((request, answer, probe.mirror + 1))
+                        } else {
+                            answer(request.ayah, nil)
                         }
                         continue
                     }

@@ -124,7 +124,9 @@ final class FileLoader {
         estimateLengths()
         guard !probes.isEmpty, let downloader = try? startedDownloader() else { return }
         let mailbox = self.mailbox
-        downloader.submit(heads: probes) { head in mailbox.update { $0.fileHeads.append(head) } }
+        downloader.submit(heads: probes) { _, head in
+            if let head { mailbox.update { $0.fileHeads.append(head) } }
+        }
     }
 
     /// Estimates the lengths of the files whose sizes are known, once a whole file of the reciter's has been read,
