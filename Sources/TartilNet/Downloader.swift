@@ -245,7 +245,7 @@ public final class Downloader: @unchecked Sendable {
         var health: [String: MirrorHealth] = [:]
         /// Length probes waiting (with the mirror to ask next) and running.
         var headQueue: [(request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, mirror: Int)] = []
-        var heads: [UnsafeMutableRawPointer: (request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, probe: HeadProbe)] = [:]
+        var heads: [UnsafeMutableRawPointer: (request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, probe: Probe)] = [:]
         var submitted = 0
         var committing = 0
         /// Set by the first `cancel()`, and never reset.
@@ -493,7 +493,7 @@ public final class Downloader: @unchecked Sendable {
             {
                 let (request, answer, mirror) = headQueue.removeFirst()
                 guard mirror < request.mirrors.count,
-                    let probe = try? HeadProbe(url: request.mirrors[mirror].template.url(for: request.ayah), mirror: mirror, limits: limits),
+                    let probe = try? Probe(headOf: request.mirrors[mirror].template.url(for: request.ayah), mirror: mirror, limits: limits),
                     ccurl_multi_add_handle(multi, probe.handle) == CURLM_OK
                 else {
                     answer(request.ayah, nil)
@@ -529,7 +529,7 @@ public final class Downloader: @unchecked Sendable {
                     }
                     if let (request, answer, probe) = heads.removeValue(forKey: handle) {
                         removeHandle(handle)
-                        if let (bytes, first) = probe.answer(for: message.pointee.data.result) {
+                        if let (bytes, first) = probe.head(for: message.pointee.data.result) {
                             answer(request.ayah, FileHead(ayah: request.ayah, bytes: bytes, first: first))
                         } else if probe.mirror + 1 < request.mirrors.count {
                             headQueue.append((request, answer, probe.mirror + 1))

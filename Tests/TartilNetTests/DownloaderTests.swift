@@ -42,6 +42,39 @@ import Testing
         try body(server, directory, recorder, downloader)
     }
 
+    /// Length probes: each file's size and first 1 KiB, from a server that honours ranges or one that ignores
+    /// them (stopped after 1 KiB), from the next mirror when one fails, and nil when none answers; never before
+    /// a download that is waiting.
+    @Test func lengthProbesGiveSizesAndFirstBytes() throws {
+        try withDownloader(parallel: 4) { server, directory, recorder, downloader in
+            let mirrors = try ["ok", "ignore-range"].map { Mirror(name: $0, template: try URLTemplate(server.base + "/\($0)/fixture/{surah3}{ayah3}.mp3")) }
+            let failing = try Mirror(name: "missing", template: URLTemplate(server.base + "/status-404/fixture/{surah3}{ayah3}.mp3"))
+            let answers = Monitor<[String: FileHead?]>([:])
+            let reciter = try ReciterID("fixture")
+            var heads: [HeadRequest] = []
+            for (index, mirror) in mirrors.enumerated() {
+                heads += try (1...3).map { HeadRequest(reciter: reciter, ayah: try AyahRef(1, $0 + 3 * index), mirrors: [mirror]) }
+            }
+            heads.append(HeadRequest(reciter: reciter, ayah: try AyahRef(112, 1), mirrors: [failing, mirrors[0]]))
+            heads.append(HeadRequest(reciter: reciter, ayah: try AyahRef(112, 2), mirrors: [failing]))
+            downloader.submit(heads: heads) { ayah, head in answers.update { $0["\(ayah)"] = .some(head) } }
+            #expect(answers.wait(until: { $0.count == heads.count }, timeout: 30) { _, done in done })
+            downloader.shutdown()
+            let found = answers.read { $0 }
+            let manifest = try ManifestRow.read(TestPaths.fixtures + "/fixture")
+            for head in heads.dropLast() {
+                let row = try #require(manifest.first { $0.surah == head.ayah.surah && $0.ayah == head.ayah.ayah })
+                let file = try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/fixture/" + row.file))
+                let answer = try #require(found["\(head.ayah)"] ?? nil, "\(head.ayah)")
+                #expect(answer.bytes == row.bytes, "\(head.ayah)")
+                #expect(answer.first == Array(file.prefix(HeadRequest.firstBytes)), "\(head.ayah)")
+            }
+            #expect(found["112:2"] == .some(nil))
+            #expect(try Cache(directory: directory).files().isEmpty)  // nothing was downloaded
+            #expect(recorder.events.withLock { $0 }.isEmpty)
+        }
+    }
+
     /// What the player needs next jumps ahead of bulk prefetch that is still queued.
     @Test func playbackRequestsGoBeforeQueuedPrefetch() throws {
         try withDownloader(parallel: 1) { server, directory, recorder, downloader in
