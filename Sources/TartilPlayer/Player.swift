@@ -87,7 +87,8 @@ public final class Player: Sendable {
         reciter = setup.reciter.id
         // Unpinned files decoded before have their exact lengths in the cache index: the scrubber is exact for
         // them from the start.
-        let remembered = ((try? Cache(directory: setup.cacheDirectory).rememberedLengths(reciter: setup.reciter.id)) ?? [:])
+        let unpinned = setup.plan.items.contains { item in item.file.map { setup.table?.files[$0] == nil } ?? false }
+        let remembered = !unpinned ? [:] : ((try? Cache(directory: setup.cacheDirectory).rememberedLengths(reciter: setup.reciter.id)) ?? [:])
             .mapValues { Timeline.Length(samples: $0.samples, rate: $0.sampleRate) }
         var machine = PlaybackMachine(
             plan: setup.plan, timeline: PlaybackMachine.timeline(for: setup.plan, table: setup.table, remembered: remembered),
