@@ -165,6 +165,46 @@ struct Engine {
         #expect(engine.opens == [PlanPosition(index: 0)])
     }
 
+    /// The state notices a script sees: `playing` only once sound is written (so the first one is the time to
+    /// first sound), never a `playing` then `buffering` flicker at the start, after a resume or after a seek.
+    @Test func playingIsToldOnlyOnceSoundIsWritten() throws {
+        func states(_ notices: [PlaybackMachine.Notice]) -> [String] {
+            notices.compactMap { notice -> String? in
+                switch notice {
+                case .state(let state): state.rawValue
+                case .buffering(let ayah): "buffering \(ayah)"
+                default: nil
+                }
+            }
+        }
+        let basmala = AyahRef(unchecked: 1, 1)
+        // The first file downloads: buffering is the first thing said, then playing when it opens.
+        var engine = Engine(Self.machine())
+        engine.start()
+        #expect(states(engine.notices).isEmpty, "nothing is said before the first file is known")
+        engine.send(.fileDownloading(basmala))
+        engine.send(.fileDownloading(AyahRef(unchecked: 112, 1)))
+        #expect(states(engine.notices) == ["buffering 1:1", "buffering"])
+        engine.send(.fileReady(basmala))
+        #expect(states(engine.notices) == ["buffering 1:1", "buffering", "playing"])
+        // A seek while buffering to another file still downloading: buffering for it, no playing between.
+        engine = Engine(Self.machine())
+        engine.start()
+        engine.send(.fileDownloading(basmala))
+        engine.send(.fileDownloading(AyahRef(unchecked: 112, 2)))
+        try engine.command(.seek(.ayah(AyahRef(unchecked: 112, 2))))
+        #expect(states(engine.notices) == ["buffering 1:1", "buffering", "buffering 112:2"])
+        // A cached start says playing once, when the file opens; resume says it again only when sound is written.
+        engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        #expect(states(engine.notices) == ["playing"])
+        engine.write(1250)
+        try engine.command(.pause)
+        try engine.command(.resume)
+        #expect(states(engine.notices) == ["playing", "paused", "playing"])
+    }
+
     @Test func aStartInsideAPauseTakesTheNextFilesFormat() throws {
         var engine = Engine(Self.machine(pause: 2))
         // Items: basmala (8 s), 112:1 (10 s), pause (2 s), 112:2…: 19.5 s is 1.5 s into the pause after 112:1.

@@ -168,6 +168,11 @@ public struct PlaybackMachine: Sendable {
     public private(set) var plan: PlaybackPlan
     public private(set) var timeline: Timeline
     public private(set) var state: State = .playing
+    /// The state the listener was last told, and the file they were told playback waits for. Nothing is told
+    /// at the start (or on resume, or after a seek while buffering) until sound is written or a download is
+    /// awaited, so a `playing` notice means sound.
+    private var toldState: State?
+    private var toldBuffering: AyahRef?
     /// What the listener hears, or (paused) exactly where `resume` starts.
     public private(set) var heard: PlanPosition
     /// Where the engine writes: the open item and how far into it, or where the next item opens.
@@ -237,7 +242,7 @@ public struct PlaybackMachine: Sendable {
         heard = start
         head = start
         written = []
-        actions.append(.notify(.state(.playing)))
+        state = .playing  // told once sound is written, or a download is awaited
         if start.index < plan.items.count { announce(&actions, recordStart: start.offset == 0) }
         pump(&actions)
         return actions
@@ -308,7 +313,7 @@ public struct PlaybackMachine: Sendable {
         case .resume:
             guard state == .paused else { return actions }
             head = heard
-            setState(.playing, &actions)
+            state = .playing  // told once sound is written, or a download is awaited
             pump(&actions)
         case .toggle:
             return try on(state == .paused ? .resume : .pause)
@@ -568,7 +573,7 @@ public struct PlaybackMachine: Sendable {
         lastWritten = nil
         announce(&actions, recordStart: false)
         if recording { actions.append(.record(record(at: position, .seek))) }
-        if state == .buffering { setState(.playing, &actions) }
+        if state == .buffering { state = .playing }  // told once sound is written, or buffering for the new file
         pump(&actions)
     }
 
@@ -805,7 +810,7 @@ public struct PlaybackMachine: Sendable {
             hasFormat = true
             prepared = nil  // the engine hands over to the prepared decoder, or opens afresh
         }
-        if state == .buffering { setState(.playing, &actions) }
+        setState(.playing, &actions)
         want(&actions)
         actions.append(.open(head))
     }
@@ -1000,10 +1005,15 @@ public struct PlaybackMachine: Sendable {
         actions.append(.end(.failed, message: message))
     }
 
+    /// Changes the state and tells the listener what they have not been told yet: a new state, or buffering for
+    /// another file.
     private mutating func setState(_ new: State, _ actions: inout [Action], ayah: AyahRef? = nil) {
-        guard new != state else { return }
         state = new
-        if new == .buffering, let ayah { actions.append(.notify(.buffering(ayah))) }
+        let buffering = new == .buffering ? ayah : nil
+        if let buffering, buffering != toldBuffering { actions.append(.notify(.buffering(buffering))) }
+        toldBuffering = buffering
+        guard new != toldState else { return }
+        toldState = new
         actions.append(.notify(.state(new)))
     }
 
