@@ -148,7 +148,8 @@ public struct PlayerStatus: Sendable, Hashable {
     /// How fast (positions and durations stay recitation time, whatever the speed) and how loud, in percent.
     public var speed = PlaybackSpeed.normal
     public var volume = PlaybackVolume.normal
-
+    /// The fastest this player may go (the reciter's `max_speed`, else the top of `PlaybackSpeed.range`).
+    public var maximumSpeed = PlaybackSpeed.range.upperBound
 }
 
 /// The check every downloaded file without a pinned hash must pass, and the size it may have.

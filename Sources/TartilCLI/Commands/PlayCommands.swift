@@ -474,7 +474,15 @@ enum PlayCommands {
         setup.loop = loop
         // Speed and volume: as given, else (play, resume) what the session's last player had.
         let carried = invocation.command.name == "render" ? nil : context.session.current?.status
-        setup.speed = speed ?? carried?.speed ?? configuredSpeed ?? PlaybackSpeed.normal
+        // A reciter's max_speed bounds every speed: one asked for here is refused above it; one carried over or
+        // configured is held to it.
+        let maximum = reciter.maximumSpeed ?? PlaybackSpeed.range.upperBound
+        setup.maximumSpeed = maximum
+        if let speed, speed > maximum {
+            throw TartilError.usage(
+                "--speed \(PlaybackSpeed.text(speed)): \(reciter.id) is played at most at \(PlaybackSpeed.text(maximum)) (max_speed in mirrors.json); allowed: \(PlaybackSpeed.allowed(maximum: maximum))")
+        }
+        setup.speed = min(speed ?? carried?.speed ?? configuredSpeed ?? PlaybackSpeed.normal, maximum)
         setup.volume = volume ?? carried?.volume ?? configuredVolume ?? PlaybackVolume.normal
         return setup
     }
