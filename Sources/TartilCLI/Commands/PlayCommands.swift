@@ -583,9 +583,8 @@ enum PlayCommands {
             throw TartilError(.failure, status.endMessage ?? "playback failed")
         }
         if status.state == .stopped && Interrupt.isPending { throw TartilError(.interrupted, "playback stopped") }
-        if !status.skipped.isEmpty {
-            let list = status.skipped.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }
-            throw TartilError(.failure, "\(status.skipped.count) ayat could not be played: \(list.joined(separator: "; "))")
+        if let message = PlaybackMachine.skippedMessage(status.skipped.map { ($0.key, $0.value) }) {
+            throw TartilError(.failure, message)
         }
     }
 }

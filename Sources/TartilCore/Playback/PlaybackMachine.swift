@@ -1056,10 +1056,26 @@ public struct PlaybackMachine: Sendable {
     public static func silence(seconds: Double, rate: Int) -> Int { Int((seconds * Double(rate)).rounded()) }
 
     /// `N ayat could not be played: 12:1 (why); …`, or nil when none were skipped.
+    /// Ayat in a row with the same reason are one range (`18:48-110 (mirror 1: HTTP 404)`), and at most
+    /// `skippedRunsShown` ranges are named, so a surah no mirror has is one short line.
     public static func skippedMessage(_ skipped: [(ayah: AyahRef, reason: String)]) -> String? {
         guard !skipped.isEmpty else { return nil }
-        return "\(skipped.count) ayat could not be played: " + skipped.map { "\($0.ayah) (\($0.reason))" }.joined(separator: "; ")
+        var runs: [(first: AyahRef, last: AyahRef, reason: String)] = []
+        for (ayah, reason) in skipped.sorted(by: { $0.ayah < $1.ayah }) {
+            if let run = runs.last, run.reason == reason, run.last.surah == ayah.surah, run.last.ayah + 1 == ayah.ayah {
+                runs[runs.count - 1].last = ayah
+            } else {
+                runs.append((ayah, ayah, reason))
+            }
+        }
+        let named = runs.prefix(skippedRunsShown).map { run in
+            (run.first == run.last ? "\(run.first)" : "\(run.first)-\(run.last.ayah)") + " (\(run.reason))"
+        }
+        let more = runs.count > skippedRunsShown ? "; and \(runs.count - skippedRunsShown) more" : ""
+        return "\(skipped.count) \(skipped.count == 1 ? "ayah" : "ayat") could not be played: \(named.joined(separator: "; "))\(more)"
     }
+
+    static let skippedRunsShown = 8
 
     /// `3:20`, `1:02:03`, `0:07.5` for messages.
     static func clock(_ seconds: Double) -> String {
