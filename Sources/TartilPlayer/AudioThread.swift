@@ -35,6 +35,8 @@ final class AudioThread {
     /// Speed and volume between the decoder and the output, and what the device holds at which speed.
     private let stages = SoundStages()
     private var ledger = SpeedLedger()
+    /// Set once the start's actions are carried out: changes of speed and volume after it are events.
+    private var started = false
     private let chunkFrames: Int
     private let buffer: UnsafeMutableRawBufferPointer
 
@@ -55,6 +57,7 @@ final class AudioThread {
 
     func run(_ startActions: [PlaybackMachine.Action]) {
         execute(startActions)
+        started = true
         while !ended {
             takeCommands()
             if ended { break }
@@ -179,7 +182,9 @@ final class AudioThread {
             case .setSpeed(let speed):
                 let before = stages.speed
                 do { try write(try stages.setSpeed(speed), at: before) } catch { execute(machine.on(.outputFailed("\(error)"))) }
+                if started && speed != before { emit(.speed(speed)) }
             case .setVolume(let volume):
+                if started && volume != stages.volume { emit(.volume(volume)) }
                 stages.volume = volume
             case .record(let record):
                 emit(.position(PlaybackPosition(

@@ -66,6 +66,10 @@ public enum PlayerEvent: Sendable, Hashable {
     case position(PlaybackPosition)
     /// Playback ended: `finished`, `stopped` or `failed`.
     case end(PlayerState, message: String?)
+    /// The speed changed (a command, a key, MPRIS): not at the start, whose speed the status has.
+    case speed(Double)
+    /// The volume changed, in percent (likewise).
+    case volume(Int)
 }
 
 /// Where a listener was: `offsetSamples` into the recitation of `ayah` (0 while its basmala or a pause plays).

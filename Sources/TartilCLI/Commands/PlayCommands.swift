@@ -38,7 +38,7 @@ enum PlayCommands {
             every ayah played, 1 when one was skipped or a position could not be saved to the journal, 130 on \
             Ctrl-C). At the prompt or in a script it returns at once, and pause, seek, status and the rest control \
             it; a script that ends waits for playback to end.
-            With --events, one JSON object per line for each change: state, ayah, buffering, error, end.
+            With --events, one JSON object per line for each change: state, ayah, position, buffering, error, speed, volume, end.
             Keys, on a terminal (not with --events or --json): \(PlayerKeys.bindings.map { "\($0.label) \($0.help)" }.joined(separator: ", ")). \
             A key that cannot be carried out says why on the live line; playback goes on.
             While it plays, tartil serves the control socket ($XDG_RUNTIME_DIR/tartil/control.sock; --socket): \
