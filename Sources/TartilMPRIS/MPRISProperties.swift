@@ -60,7 +60,7 @@ public struct MPRISProperties: Sendable, Equatable {
         maximumRate = status?.maximumSpeed ?? PlaybackSpeed.range.upperBound
         volume = Double(status?.volume ?? PlaybackVolume.normal) / 100
         let hasTrack = live && track != nil
-        canGoNext = hasTrack && status.map { $0.index + 1 < $0.itemCount } ?? false
+        canGoNext = hasTrack && status?.hasNext == true
         canGoPrevious = hasTrack
         canPlay = hasTrack
         canPause = hasTrack

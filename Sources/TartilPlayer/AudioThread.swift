@@ -398,7 +398,7 @@ final class AudioThread {
             },
             loopMarkSeconds: machine.loopMark.map { timeline.seconds(at: $0) - timeline.seconds(at: spanStart) },
             stopAfter: machine.stopAfter, sleepSecondsLeft: machine.sleepSecondsLeft,
-            speed: machine.speed, volume: machine.volume, maximumSpeed: machine.maximumSpeed)
+            speed: machine.speed, volume: machine.volume, maximumSpeed: machine.maximumSpeed, hasNext: machine.hasNext)
     }
 
     /// How long what was written lasts (what `render` wrote).

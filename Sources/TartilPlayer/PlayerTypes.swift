@@ -154,6 +154,8 @@ public struct PlayerStatus: Sendable, Hashable {
     public var volume = PlaybackVolume.normal
     /// The fastest this player may go (the reciter's `max_speed`, else the top of `PlaybackSpeed.range`).
     public var maximumSpeed = PlaybackSpeed.range.upperBound
+    /// Whether `next` can move on (an ayah follows the one heard).
+    public var hasNext = false
 }
 
 /// The check every downloaded file without a pinned hash must pass, and the size it may have.

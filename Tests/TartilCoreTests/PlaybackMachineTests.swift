@@ -276,10 +276,13 @@ struct Engine {
     }
 
     @Test func nextFromTheLastAyahIsRefused() throws {
-        var engine = Engine(Self.machine())
+        var engine = Engine(Self.machine(repeats: 2))
         engine.start()
         engine.allReady()
+        #expect(engine.machine.hasNext)
         try engine.command(.seek(.ayah(AyahRef(unchecked: 112, 4))))
+        #expect(!engine.machine.hasNext, "the last ayah's first recitation: its second is not a next ayah")
+        #expect(engine.machine.heard.index + 1 < engine.machine.plan.items.count)
         #expect(throws: TartilError.usage("112:4 is the last ayah of what is playing (112:1-4)")) { try engine.command(.next) }
         #expect(engine.state == .playing)
     }

@@ -233,6 +233,11 @@ public struct PlaybackMachine: Sendable {
         head = heard
     }
 
+    /// Whether `next` can move on: an ayah follows the one being heard (MPRIS's `CanGoNext`).
+    public var hasNext: Bool {
+        !plan.items.isEmpty && plan.group(containing: min(heard.index, plan.items.count - 1)).upperBound < plan.items.count
+    }
+
     // MARK: - Starting
 
     /// Where playback begins: a place in the plan (`--from`, a resume point), or the start.
@@ -332,7 +337,7 @@ public struct PlaybackMachine: Sendable {
             actions.append(.setVolume(volume))
         case .next:
             let group = plan.group(containing: min(heard.index, plan.items.count - 1))
-            guard group.upperBound < plan.items.count else {
+            guard hasNext else {
                 throw .usage("\(plan.items[group.lowerBound].ayah) is the last ayah of what is playing (\(plan.rangeDescription))")
             }
             move(to: PlanPosition(index: group.upperBound), &actions)
