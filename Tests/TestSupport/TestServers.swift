@@ -1,7 +1,7 @@
 import Foundation
 
-/// An HTTP server on loopback started for tests: nginx from a private configuration, or tartil's
-/// fault-injecting server. It stops when `stop()` is called or when the test process ends (its standard input
+/// A server on loopback started for tests: nginx from a private configuration, tartil's fault-injecting server,
+/// or the slow-link proxy in front of one of them. It stops when `stop()` is called or when the test process ends (its standard input
 /// is a pipe held by the test process).
 public final class TestServer: @unchecked Sendable {
     public let port: Int
@@ -40,6 +40,18 @@ public final class TestServer: @unchecked Sendable {
         throw TestServerError(message: "nginx did not start (see \(state)/nginx/error.log)")
     }
 
+    /// tools/netproxy in front of `port` on loopback: a link with `rttMilliseconds` of round trip and
+    /// `megabitsPerSecond` per direction shared by every connection.
+    public static func slowLink(to port: Int, rttMilliseconds: Int, megabitsPerSecond: Int) throws -> TestServer {
+        let state = TestPaths.makeTemporaryDirectory()
+        let portFile = state + "/port"
+        let (process, stdin) = try launch(
+            "/usr/bin/env",
+            ["python3", TestPaths.repository + "/tools/netproxy", "--listen", "0", "--to", "127.0.0.1:\(port)",
+             "--rtt-ms", String(rttMilliseconds), "--mbit", String(megabitsPerSecond), "--port-file", portFile, "--exit-on-eof"])
+        return TestServer(process: process, stdin: stdin, port: try waitForPortFile(portFile))
+    }
+
     public func stop() {
         try? stdin.fileHandleForWriting.close()
         process.waitUntilExit()
@@ -62,7 +74,7 @@ public final class TestServer: @unchecked Sendable {
             if let text = try? String(contentsOfFile: path, encoding: .utf8), let port = Int(text) { return port }
             usleep(25_000)
         }
-        throw TestServerError(message: "the fault server did not start")
+        throw TestServerError(message: "the server did not write its port to \(path)")
     }
 
     private static func waitForListening(port: Int, process: Process) -> Bool {
