@@ -1,8 +1,9 @@
 import Foundation
 
-/// An HTTP server on loopback started for tests: nginx from a private configuration, tartil's fault-injecting
-/// server (either over HTTPS too, under a throwaway test CA), or a small HTTP proxy. It stops when `stop()` is
-/// called or when the test process ends (its standard input is a pipe held by the test process).
+/// A server on loopback started for tests: nginx from a private configuration, tartil's fault-injecting server
+/// (either over HTTPS too, under a throwaway test CA), a small HTTP proxy, or the slow-link proxy in front of one
+/// of them. It stops when `stop()` is called or when the test process ends (its standard input is a pipe held by
+/// the test process).
 public final class TestServer: @unchecked Sendable {
     public let port: Int
     /// `http` or `https`.
@@ -91,6 +92,18 @@ public final class TestServer: @unchecked Sendable {
         throw TestServerError(message: "nginx did not start (see \(state)/nginx/error.log)")
     }
 
+    /// tools/netproxy in front of `port` on loopback: a link with `rttMilliseconds` of round trip and
+    /// `megabitsPerSecond` per direction shared by every connection.
+    public static func slowLink(to port: Int, rttMilliseconds: Int, megabitsPerSecond: Int) throws -> TestServer {
+        let state = TestPaths.makeTemporaryDirectory()
+        let portFile = state + "/port"
+        let (process, stdin) = try launch(
+            "/usr/bin/env",
+            ["python3", TestPaths.repository + "/tools/netproxy", "--listen", "0", "--to", "127.0.0.1:\(port)",
+             "--rtt-ms", String(rttMilliseconds), "--mbit", String(megabitsPerSecond), "--port-file", portFile, "--exit-on-eof"])
+        return TestServer(process: process, stdin: stdin, port: try waitForPortFile(portFile), state: state)
+    }
+
     public func stop() {
         try? stdin.fileHandleForWriting.close()
         process.waitUntilExit()
@@ -113,7 +126,7 @@ public final class TestServer: @unchecked Sendable {
             if let text = try? String(contentsOfFile: path, encoding: .utf8), let port = Int(text) { return port }
             usleep(25_000)
         }
-        throw TestServerError(message: "the fault server did not start")
+        throw TestServerError(message: "the server did not write its port to \(path)")
     }
 
     private static func waitForListening(port: Int, process: Process) -> Bool {
