@@ -17,7 +17,7 @@ import Testing
             events.withLock { $0.append(event) }
             switch event {
             case .cached, .failed, .cancelled: settled.signal()
-            case .started, .retrying, .marked: break
+            case .started, .retrying, .marked, .mirrorAbandoned: break
             }
         }
     }
