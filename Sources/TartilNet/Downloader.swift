@@ -94,12 +94,13 @@ public final class Downloader: @unchecked Sendable {
         self.validate = validate
         self.events = events
         self.openCache = openCache
-        // Connections per server, and requests per HTTP/2 connection; how many transfers are in flight is
-        // tartil's decision (`TransferSlots`), so libcurl queues none behind a busy connection.
+        // Connections per server, and requests per HTTP/2 connection (the server's streams spread over its
+        // connections); how many transfers are in flight is tartil's decision (`TransferSlots`), so libcurl
+        // queues none behind a busy connection.
         try NetworkLibrary.check(
             ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.parallel), "curl_multi_setopt(CURLMOPT_MAX_HOST_CONNECTIONS)")
         try NetworkLibrary.check(
-            ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, limits.streams), "curl_multi_setopt(CURLMOPT_MAX_CONCURRENT_STREAMS)")
+            ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, limits.streamsPerConnection), "curl_multi_setopt(CURLMOPT_MAX_CONCURRENT_STREAMS)")
         try NetworkLibrary.check(
             ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)), "curl_multi_setopt(CURLMOPT_PIPELINING)")
         _ = try openCache(cacheDirectory)  // a bad directory fails here, on the caller's thread

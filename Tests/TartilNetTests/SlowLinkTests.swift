@@ -26,7 +26,7 @@ import Testing
             events: { event in
                 switch event {
                 case .cached, .failed, .cancelled: settled.signal()
-                case .started, .retrying, .marked: break
+                case .started, .retrying, .marked, .mirrorAbandoned: break
                 }
             })
         let mirror = Mirror(name: "far", template: try URLTemplate(link.base + "/fixture/{surah3}{ayah3}.mp3"))

@@ -25,13 +25,13 @@ enum PrefetchCommand {
             verified in the cache.
             With --format json or ndjson (the same: a stream), one JSON object per line for each file (event: \
             cached, failed), then a summary object (event: summary; with cross_checked, single_source and disputed \
-            for unpinned files, and duration_ms, the time the prefetch took).
+            for unpinned files, connections opened, http2_transfers, and duration_ms, the time the prefetch took).
             """,
         arguments: [.init(name: "ref", help: "Ayat: 36, 1 36 67, juz 30, page 1-3, 1-114 (the whole Qur'an), …", repeating: true)],
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER]."),
             .init(names: ["-j", "--jobs"], valueName: "n", help: "Connections per server, 1-64 (default 8): over HTTP/1.1, the transfers at once."),
-            .init(names: ["--streams"], valueName: "n", help: "Requests in flight on a server's HTTP/2 connection, 1-256 (default \(DownloadLimits.defaultStreams))."),
+            .init(names: ["--streams"], valueName: "n", help: "Requests in flight to a server over HTTP/2, spread over its --jobs connections, 1-256 (default \(DownloadLimits.defaultStreams))."),
             .init(names: ["--retries"], valueName: "n", help: "Retries per file across mirrors, 0-20 (default 5)."),
             .init(names: ["--connect-timeout"], valueName: "seconds", help: "Give up connecting after this long (default 10)."),
             .init(names: ["--stall-timeout"], valueName: "seconds", help: "Abandon a transfer that stays under 512 bytes/s this long (default 15)."),
