@@ -38,6 +38,7 @@ import struct
 import subprocess
 import threading
 import time
+import serving
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 COUNTS = collections.Counter()
@@ -227,20 +228,7 @@ def main():
         # The handshake happens on the handler's thread, at its first read: a client that never completes it
         # holds up only its own connection.
         server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
-    server.daemon_threads = True
-    port = server.server_address[1]
-    if args.port_file:
-        with open(args.port_file + ".tmp", "w") as f:
-            f.write(str(port))
-        os.rename(args.port_file + ".tmp", args.port_file)
-    print(port, flush=True)
-    if args.exit_on_eof:
-        def watch():
-            while os.read(0, 4096):
-                pass
-            os._exit(0)
-        threading.Thread(target=watch, daemon=True).start()
-    server.serve_forever()
+    serving.serve(server, args.port_file, args.exit_on_eof)
 
 
 main()

@@ -17,6 +17,7 @@ import os
 import socket
 import threading
 import urllib.parse
+import serving
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOG_LOCK = threading.Lock()
@@ -107,20 +108,7 @@ def main():
     args = parser.parse_args()
     Handler.log_path = args.log
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    server.daemon_threads = True
-    port = server.server_address[1]
-    if args.port_file:
-        with open(args.port_file + ".tmp", "w") as f:
-            f.write(str(port))
-        os.rename(args.port_file + ".tmp", args.port_file)
-    print(port, flush=True)
-    if args.exit_on_eof:
-        def watch():
-            while os.read(0, 4096):
-                pass
-            os._exit(0)
-        threading.Thread(target=watch, daemon=True).start()
-    server.serve_forever()
+    serving.serve(server, args.port_file, args.exit_on_eof)
 
 
 main()
