@@ -35,6 +35,21 @@ import Testing
         #expect(connections.count <= 2, "\(log)")
     }
 
+    /// The player's queue-ahead asks one downloader for each next file as playback goes: over HTTPS every file
+    /// comes over HTTP/2 on the one connection the first opened.
+    @Test func thePlayersQueueAheadReusesOneConnection() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try TestServer.nginx(root: TestPaths.fixtures, tls: true)
+        defer { server.stop() }
+        let result = try environment.tartil(
+            ["play", "1", "--reciter", "fixture", "--output", "null"], urls: [server.base + "/fixture/{surah3}{ayah3}.mp3"], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let log = server.accessLog.filter { $0.contains("/fixture/") }
+        #expect(log.count == 7 && log.allSatisfy { $0.contains(" HTTP/2.0 200 ") }, "\(log)")
+        #expect(Set(log.map { $0.split(separator: " ")[0] }).count == 1, "\(log)")
+    }
+
     /// Over plain HTTP (HTTP/1.1) the files come over several connections, at most --jobs of them.
     @Test func aPrefetchOverHTTPUsesAtMostJobsConnections() throws {
         let directory = TestPaths.makeTemporaryDirectory()

@@ -42,8 +42,8 @@ enum InfoCommands {
             let settings = context.settings
             let format = try OutputFormat.chosen(invocation, context)
             let mirrors = try? settings.mirrorsFile()
-            let caBundle = settings.caBundle.map { "\($0.path) (\($0.source))" }
-                ?? NetworkLibrary.defaultCABundle.map { "\($0) (libcurl's default)" } ?? "libcurl's default"
+            let caBundle = settings.caBundle.map { "\($0.path) (CA bundle from \($0.source))" }
+                ?? NetworkLibrary.defaultCABundle.map { "\($0) (CA bundle: libcurl's default)" } ?? "libcurl's default CA bundle"
             let proxyVariables = ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
                 .filter { settings.environment[$0]?.isEmpty == false }
             let proxies = proxyVariables.isEmpty ? "none" : proxyVariables.map { "\($0)=\(settings.environment[$0]!)" }.joined(separator: " ")
@@ -55,8 +55,8 @@ enum InfoCommands {
                 ("crypto", SHA256.libraryVersion),
             ]
             let paths: [(String, String)] = [
-                ("http2", http2 ? "yes (HTTPS downloads multiplex on one connection per server)" : "no (libcurl without nghttp2: HTTP/1.1 only)"),
-                ("ca-bundle", caBundle),
+                ("http2", http2 ? "yes (HTTPS downloads multiplex many requests per connection)" : "no (libcurl without nghttp2: HTTP/1.1 only)"),
+                ("certs", caBundle),
                 ("proxy", proxies),
                 ("mirrors", mirrors.map { "\($0.path) (\($0.source))" } ?? "not found"),
                 ("tables", settings.tableDirectories.joined(separator: ", ")),
