@@ -101,6 +101,8 @@ public struct DownloadStatistics: Sendable, Hashable {
     public var connections = 0
     /// Transfers answered over HTTP/2.
     public var http2Transfers = 0
+    /// The most transfers that were in flight at once.
+    public var mostInFlight = 0
 
     public init() {}
 }

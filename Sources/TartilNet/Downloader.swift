@@ -242,6 +242,7 @@ public final class Downloader: @unchecked Sendable {
         var probes: [UnsafeMutableRawPointer: (Job, Probe, CacheWriter, Int)] = [:]
         var health: [String: MirrorHealth] = [:]
         var slots = TransferSlots(connectionsPerServer: limits.parallel, streamsPerServer: limits.streams, total: limits.transfersInFlight)
+        var mostInFlight = 0
         var submitted = 0
         var committing = 0
         /// Set by the first `cancel()`, and never reset.
@@ -334,6 +335,10 @@ public final class Downloader: @unchecked Sendable {
                 try NetworkLibrary.check(ccurl_multi_add_handle(multi, transfer.handle), "curl_multi_add_handle")
                 active[transfer.handle] = (job, transfer)
                 slots.started(server)
+                if slots.count > mostInFlight {
+                    mostInFlight = slots.count
+                    connectionStatistics.withLock { $0.mostInFlight = mostInFlight }
+                }
                 events(.started(request.ayah, mirror: request.mirrors[job.mirror].name))
             } catch {
                 // libcurl refused an option or the handle: no other attempt would go better, and none may run
