@@ -14,15 +14,16 @@ import Testing
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
-    /// A prefetch over HTTPS multiplexes on HTTP/2: every request in nginx's log came over HTTP/2, on one or
-    /// two connections, and libcurl's own count agrees.
+    /// A prefetch over HTTPS multiplexes on HTTP/2: every request in nginx's log came over HTTP/2, on at most
+    /// --jobs connections (two here, for eleven files: 32 streams each), and libcurl's own count agrees.
     @Test func aPrefetchOverHTTPSUsesHTTP2AndFewConnections() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try TestServer.nginx(root: TestPaths.fixtures, tls: true)
         defer { server.stop() }
         let result = try environment.tartil(
-            ["prefetch", "1", "112", "--reciter", "fixture", "--json"], urls: [server.base + "/fixture/{surah3}{ayah3}.mp3"], in: directory)
+            ["prefetch", "1", "112", "--reciter", "fixture", "--jobs", "2", "--json"], urls: [server.base + "/fixture/{surah3}{ayah3}.mp3"],
+            in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try environment.verifiedFiles(in: directory).count == 11)
         let summary = try summary(result)
