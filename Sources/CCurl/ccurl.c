@@ -100,6 +100,12 @@ CURLcode ccurl_easy_setopt_header_function(CURL *handle, size_t (*function)(char
 CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
     return curl.easy_getinfo(handle, info, value);
 }
+CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl.easy_getinfo(handle, info, value);
+}
+CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
+    return curl.easy_getinfo(handle, info, value);
+}
 
 CURLM *ccurl_multi_init(void) { return curl.multi_init(); }
 CURLMcode ccurl_multi_cleanup(CURLM *multi) { return curl.multi_cleanup(multi); }

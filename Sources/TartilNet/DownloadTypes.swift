@@ -26,10 +26,18 @@ public struct DownloadRequest: Sendable, Hashable {
     }
 }
 
-/// Limits every transfer runs under.
+/// Limits and settings every transfer runs under.
 public struct DownloadLimits: Sendable, Hashable {
-    /// Transfers at once (8 suits per-ayah files: small, many, often from one host).
+    /// Connections to each server (`--jobs`): over HTTP/1.1, transfers at once to it, one per connection; over
+    /// HTTP/2, the connections its `streams` are spread over.
     public var parallel: Int
+    /// Requests in flight to a server that speaks HTTP/2 (`--streams`), multiplexed over up to `parallel`
+    /// connections, `streamsPerConnection` on each. Until a server's first answer shows it multiplexes, it gets
+    /// `parallel`.
+    public var streams: Int
+    /// The CA certificates to trust (a PEM file: `--ca-bundle`, `SSL_CERT_FILE`, `CURL_CA_BUNDLE`), instead of
+    /// libcurl's default bundle; nil for the default. Verification stays on either way.
+    public var caBundle: String?
     /// Seconds to establish a connection.
     public var connectTimeout: Double
     /// A transfer slower than `stallBytesPerSecond` for this many seconds is abandoned.
@@ -38,13 +46,30 @@ public struct DownloadLimits: Sendable, Hashable {
     /// Redirects followed at most (http and https only).
     public var maxRedirects: Int
 
-    public init(parallel: Int = 8, connectTimeout: Double = 10, stallSeconds: Int = 15, stallBytesPerSecond: Int = 512, maxRedirects: Int = 5) {
+    public init(
+        parallel: Int = 8, streams: Int = DownloadLimits.defaultStreams, caBundle: String? = nil, connectTimeout: Double = 10,
+        stallSeconds: Int = 15, stallBytesPerSecond: Int = 512, maxRedirects: Int = 5
+    ) {
         self.parallel = parallel
+        self.streams = streams
+        self.caBundle = caBundle
         self.connectTimeout = connectTimeout
         self.stallSeconds = stallSeconds
         self.stallBytesPerSecond = stallBytesPerSecond
         self.maxRedirects = maxRedirects
     }
+
+    /// The default of `streams` (see the README for the measurements it comes from).
+    public static let defaultStreams = 64
+
+    /// Requests on one HTTP/2 connection (libcurl's CURLMOPT_MAX_CONCURRENT_STREAMS): a server's streams spread
+    /// over its connections. Over an emulated 300 ms link one connection carried juz 30 in 9.2 s, two in 6.9 s,
+    /// four or eight in 6.1 s: one TCP connection does not fill a long fat link (README, "Network").
+    public var streamsPerConnection: Int { (streams + parallel - 1) / parallel }
+
+    /// Transfers in flight in all, over every server (each holds an open file): room for a full share on two
+    /// servers, as when files fail over from one mirror to the next.
+    public var transfersInFlight: Int { 2 * max(parallel, streams) }
 }
 
 /// What the downloader reports, from its own thread.
@@ -62,6 +87,24 @@ public enum DownloadEvent: Sendable, Hashable {
     case failed(AyahRef, reason: String)
     /// Stopped by `cancel()` (partial bytes are kept for the next run).
     case cancelled(AyahRef)
+    /// A mirror is given up for the rest of the run (its certificate does not verify): no file is asked of it
+    /// again. Comes once per mirror, before the failures it causes.
+    case mirrorAbandoned(mirror: String, reason: String)
+}
+
+/// What the downloader's connections did, summed over its finished transfers (libcurl's CURLINFO_NUM_CONNECTS
+/// and CURLINFO_HTTP_VERSION).
+public struct DownloadStatistics: Sendable, Hashable {
+    /// Transfers that ended (successful or not).
+    public var transfers = 0
+    /// Connections opened (a transfer that reused a connection opened none).
+    public var connections = 0
+    /// Transfers answered over HTTP/2.
+    public var http2Transfers = 0
+    /// The most transfers that were in flight at once.
+    public var mostInFlight = 0
+
+    public init() {}
 }
 
 /// A question about a file that is not downloaded: its size and first bytes (`firstBytes`), for working out its

@@ -56,6 +56,7 @@ public final class Downloader: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
     private let bytesReceived = Atomic<Int>(0)
+    private let connectionStatistics = Mutex(DownloadStatistics())
     private let cacheDirectory: String
     private let limits: DownloadLimits
     private let policy: DownloadPolicy
@@ -94,10 +95,13 @@ public final class Downloader: @unchecked Sendable {
         self.validate = validate
         self.events = events
         self.openCache = openCache
-        try NetworkLibrary.check(
-            ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.parallel), "curl_multi_setopt(CURLMOPT_MAX_TOTAL_CONNECTIONS)")
+        // Connections per server, and requests per HTTP/2 connection (the server's streams spread over its
+        // connections); how many transfers are in flight is tartil's decision (`TransferSlots`), so libcurl
+        // queues none behind a busy connection.
         try NetworkLibrary.check(
             ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.parallel), "curl_multi_setopt(CURLMOPT_MAX_HOST_CONNECTIONS)")
+        try NetworkLibrary.check(
+            ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, limits.streamsPerConnection), "curl_multi_setopt(CURLMOPT_MAX_CONCURRENT_STREAMS)")
         try NetworkLibrary.check(
             ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)), "curl_multi_setopt(CURLMOPT_PIPELINING)")
         _ = try openCache(cacheDirectory)  // a bad directory fails here, on the caller's thread
@@ -210,6 +214,9 @@ public final class Downloader: @unchecked Sendable {
     /// Bytes received so far, over all transfers (for progress displays).
     public var totalBytesReceived: Int { bytesReceived.load(ordering: .relaxed) }
 
+    /// Connections opened and protocols used so far, over the finished transfers.
+    public var statistics: DownloadStatistics { connectionStatistics.withLock { $0 } }
+
     // MARK: - The download thread
 
     /// A file being worked on.
@@ -218,6 +225,8 @@ public final class Downloader: @unchecked Sendable {
         var plan: DownloadPlan
         var notBefore: Double = 0
         var mirror = 0
+        /// The server of `mirror` (for `TransferSlots`).
+        var server = ""
         let order: Int
         /// The cross-check, for a file whose hash is not known (an unpinned ayah downloaded for the first time).
         var crossCheck: CrossCheck?
@@ -246,6 +255,8 @@ public final class Downloader: @unchecked Sendable {
         /// Length probes waiting (with the mirror to ask next) and running.
         var headQueue: [(request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, mirror: Int)] = []
         var heads: [UnsafeMutableRawPointer: (request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, probe: Probe)] = [:]
+        var slots = TransferSlots(connectionsPerServer: limits.parallel, streamsPerServer: limits.streams, total: limits.transfersInFlight)
+        var mostInFlight = 0
         var submitted = 0
         var committing = 0
         /// Set by the first `cancel()`, and never reset.
@@ -271,6 +282,7 @@ public final class Downloader: @unchecked Sendable {
             switch action {
             case .start(let mirror, let delay):
                 job.mirror = mirror
+                job.server = TransferSlots.server(of: job.request.mirrors[mirror].template.text)
                 job.notBefore = now() + delay
                 waiting.append(job)
             case .giveUp(let reason):
@@ -285,8 +297,12 @@ public final class Downloader: @unchecked Sendable {
         func fail(_ job: Job, _ failure: DownloadFailure, mirror: Int) {
             let reciter = job.request.reciter.rawValue
             var mirrorHealth = mirrorHealth(job)
-            mirrorHealth.recordFailure(mirror, now: now())
+            let wasAbandoned = mirrorHealth.abandonedReason(mirror) != nil
+            mirrorHealth.recordFailure(mirror, failure, now: now())
             health[reciter] = mirrorHealth
+            if !wasAbandoned, let reason = mirrorHealth.abandonedReason(mirror) {
+                events(.mirrorAbandoned(mirror: job.request.mirrors[mirror].name, reason: reason))
+            }
             let action = job.plan.failed(failure, on: mirror, health: mirrorHealth, now: now(), random: { Double.random(in: 0..<1, using: &random) })
             if case .start(_, let delay) = action, !cancelled {
                 events(.retrying(job.request.ayah, mirror: job.request.mirrors[mirror].name, reason: failure.reason, delay: delay))
@@ -294,9 +310,14 @@ public final class Downloader: @unchecked Sendable {
             follow(action, job)
         }
 
-        /// Starts an attempt, or settles the job without one (already cached, or busy elsewhere).
+        /// Starts an attempt, or settles the job without one (already cached, busy elsewhere, or its mirror
+        /// given up since the attempt was planned).
         func start(_ job: Job) {
             let request = job.request
+            if let reason = mirrorHealth(job).abandonedReason(job.mirror) {
+                follow(job.plan.failed(.untrusted(reason), on: job.mirror, health: mirrorHealth(job), now: now(), random: { 0 }), job)
+                return
+            }
             if request.expectation.isKnown,
                 (try? cache.containsVerified(reciter: request.reciter, ayah: request.ayah, expectation: request.expectation)) == true
             {
@@ -321,9 +342,17 @@ public final class Downloader: @unchecked Sendable {
             }
             let url = request.mirrors[job.mirror].template.url(for: request.ayah)
             do {
-                let transfer = try Transfer(url: url, mirror: job.mirror, writer: writer, limits: limits, counter: counter)
+                let server = TransferSlots.server(of: url)
+                let transfer = try Transfer(
+                    url: url, mirror: job.mirror, writer: writer, limits: limits, counter: counter,
+                    heard: { multiplexes in slots.learned(server, multiplexes: multiplexes) })
                 try NetworkLibrary.check(ccurl_multi_add_handle(multi, transfer.handle), "curl_multi_add_handle")
                 active[transfer.handle] = (job, transfer)
+                slots.started(server)
+                if slots.count > mostInFlight {
+                    mostInFlight = slots.count
+                    connectionStatistics.withLock { $0.mostInFlight = mostInFlight }
+                }
                 events(.started(request.ayah, mirror: request.mirrors[job.mirror].name))
             } catch {
                 // libcurl refused an option or the handle: no other attempt would go better, and none may run
@@ -336,6 +365,13 @@ public final class Downloader: @unchecked Sendable {
         /// A transfer ended: commit the file or decide the next attempt.
         func complete(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
             guard let (job, transfer) = active.removeValue(forKey: handle) else { return }
+            slots.ended(transfer.server)
+            let connection = transfer.connectionInfo
+            connectionStatistics.withLock {
+                $0.transfers += 1
+                $0.connections += connection.opened ? 1 : 0
+                $0.http2Transfers += connection.http2 ? 1 : 0
+            }
             removeHandle(handle)
             let request = job.request
             let failure = transfer.failure(for: result)
@@ -444,6 +480,7 @@ public final class Downloader: @unchecked Sendable {
             probes.removeAll()
             for (handle, (job, transfer)) in active {
                 removeHandle(handle)
+                slots.ended(transfer.server)
                 transfer.writer.abandon(keepPartial: true)
                 events(.cancelled(job.request.ayah))
             }
@@ -475,12 +512,12 @@ public final class Downloader: @unchecked Sendable {
                 break
             }
 
-            // Start what is due, most urgent first, while there is room.
+            // Start what is due, most urgent first, while its server has room.
             let current = now()
             waiting.sort { ($0.request.priority, $0.order) < ($1.request.priority, $1.order) }
             var index = 0
-            while active.count < limits.parallel && index < waiting.count {
-                if waiting[index].notBefore <= current {
+            while slots.hasRoom && index < waiting.count {
+                if waiting[index].notBefore <= current && slots.hasRoom(for: waiting[index].server) {
                     start(waiting.remove(at: index))
                 } else {
                     index += 1
@@ -510,6 +547,7 @@ public final class Downloader: @unchecked Sendable {
                 let reason = "curl_multi_perform failed: \(NetworkLibrary.multiReason(performed))"
                 for (handle, (job, transfer)) in active {
                     removeHandle(handle)
+                    slots.ended(transfer.server)
                     transfer.writer.abandon(keepPartial: true)
                     fail(job, .transient(reason, retryAfter: nil), mirror: transfer.mirror)
                 }
@@ -542,12 +580,12 @@ public final class Downloader: @unchecked Sendable {
                 }
             }
 
-            // Sleep until there is network activity, a retry is due, or another thread wakes us.
+            // Sleep until there is network activity, a retry is due, or another thread wakes us. A job whose
+            // server is full waits for a transfer to end, which is network activity.
             var timeout = 1000
-            if let soonest = waiting.map(\.notBefore).min() {
+            if slots.hasRoom, let soonest = waiting.filter({ slots.hasRoom(for: $0.server) }).map(\.notBefore).min() {
                 timeout = max(0, min(timeout, Int((soonest - now()) * 1000)))
             }
-            if !waiting.isEmpty && active.count >= limits.parallel { timeout = 1000 }
             if ccurl_multi_poll(multi, Int32(timeout)) != CURLM_OK {
                 usleep(useconds_t(min(timeout, 100) * 1000))  // poll cannot wait: wait here, briefly, instead of spinning
             }

@@ -54,4 +54,19 @@ public enum NetworkLibrary {
         let http2 = (info.pointee.features & CURL_VERSION_HTTP2) != 0 ? ", HTTP/2" : ""
         return "libcurl \(version) (\(tls)\(http2))"
     }
+
+    /// Whether this libcurl can speak HTTP/2 (built with nghttp2): HTTPS downloads then multiplex.
+    public static var supportsHTTP2: Bool {
+        guard (try? load()) != nil, let info = ccurl_version_info_now() else { return false }
+        return (info.pointee.features & CURL_VERSION_HTTP2) != 0
+    }
+
+    /// The CA bundle libcurl trusts when tartil names none (CURLINFO_CAINFO, built in), or nil when unknown.
+    public static var defaultCABundle: String? {
+        guard (try? load()) != nil, let handle = ccurl_easy_init() else { return nil }
+        defer { ccurl_easy_cleanup(handle) }
+        var path: UnsafeMutablePointer<CChar>?
+        guard ccurl_easy_getinfo_string(handle, CURLINFO_CAINFO, &path) == CURLE_OK, let path else { return nil }
+        return String(cString: path)
+    }
 }

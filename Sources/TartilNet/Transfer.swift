@@ -11,6 +11,8 @@ final class Transfer {
     let writer: CacheWriter
     let mirror: Int
     let url: String
+    /// The server asked (`https://host:port`), for `TransferSlots`.
+    let server: String
     /// Status of the response block being received (a redirect starts a new block).
     private(set) var status = 0
     private var contentRange: String?
@@ -20,16 +22,28 @@ final class Transfer {
     /// Bytes received in this attempt.
     private(set) var received = 0
     let counter: (Int) -> Void
+    /// Called with whether the server answered over HTTP/2, at the first answer's status line.
+    private var heard: ((Bool) -> Void)?
+    /// libcurl's own words for a failure (CURLOPT_ERRORBUFFER: "SSL certificate problem: unable to get local
+    /// issuer certificate" where curl_easy_strerror says only "SSL peer certificate … was not OK").
+    private let errorText = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
-    init(url: String, mirror: Int, writer: CacheWriter, limits: DownloadLimits, counter: @escaping (Int) -> Void) throws(CacheError) {
+    init(
+        url: String, mirror: Int, writer: CacheWriter, limits: DownloadLimits, counter: @escaping (Int) -> Void,
+        heard: @escaping (Bool) -> Void
+    ) throws(CacheError) {
         guard let handle = ccurl_easy_init() else { throw CacheError(.io, "curl_easy_init failed") }
         self.handle = handle
         self.writer = writer
         self.mirror = mirror
         self.url = url
+        self.server = TransferSlots.server(of: url)
         self.counter = counter
+        self.heard = heard
+        errorText.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let me = Unmanaged.passUnretained(self).toOpaque()
         try Self.configure(handle, url: url, owner: me, write: Transfer.writeCallback, header: Transfer.headerCallback, limits: limits)
+        try Self.check(ccurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorText), "CURLOPT_ERRORBUFFER")
         // Over https a server may offer HTTP/2: wait for its answer and multiplex on one connection. Over plain
         // http (HTTP/1.1) waiting would queue transfers behind each other instead of opening connections.
         if url.lowercased().hasPrefix("https://") { try Self.set(handle, CURLOPT_PIPEWAIT, "CURLOPT_PIPEWAIT", 1) }
@@ -63,6 +77,13 @@ final class Transfer {
         try set(handle, CURLOPT_LOW_SPEED_TIME, "CURLOPT_LOW_SPEED_TIME", limits.stallSeconds)
         try set(handle, CURLOPT_SSL_VERIFYPEER, "CURLOPT_SSL_VERIFYPEER", 1)
         try set(handle, CURLOPT_SSL_VERIFYHOST, "CURLOPT_SSL_VERIFYHOST", 2)
+        if let bundle = limits.caBundle {
+            // libcurl with OpenSSL reads neither SSL_CERT_FILE nor CURL_CA_BUNDLE: tartil passes the bundle
+            // chosen from them (or --ca-bundle), for the servers and for an https:// proxy alike.
+            try set(handle, CURLOPT_CAINFO, "CURLOPT_CAINFO", bundle)
+            try set(handle, CURLOPT_PROXY_CAINFO, "CURLOPT_PROXY_CAINFO", bundle)
+        }
+        // Proxies: libcurl reads http_proxy, https_proxy (or HTTPS_PROXY), all_proxy and no_proxy itself.
         try set(handle, CURLOPT_NOSIGNAL, "CURLOPT_NOSIGNAL", 1)
         try set(handle, CURLOPT_TCP_KEEPALIVE, "CURLOPT_TCP_KEEPALIVE", 1)
         try set(handle, CURLOPT_USERAGENT, "CURLOPT_USERAGENT", "tartil/0.1")
@@ -82,7 +103,10 @@ final class Transfer {
         try NetworkLibrary.check(code, "curl_easy_setopt(\(name))")
     }
 
-    deinit { ccurl_easy_cleanup(handle) }
+    deinit {
+        ccurl_easy_cleanup(handle)
+        errorText.deallocate()  // after the handle, which may write to it until then
+    }
 
     // MARK: - Callbacks (on the download thread, inside ccurl_multi_perform)
 
@@ -112,6 +136,10 @@ final class Transfer {
             }
             status = value
             contentRange = nil
+            if let heard {
+                self.heard = nil
+                heard(Self.hasPrefix(line, "HTTP/2", ignoringCase: false))
+            }
         } else if Self.hasPrefix(line, "content-range:", ignoringCase: true) {
             contentRange = String(decoding: line.dropFirst("content-range:".utf8.count), as: UTF8.self).trimmedWhitespace
         }
@@ -186,6 +214,16 @@ final class Transfer {
 
     // MARK: - Outcome
 
+    /// What libcurl tells of the finished transfer's connection: whether it opened one, and whether the answer
+    /// came over HTTP/2.
+    var connectionInfo: (opened: Bool, http2: Bool) {
+        var connects = 0
+        var version = 0
+        if ccurl_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects) != CURLE_OK { connects = 0 }
+        if ccurl_easy_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version) != CURLE_OK { version = 0 }
+        return (connects > 0, version == Int(CURL_HTTP_VERSION_2_0))
+    }
+
     /// The failure a finished transfer stands for, or nil when its body is the complete file.
     func failure(for result: CURLcode) -> DownloadFailure? {
         if let problem { return problem }
@@ -206,7 +244,10 @@ final class Transfer {
             return .mirrorUnusable("redirect loop (more than the allowed redirects)")
         case CURLE_UNSUPPORTED_PROTOCOL:
             return .mirrorUnusable("redirect to a URL that is not http or https")
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            let detail = String(cString: errorText)
+            return .untrusted("TLS: the server's certificate does not verify: \(detail.isEmpty ? message : detail)")
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM:
             return .mirrorUnusable("TLS: \(message)")
         case CURLE_OPERATION_TIMEDOUT:
             return .transient(received > 0 ? "stalled (too slow for too long)" : "timed out", retryAfter: nil)

@@ -4,19 +4,30 @@ import Testing
 
 @testable import TartilCore
 
+/// Plain HTTP or HTTPS (under the test CA): the download tests run over both.
+enum Scheme: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case http, https
+    var testDescription: String { rawValue }
+}
+
 /// Servers, a table and mirrors files shared by the download tests: nginx and the fault-injecting server both
-/// serve Tests/Fixtures, where `fixture/` holds a fictional reciter's surahs 1 and 112.
+/// serve Tests/Fixtures, where `fixture/` holds a fictional reciter's surahs 1 and 112; each also over HTTPS
+/// under the test CA (nginx with HTTP/2, the fault server with HTTP/1.1).
 final class DownloadEnvironment: Sendable {
     static let shared = DownloadEnvironment()
 
     let nginx: TestServer
     let faults: TestServer
+    let nginxTLS: TestServer
+    let faultsTLS: TestServer
     let tables: String
     let manifest: [AyahRef: ManifestRow]
 
     private init() {
         nginx = try! TestServer.nginx(root: TestPaths.fixtures)
         faults = try! TestServer.faults(root: TestPaths.fixtures)
+        nginxTLS = try! TestServer.nginx(root: TestPaths.fixtures, tls: true)
+        faultsTLS = try! TestServer.faults(root: TestPaths.fixtures, tls: true)
         tables = TestPaths.makeTemporaryDirectory()
         let build = try! runTartil(["table", "build", TestPaths.fixtures + "/fixture", "--reciter", "fixture", "-o", tables + "/fixture.tsv"])
         precondition(build.status == 0, build.stderr)
@@ -27,8 +38,11 @@ final class DownloadEnvironment: Sendable {
         manifest = rows
     }
 
-    var clean: String { nginx.base + "/fixture/{surah3}{ayah3}.mp3" }
-    func fault(_ name: String) -> String { faults.base + "/\(name)/fixture/{surah3}{ayah3}.mp3" }
+    var clean: String { clean(.http) }
+    func clean(_ scheme: Scheme) -> String { (scheme == .https ? nginxTLS : nginx).base + "/fixture/{surah3}{ayah3}.mp3" }
+    func fault(_ name: String, _ scheme: Scheme = .http) -> String {
+        (scheme == .https ? faultsTLS : faults).base + "/\(name)/fixture/{surah3}{ayah3}.mp3"
+    }
 
     /// A mirrors.json with the pinned reciter `fixture` and the unpinned `loose`, both on `urls`.
     func mirrorsFile(_ urls: [String], in directory: String) throws -> String {
@@ -43,13 +57,16 @@ final class DownloadEnvironment: Sendable {
         return path
     }
 
-    /// Runs tartil against `urls` with a cache in `directory`.
-    func tartil(_ arguments: [String], urls: [String], in directory: String) throws -> RunResult {
+    /// Runs tartil against `urls` with a cache in `directory`, trusting the test CA unless `trust` is false.
+    func tartil(
+        _ arguments: [String], urls: [String], in directory: String, trust: Bool = true, environment: [String: String] = [:]
+    ) throws -> RunResult {
         let mirrors = try mirrorsFile(urls, in: directory)
         let quickStalls = arguments.first == "prefetch" ? ["--stall-timeout", "1"] : []
+        let trusted = trust ? ["--ca-bundle", TestServer.testAuthorityCertificate] : []
         return try runTartil(
-            arguments + ["--mirrors", mirrors, "--tables", tables, "--cache-dir", directory + "/cache"] + quickStalls,
-            home: directory)
+            arguments + ["--mirrors", mirrors, "--tables", tables, "--cache-dir", directory + "/cache"] + quickStalls + trusted,
+            environment: environment, home: directory)
     }
 
     /// Every `.mp3` under the cache folder of `reciter` is the right file; returns their ayat.
@@ -120,23 +137,23 @@ func sha256(_ path: String) -> String {
         #expect(again.stdout.contains("11 requested: 0 downloaded, 11 already cached, 0 failed"))
     }
 
-    @Test(arguments: harmfulFaults + survivableFaults)
-    func faultWithACleanSecondMirrorEndsVerified(fault: String) throws {
+    @Test(arguments: Scheme.allCases, harmfulFaults + survivableFaults)
+    func faultWithACleanSecondMirrorEndsVerified(scheme: Scheme, fault: String) throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try environment.tartil(
-            ["prefetch", "1", "112", "--reciter", "fixture"], urls: [environment.fault(fault), environment.clean], in: directory)
+            ["prefetch", "1", "112", "--reciter", "fixture"], urls: [environment.fault(fault, scheme), environment.clean(scheme)], in: directory)
         #expect(result.status == 0, "\(fault): \(result.stderr)")
         #expect(Set(try environment.verifiedFiles(in: directory).map(\.description)) == Self.all, "\(fault)")
         #expect(environment.partialFiles(in: directory).isEmpty)
     }
 
-    @Test(arguments: harmfulFaults)
-    func faultAloneEndsInAClearFailureAndNoFile(fault: String) throws {
+    @Test(arguments: Scheme.allCases, harmfulFaults)
+    func faultAloneEndsInAClearFailureAndNoFile(scheme: Scheme, fault: String) throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try environment.tartil(
-            ["prefetch", "112", "--reciter", "fixture", "--retries", "1", "--json"], urls: [environment.fault(fault)], in: directory)
+            ["prefetch", "112", "--reciter", "fixture", "--retries", "1", "--json"], urls: [environment.fault(fault, scheme)], in: directory)
         #expect(result.status == 1, "\(fault)")
         #expect(result.stderr.contains("Error: 4 of 4 ayat could not be downloaded"), "\(fault): \(result.stderr)")
         let summary = try #require(result.stdout.split(separator: "\n").last)
@@ -148,16 +165,17 @@ func sha256(_ path: String) -> String {
         #expect(environment.partialFiles(in: directory).isEmpty, "\(fault) left a partial file")
     }
 
-    @Test(arguments: survivableFaults)
-    func survivableFaultAloneStillEndsVerified(fault: String) throws {
+    @Test(arguments: Scheme.allCases, survivableFaults)
+    func survivableFaultAloneStillEndsVerified(scheme: Scheme, fault: String) throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try environment.tartil(["prefetch", "112", "--reciter", "fixture"], urls: [environment.fault(fault)], in: directory)
+        let result = try environment.tartil(["prefetch", "112", "--reciter", "fixture"], urls: [environment.fault(fault, scheme)], in: directory)
         #expect(result.status == 0, "\(fault): \(result.stderr)")
         #expect(try environment.verifiedFiles(in: directory).count == 4)
     }
 
-    @Test func failureReasonsNameTheProblem() throws {
+    @Test(arguments: Scheme.allCases)
+    func failureReasonsNameTheProblem(scheme: Scheme) throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         for (fault, reason) in [
@@ -165,7 +183,7 @@ func sha256(_ path: String) -> String {
             ("redirect-loop", "redirect loop"), ("redirect-ftp", "not http or https"), ("status-503", "HTTP 503"),
         ] {
             let result = try environment.tartil(
-                ["prefetch", "112:1", "--reciter", "fixture", "--retries", "0"], urls: [environment.fault(fault)], in: directory)
+                ["prefetch", "112:1", "--reciter", "fixture", "--retries", "0"], urls: [environment.fault(fault, scheme)], in: directory)
             #expect(result.stderr.contains("failed 112:1: mirror 1: ") && result.stderr.contains(reason), "\(fault): \(result.stderr)")
         }
     }
@@ -235,13 +253,13 @@ func sha256(_ path: String) -> String {
 
     /// A mirror that serves another ayah's file, or flips a bit, is outvoted by two that agree: the unpinned
     /// files come from them, right, and are marked cross-checked.
-    @Test(arguments: ["other-ayah", "bitflip"])
-    func aWrongMirrorOfAnUnpinnedReciterIsOutvoted(fault: String) throws {
+    @Test(arguments: Scheme.allCases, ["other-ayah", "bitflip"])
+    func aWrongMirrorOfAnUnpinnedReciterIsOutvoted(scheme: Scheme, fault: String) throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try environment.tartil(
-            ["prefetch", "112", "--reciter", "loose", "--json"], urls: [environment.fault(fault), environment.clean, environment.fault("ok")],
-            in: directory)
+            ["prefetch", "112", "--reciter", "loose", "--json"],
+            urls: [environment.fault(fault, scheme), environment.clean(scheme), environment.fault("ok", scheme)], in: directory)
         #expect(result.status == 0, "\(fault): \(result.stderr)")
         #expect(try environment.verifiedFiles(in: directory, reciter: "loose").count == 4, "\(fault)")
         let summary = try summary(result)
@@ -293,7 +311,8 @@ func sha256(_ path: String) -> String {
         #expect(pinned.stdout.contains(#""single_source":[]"#), "\(pinned.stdout)")
     }
 
-    @Test func aPartialFileIsResumedOrRestartedAsTheServerAllows() throws {
+    @Test(arguments: Scheme.allCases)
+    func aPartialFileIsResumedOrRestartedAsTheServerAllows(scheme: Scheme) throws {
         for (fault, expectResumed) in [("ok", true), ("ignore-range", false)] {
             let directory = TestPaths.makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -302,7 +321,7 @@ func sha256(_ path: String) -> String {
             try FileManager.default.createDirectory(atPath: directory + "/cache/fixture", withIntermediateDirectories: true)
             try source.prefix(source.count / 2).write(to: URL(fileURLWithPath: directory + "/cache/fixture/.112001.mp3.part"))
             let result = try environment.tartil(
-                ["prefetch", "112:1", "--reciter", "fixture", "--json"], urls: [environment.faults.base + "/\(fault)/fixture/{surah3}{ayah3}.mp3"], in: directory)
+                ["prefetch", "112:1", "--reciter", "fixture", "--json"], urls: [environment.fault(fault, scheme)], in: directory)
             #expect(result.status == 0, "\(fault): \(result.stderr)")
             let line = try #require(result.stdout.split(separator: "\n").last)
             let summary = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -314,12 +333,13 @@ func sha256(_ path: String) -> String {
 
     /// A run killed after the last byte arrived but before the commit leaves a complete partial file: the next
     /// run's range request gets 416 and the file is committed after its hash is checked, without a new download.
-    @Test func aCompletePartialFileIsCommittedWithoutDownloadingAgain() throws {
+    @Test(arguments: Scheme.allCases)
+    func aCompletePartialFileIsCommittedWithoutDownloadingAgain(scheme: Scheme) throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory + "/cache/fixture", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: TestPaths.fixtures + "/fixture/112002.mp3", toPath: directory + "/cache/fixture/.112002.mp3.part")
-        let result = try environment.tartil(["prefetch", "112:2", "--reciter", "fixture", "--json"], urls: [environment.clean], in: directory)
+        let result = try environment.tartil(["prefetch", "112:2", "--reciter", "fixture", "--json"], urls: [environment.clean(scheme)], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains(#""bytes":0"#), "\(result.stdout)")
         #expect(try environment.verifiedFiles(in: directory).count == 1)

@@ -17,7 +17,7 @@ import Testing
             events.withLock { $0.append(event) }
             switch event {
             case .cached, .failed, .cancelled: settled.signal()
-            case .started, .retrying, .marked: break
+            case .started, .retrying, .marked, .mirrorAbandoned: break
             }
         }
     }
@@ -29,24 +29,26 @@ import Testing
         }
     }
 
-    /// A fault server over the fixtures, an empty cache and a downloader with `parallel` transfers, for `body`.
-    func withDownloader(parallel: Int, _ body: (TestServer, String, Recorder, Downloader) throws -> Void) throws {
-        let server = try TestServer.faults(root: TestPaths.fixtures)
+    /// A fault server over the fixtures (over HTTPS under the test CA with `tls`), an empty cache and a
+    /// downloader with `parallel` transfers that trusts the test CA, for `body`.
+    func withDownloader(parallel: Int, tls: Bool, _ body: (TestServer, String, Recorder, Downloader) throws -> Void) throws {
+        let server = try TestServer.faults(root: TestPaths.fixtures, tls: tls)
         defer { server.stop() }
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let recorder = Recorder()
         let downloader = try Downloader(
-            cacheDirectory: directory, limits: DownloadLimits(parallel: parallel), validate: { _ in nil },
-            events: { recorder.record($0) })
+            cacheDirectory: directory, limits: DownloadLimits(parallel: parallel, caBundle: TestServer.testAuthorityCertificate),
+            validate: { _ in nil }, events: { recorder.record($0) })
         try body(server, directory, recorder, downloader)
     }
 
     /// Length probes: each file's size and first 1 KiB, from a server that honours ranges or one that ignores
     /// them (stopped after 1 KiB), from the next mirror when one fails, and nil when none answers; never before
     /// a download that is waiting.
-    @Test func lengthProbesGiveSizesAndFirstBytes() throws {
-        try withDownloader(parallel: 4) { server, directory, recorder, downloader in
+    @Test(arguments: [false, true])
+    func lengthProbesGiveSizesAndFirstBytes(tls: Bool) throws {
+        try withDownloader(parallel: 4, tls: tls) { server, directory, recorder, downloader in
             let mirrors = try ["ok", "ignore-range"].map { Mirror(name: $0, template: try URLTemplate(server.base + "/\($0)/fixture/{surah3}{ayah3}.mp3")) }
             let failing = try Mirror(name: "missing", template: URLTemplate(server.base + "/status-404/fixture/{surah3}{ayah3}.mp3"))
             let answers = Monitor<[String: FileHead?]>([:])
@@ -76,8 +78,9 @@ import Testing
     }
 
     /// What the player needs next jumps ahead of bulk prefetch that is still queued.
-    @Test func playbackRequestsGoBeforeQueuedPrefetch() throws {
-        try withDownloader(parallel: 1) { server, directory, recorder, downloader in
+    @Test(arguments: [false, true])
+    func playbackRequestsGoBeforeQueuedPrefetch(tls: Bool) throws {
+        try withDownloader(parallel: 1, tls: tls) { server, directory, recorder, downloader in
             let bulk = try (1...7).map { try AyahRef(1, $0) }
             downloader.submit(try requests(bulk, server: server, priority: .prefetch))
             usleep(50_000)
@@ -93,8 +96,9 @@ import Testing
         }
     }
 
-    @Test func cancelStopsEverythingAndKeepsPartialFiles() throws {
-        try withDownloader(parallel: 2) { server, directory, recorder, downloader in
+    @Test(arguments: [false, true])
+    func cancelStopsEverythingAndKeepsPartialFiles(tls: Bool) throws {
+        try withDownloader(parallel: 2, tls: tls) { server, directory, recorder, downloader in
             // A trickle (a byte every 0.2 s): both transfers have a few bytes and neither is done when cancelled.
             downloader.submit(try requests(try (1...7).map { try AyahRef(1, $0) }, server: server, priority: .prefetch, fault: "trickle"))
             usleep(700_000)
@@ -115,8 +119,9 @@ import Testing
     }
 
     /// Ctrl-C is final: a request submitted after `cancel()` is reported cancelled, not downloaded.
-    @Test func cancellationIsPermanent() throws {
-        try withDownloader(parallel: 2) { server, directory, recorder, downloader in
+    @Test(arguments: [false, true])
+    func cancellationIsPermanent(tls: Bool) throws {
+        try withDownloader(parallel: 2, tls: tls) { server, directory, recorder, downloader in
             downloader.cancel()
             usleep(100_000)  // the download thread has taken the cancel
             downloader.submit(try requests([try AyahRef(112, 1), try AyahRef(112, 2)], server: server, priority: .prefetch, fault: "ok"))
@@ -126,6 +131,33 @@ import Testing
             #expect(events.allSatisfy { if case .cancelled = $0 { true } else { false } }, "\(events)")
             #expect(try Cache(directory: directory).files().isEmpty)
         }
+    }
+
+    /// Over HTTP/2 a server gets `streams` requests in flight once its first answer came over HTTP/2, more than
+    /// its `parallel` connections (which carry them: two here); over HTTP/1.1 never more than `parallel`.
+    @Test(arguments: [false, true])
+    func requestsInFlightFollowWhatTheServerSpeaks(tls: Bool) throws {
+        let server = try TestServer.nginx(root: TestPaths.fixtures, tls: tls)
+        defer { server.stop() }
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let recorder = Recorder()
+        let downloader = try Downloader(
+            cacheDirectory: directory, limits: DownloadLimits(parallel: 2, streams: 16, caBundle: TestServer.testAuthorityCertificate),
+            validate: { _ in nil }, events: { recorder.record($0) })
+        let mirror = Mirror(name: "nginx", template: try URLTemplate(server.base + "/fixture/{surah3}{ayah3}.mp3"))
+        let ayat = try (1...7).map { try AyahRef(1, $0) } + (1...4).map { try AyahRef(112, $0) }
+        downloader.submit(try ayat.map {
+            DownloadRequest(reciter: try ReciterID("fixture"), ayah: $0, mirrors: [mirror], expectation: .unknown(maxBytes: 1 << 20), priority: .prefetch)
+        })
+        for _ in ayat { #expect(recorder.settled.wait(timeout: .now() + 30) == .success) }
+        downloader.shutdown()
+        let statistics = downloader.statistics
+        #expect(statistics.transfers == 11)
+        #expect(statistics.http2Transfers == (tls ? 11 : 0))
+        #expect(statistics.connections <= 2, "\(statistics)")
+        #expect(tls ? statistics.mostInFlight > 2 : statistics.mostInFlight <= 2, "\(statistics)")
+        #expect(try Cache(directory: directory).files().count == 11)
     }
 
     /// A thread that cannot open the cache makes the downloader fail to start with the reason, instead of

@@ -22,11 +22,11 @@ import Testing
 
         let settled = DispatchSemaphore(value: 0)
         let downloader = try Downloader(
-            cacheDirectory: directory, limits: DownloadLimits(parallel: 1), validate: { _ in },
+            cacheDirectory: directory, limits: DownloadLimits(parallel: 1), validate: { _ in nil },
             events: { event in
                 switch event {
                 case .cached, .failed, .cancelled: settled.signal()
-                case .started, .retrying, .marked: break
+                case .started, .retrying, .marked, .mirrorAbandoned: break
                 }
             })
         let mirror = Mirror(name: "far", template: try URLTemplate(link.base + "/fixture/{surah3}{ayah3}.mp3"))

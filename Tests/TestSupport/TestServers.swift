@@ -1,39 +1,91 @@
 import Foundation
 
-/// A server on loopback started for tests: nginx from a private configuration, tartil's fault-injecting server,
-/// or the slow-link proxy in front of one of them. It stops when `stop()` is called or when the test process ends (its standard input
-/// is a pipe held by the test process).
+/// A server on loopback started for tests: nginx from a private configuration, tartil's fault-injecting server
+/// (either over HTTPS too, under a throwaway test CA), a small HTTP proxy, or the slow-link proxy in front of one
+/// of them. It stops when `stop()` is called or when the test process ends (its standard input is a pipe held by
+/// the test process).
 public final class TestServer: @unchecked Sendable {
     public let port: Int
+    /// `http` or `https`.
+    public let scheme: String
+    /// Where the server keeps its state: nginx's `access.log`, the proxy's `requests.log`.
+    public let state: String
     private let process: Process
     private let stdin: Pipe
 
-    private init(process: Process, stdin: Pipe, port: Int) {
+    private init(process: Process, stdin: Pipe, port: Int, scheme: String = "http", state: String) {
         self.process = process
         self.stdin = stdin
         self.port = port
+        self.scheme = scheme
+        self.state = state
     }
 
-    /// Base URL, e.g. `http://127.0.0.1:41234`.
-    public var base: String { "http://127.0.0.1:\(port)" }
+    /// Base URL, e.g. `http://127.0.0.1:41234` or `https://127.0.0.1:41235`.
+    public var base: String { "\(scheme)://127.0.0.1:\(port)" }
 
-    /// tartil's fault-injecting server over `root` (see tools/testserver/faultserver.py).
-    public static func faults(root: String) throws -> TestServer {
+    /// The test CA every HTTPS test server's certificate is signed by (made once per test process by
+    /// tools/testserver/test-ca): trust it with `--ca-bundle` or `SSL_CERT_FILE`. No system bundle holds it, so
+    /// a client that does not trust it refuses the servers.
+    public static let testAuthority: String = {
+        let directory = TestPaths.makeTemporaryDirectory() + "/tls"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.repository + "/tools/testserver/test-ca")
+        process.arguments = [directory]
+        try! process.run()
+        process.waitUntilExit()
+        precondition(process.terminationStatus == 0, "tools/testserver/test-ca failed")
+        return directory
+    }()
+
+    /// The test CA's certificate (a PEM file).
+    public static var testAuthorityCertificate: String { testAuthority + "/ca.pem" }
+
+    /// tartil's fault-injecting server over `root` (see tools/testserver/faultserver.py); with `tls`, over HTTPS
+    /// (HTTP/1.1) under the test CA.
+    public static func faults(root: String, tls: Bool = false) throws -> TestServer {
         let state = TestPaths.makeTemporaryDirectory()
         let portFile = state + "/port"
         let (process, stdin) = try launch(
-            "/usr/bin/env", ["python3", TestPaths.repository + "/tools/testserver/faultserver.py", root, "--port-file", portFile, "--exit-on-eof"])
-        return TestServer(process: process, stdin: stdin, port: try waitForPortFile(portFile))
+            "/usr/bin/env",
+            ["python3", TestPaths.repository + "/tools/testserver/faultserver.py", root, "--port-file", portFile, "--exit-on-eof"]
+                + (tls ? ["--tls", testAuthority] : []))
+        return TestServer(process: process, stdin: stdin, port: try waitForPortFile(portFile), scheme: tls ? "https" : "http", state: state)
     }
 
-    /// nginx serving `root`.
-    public static func nginx(root: String) throws -> TestServer {
+    /// A forwarding and CONNECT proxy (tools/testserver/proxy.py) that logs each request to `requestLog`.
+    public static func proxy() throws -> TestServer {
+        let state = TestPaths.makeTemporaryDirectory()
+        let portFile = state + "/port"
+        let (process, stdin) = try launch(
+            "/usr/bin/env",
+            ["python3", TestPaths.repository + "/tools/testserver/proxy.py", "--log", state + "/requests.log", "--port-file", portFile, "--exit-on-eof"])
+        return TestServer(process: process, stdin: stdin, port: try waitForPortFile(portFile), state: state)
+    }
+
+    /// The proxy's log: one line per request (`CONNECT 127.0.0.1:4433`, `GET http://127.0.0.1:8080/a`).
+    public var requestLog: [String] {
+        ((try? String(contentsOfFile: state + "/requests.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// nginx's access log: one line per request, `CONNECTION_SERIAL PROTOCOL STATUS URI`
+    /// (`3 HTTP/2.0 200 /fixture/001001.mp3`).
+    public var accessLog: [String] {
+        ((try? String(contentsOfFile: state + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// nginx serving `root`; with `tls`, over HTTPS with HTTP/2 under the test CA (or the CA made in
+    /// `authority`, for a server a client does not trust).
+    public static func nginx(root: String, tls: Bool = false, authority: String? = nil) throws -> TestServer {
         let state = TestPaths.makeTemporaryDirectory()
         for _ in 0..<20 {
             let port = Int.random(in: 20000..<60000)
             let (process, stdin) = try launch(
-                TestPaths.repository + "/tools/testserver/nginx-serve", [root, String(port), state + "/nginx", "--exit-on-eof"])
-            if waitForListening(port: port, process: process) { return TestServer(process: process, stdin: stdin, port: port) }
+                TestPaths.repository + "/tools/testserver/nginx-serve",
+                [root, String(port), state + "/nginx", "--exit-on-eof"] + (tls ? ["--tls", authority ?? testAuthority] : []))
+            if waitForListening(port: port, process: process) {
+                return TestServer(process: process, stdin: stdin, port: port, scheme: tls ? "https" : "http", state: state + "/nginx")
+            }
             try? stdin.fileHandleForWriting.close()
             process.waitUntilExit()
         }
@@ -49,7 +101,7 @@ public final class TestServer: @unchecked Sendable {
             "/usr/bin/env",
             ["python3", TestPaths.repository + "/tools/netproxy", "--listen", "0", "--to", "127.0.0.1:\(port)",
              "--rtt-ms", String(rttMilliseconds), "--mbit", String(megabitsPerSecond), "--port-file", portFile, "--exit-on-eof"])
-        return TestServer(process: process, stdin: stdin, port: try waitForPortFile(portFile))
+        return TestServer(process: process, stdin: stdin, port: try waitForPortFile(portFile), state: state)
     }
 
     public func stop() {

@@ -22,8 +22,10 @@ named by the first path segment:  GET /<fault>/<path under ROOT>.
 
   slow               the file at about 64 KiB/s, honouring Range (for interrupting downloads midway)
 
-Usage: faultserver.py ROOT [--port N] [--port-file FILE] [--exit-on-eof]
-Port 0 (the default) takes any free port; it is printed and written to FILE. Every request is bounded in time;
+Usage: faultserver.py ROOT [--port N] [--port-file FILE] [--exit-on-eof] [--tls DIR]
+Port 0 (the default) takes any free port; it is printed and written to FILE. With --tls DIR it serves HTTPS
+(HTTP/1.1) with DIR/server.pem and DIR/server.key, made by tools/testserver/test-ca DIR (trust DIR/ca.pem); each
+connection's TLS handshake runs on its own thread, so every fault behaves as over plain HTTP. Every request is bounded in time;
 the server runs until it is killed or, with --exit-on-eof, until its standard input closes (so a test process
 that dies takes its server with it).
 """
@@ -31,9 +33,12 @@ import argparse
 import collections
 import os
 import socket
+import ssl
 import struct
+import subprocess
 import threading
 import time
+import serving
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 COUNTS = collections.Counter()
@@ -211,23 +216,19 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--port-file")
     parser.add_argument("--exit-on-eof", action="store_true")
+    parser.add_argument("--tls")
     args = parser.parse_args()
     Handler.root = args.root
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    server.daemon_threads = True
-    port = server.server_address[1]
-    if args.port_file:
-        with open(args.port_file + ".tmp", "w") as f:
-            f.write(str(port))
-        os.rename(args.port_file + ".tmp", args.port_file)
-    print(port, flush=True)
-    if args.exit_on_eof:
-        def watch():
-            while os.read(0, 4096):
-                pass
-            os._exit(0)
-        threading.Thread(target=watch, daemon=True).start()
-    server.serve_forever()
+    if args.tls:
+        subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-ca"), args.tls], check=True)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(os.path.join(args.tls, "server.pem"), os.path.join(args.tls, "server.key"))
+        context.set_alpn_protocols(["http/1.1"])
+        # The handshake happens on the handler's thread, at its first read: a client that never completes it
+        # holds up only its own connection.
+        server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
+    serving.serve(server, args.port_file, args.exit_on_eof)
 
 
 main()

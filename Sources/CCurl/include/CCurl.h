@@ -34,6 +34,8 @@ CURLcode ccurl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value)
 CURLcode ccurl_easy_setopt_write_function(CURL *handle, size_t (*function)(char *, size_t, size_t, void *));
 CURLcode ccurl_easy_setopt_header_function(CURL *handle, size_t (*function)(char *, size_t, size_t, void *));
 CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
 
 CURLM *ccurl_multi_init(void);
 CURLMcode ccurl_multi_cleanup(CURLM *multi);

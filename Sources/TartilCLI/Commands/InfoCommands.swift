@@ -42,6 +42,12 @@ enum InfoCommands {
             let settings = context.settings
             let format = try OutputFormat.chosen(invocation, context)
             let mirrors = try? settings.mirrorsFile()
+            let caBundle = settings.caBundle.map { "\($0.path) (CA bundle from \($0.source))" }
+                ?? NetworkLibrary.defaultCABundle.map { "\($0) (CA bundle: libcurl's default)" } ?? "libcurl's default CA bundle"
+            let proxyVariables = ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
+                .filter { settings.environment[$0]?.isEmpty == false }
+            let proxies = proxyVariables.isEmpty ? "none" : proxyVariables.map { "\($0)=\(settings.environment[$0]!)" }.joined(separator: " ")
+            let http2 = NetworkLibrary.supportsHTTP2
             let libraries: [(String, String)] = [
                 ("network", NetworkLibrary.versionDescription),
                 ("audio", AudioLibrary.versionDescription),
@@ -49,6 +55,9 @@ enum InfoCommands {
                 ("crypto", SHA256.libraryVersion),
             ]
             let paths: [(String, String)] = [
+                ("http2", http2 ? "yes (HTTPS downloads multiplex many requests per connection)" : "no (libcurl without nghttp2: HTTP/1.1 only)"),
+                ("certs", caBundle),
+                ("proxy", proxies),
                 ("mirrors", mirrors.map { "\($0.path) (\($0.source))" } ?? "not found"),
                 ("tables", settings.tableDirectories.joined(separator: ", ")),
                 ("cache", settings.cacheDirectory),
@@ -61,6 +70,9 @@ enum InfoCommands {
             let fields: Fields = [
                 ("version", .string(Help.version)),
                 ("libraries", .object(libraries.map { ($0.0, .string($0.1)) })),
+                ("http2", .bool(http2)),
+                ("ca_bundle", .string(settings.caBundle?.path ?? NetworkLibrary.defaultCABundle)),
+                ("ca_bundle_source", .string(settings.caBundle?.source ?? "default")),
                 ("mirrors", .string(mirrors?.path)),
                 ("mirrors_source", .string(mirrors?.source)),
                 ("tables", .array(settings.tableDirectories.map(JSONValue.string))),

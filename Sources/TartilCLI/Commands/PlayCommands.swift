@@ -470,6 +470,7 @@ enum PlayCommands {
         var setup = PlayerSetup(
             reciter: reciter, table: try library.table(for: reciter), cacheDirectory: try context.settings.checkedCacheDirectory(),
             output: output, plan: plan, start: start)
+        setup.limits.caBundle = try context.settings.checkedCABundle()
         setup.stopAfter = stopAfter
         setup.loop = loop
         // Speed and volume: as given, else (play, resume) what the session's last player had.

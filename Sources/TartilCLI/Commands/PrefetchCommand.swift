@@ -19,17 +19,19 @@ enum PrefetchCommand {
             every later read). A new unpinned file is cross-checked against the reciter's next mirror (same size, \
             same last 16 KiB, by one ranged request): a copy two mirrors agree on wins; a file only one mirror could \
             serve is marked single-source, one the mirrors disagree on is kept marked disputed, with a warning. \
-            Failing mirrors are retried with backoff and passed over for the next; Ctrl-C stops \
+            Failing mirrors are retried with backoff and passed over for the next; a mirror whose HTTPS certificate \
+            does not verify is given up for the whole run at once (trust its CA with --ca-bundle). Ctrl-C stops \
             at once and the next run resumes where this one stopped. Exit 0 only when every requested ayah is \
             verified in the cache.
             With --format json or ndjson (the same: a stream), one JSON object per line for each file (event: \
             cached, failed), then a summary object (event: summary; with cross_checked, single_source and disputed \
-            for unpinned files, and duration_ms, the time the prefetch took).
+            for unpinned files, connections opened, http2_transfers, and duration_ms, the time the prefetch took).
             """,
         arguments: [.init(name: "ref", help: "Ayat: 36, 1 36 67, juz 30, page 1-3, 1-114 (the whole Qur'an), …", repeating: true)],
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER]."),
-            .init(names: ["-j", "--jobs"], valueName: "n", help: "Transfers at once, 1-64 (default 8)."),
+            .init(names: ["-j", "--jobs"], valueName: "n", help: "Connections per server, 1-64 (default 8): over HTTP/1.1, the transfers at once."),
+            .init(names: ["--streams"], valueName: "n", help: "Requests in flight to a server over HTTP/2, spread over its --jobs connections, 1-256 (default \(DownloadLimits.defaultStreams))."),
             .init(names: ["--retries"], valueName: "n", help: "Retries per file across mirrors, 0-20 (default 5)."),
             .init(names: ["--connect-timeout"], valueName: "seconds", help: "Give up connecting after this long (default 10)."),
             .init(names: ["--stall-timeout"], valueName: "seconds", help: "Abandon a transfer that stays under 512 bytes/s this long (default 15)."),
@@ -49,7 +51,7 @@ enum PrefetchCommand {
         let json = try OutputFormat.chosen(invocation, context, allowed: formats) != .text
         let references = try ReferenceParser.parse(invocation.arguments)
         let reciterID = try context.reciterID(invocation)
-        let limits = try downloadLimits(invocation)
+        let limits = try downloadLimits(invocation, context)
         let policy = DownloadPolicy(maxAttempts: 1 + (try invocation.integer("--retries", in: 0...20) ?? 5))
         let budget = try (invocation.value("--max-size") ?? context.settings.environment["TARTIL_CACHE_MAX_SIZE"]).map(parseSize)
         let library = try context.library()
@@ -107,8 +109,9 @@ enum PrefetchCommand {
             cacheDirectory: cache.directory, limits: limits, policy: policy, validate: AudioValidation.validate,
             events: { queue.push($0) })
         // Feed the downloader a window of requests at a time rather than all 6236 of a whole Qur'an: its queue,
-        // and the memory behind it, stay small; settled files make room for more.
-        let window = max(64, limits.parallel * 8)
+        // and the memory behind it, stay small; settled files make room for more. The window holds twice what
+        // may be in flight, so a settled file's slot is refilled at once.
+        let window = max(64, limits.transfersInFlight * 2)
         var next = min(window, requests.count)
         downloader.submit(Array(requests[..<next]))
         var outstanding = requests.count
@@ -150,6 +153,7 @@ enum PrefetchCommand {
         downloader.shutdown()
         if showBar { console.writeError("\r\u{1B}[K") }
         progress.bytes += downloader.totalBytesReceived
+        progress.connections = downloader.statistics
     }
 
     /// Lines for standard output and standard error, written with one call each.
@@ -183,14 +187,19 @@ enum PrefetchCommand {
                 let tenths = Int((delay * 10).rounded())
                 lines.error += "retrying \(ayah): \(mirror): \(reason)\(tenths > 0 ? " (again in \(tenths / 10).\(tenths % 10) s)" : "")\n"
             }
+        case .mirrorAbandoned(let mirror, let reason):
+            // Once per mirror, whatever the format: the failures that follow all come from this.
+            lines.error += "\(mirror): given up for this run: \(reason)"
+                + (reason.contains("certificate") ? " (to trust its CA: --ca-bundle FILE or SSL_CERT_FILE)" : "") + "\n"
         case .started, .cancelled, .marked:
             break
         }
     }
 
-    static func downloadLimits(_ invocation: Invocation) throws(TartilError) -> DownloadLimits {
-        var limits = DownloadLimits()
+    static func downloadLimits(_ invocation: Invocation, _ context: Context) throws(TartilError) -> DownloadLimits {
+        var limits = DownloadLimits(caBundle: try context.settings.checkedCABundle())
         if let jobs = try invocation.integer("--jobs", in: 1...64) { limits.parallel = jobs }
+        if let streams = try invocation.integer("--streams", in: 1...256) { limits.streams = streams }
         if let seconds = try invocation.integer("--connect-timeout", in: 1...300) { limits.connectTimeout = Double(seconds) }
         if let seconds = try invocation.integer("--stall-timeout", in: 1...600) { limits.stallSeconds = seconds }
         return limits
@@ -230,6 +239,8 @@ struct PrefetchProgress {
     var alreadyCached = 0
     var cancelled = 0
     var bytes = 0
+    /// What the connections did (for the summary).
+    var connections = DownloadStatistics()
     var failed: [(AyahRef, String)] = []
     /// Latest problem per mirror, for the progress bar.
     var mirrorProblems: [String: String] = [:]
@@ -258,7 +269,7 @@ struct PrefetchProgress {
             marks[mark, default: []].append(ayah)
             if mark == .disputed { disputeDetails.append((ayah, detail)) }
             return false
-        case .started:
+        case .started, .mirrorAbandoned:
             return false
         }
     }
@@ -323,6 +334,8 @@ struct PrefetchProgress {
             ("single_source", .array(marked(.singleSource).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
             ("disputed", .array(marked(.disputed).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
             ("bytes", .int(bytes)),
+            ("connections", .int(connections.connections)),
+            ("http2_transfers", .int(connections.http2Transfers)),
             ("evicted", .int(evicted)),
             ("duration_ms", .int(Int((seconds * 1000).rounded()))),
         ]

@@ -237,6 +237,10 @@ struct GlobalOption: Sendable {
             help: "The control socket (default: $XDG_RUNTIME_DIR/tartil/control.sock, else /tmp/tartil-UID/control.sock).",
             apply: { value, settings in settings.socketOption = value }),
         GlobalOption(
+            name: "--ca-bundle", valueName: "file", variable: "SSL_CERT_FILE",
+            help: "Trust the CA certificates in this PEM file for HTTPS downloads instead of the system's (also CURL_CA_BUNDLE; verification stays on).",
+            apply: { value, settings in settings.caBundleOption = value }),
+        GlobalOption(
             name: "--no-mpris", valueName: "", variable: nil,
             help: "Do not appear on the session bus as an MPRIS media player (also TARTIL_MPRIS=0).",
             apply: { _, settings in settings.noMPRIS = true }),

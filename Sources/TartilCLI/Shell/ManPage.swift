@@ -92,6 +92,12 @@ enum ManPage {
             .B TARTIL_CONFIG
             The config file to read instead of $XDG_CONFIG_HOME/tartil/config.
             .TP
+            .B CURL_CA_BUNDLE
+            As \\-\\-ca\\-bundle, when SSL_CERT_FILE is not set.
+            .TP
+            .BR https_proxy ", " http_proxy ", " all_proxy ", " no_proxy
+            Proxies for downloads, read by libcurl (https_proxy for https:// mirrors, through a CONNECT tunnel).
+            .TP
             .BR XDG_CONFIG_HOME ", " XDG_DATA_HOME ", " XDG_CACHE_HOME ", " XDG_STATE_HOME ", " XDG_RUNTIME_DIR
             Where the files below live.
             .SH FILES

@@ -11,6 +11,7 @@ import TartilCore
 /// | `--tables DIR` | `TARTIL_TABLES` | `$XDG_DATA_HOME/tartil/reciter-tables`, then the bundled tables |
 /// | `--cache-dir DIR` | `TARTIL_CACHE_DIR` | `$XDG_CACHE_HOME/tartil` |
 /// | `--journal FILE` | `TARTIL_JOURNAL` | `$XDG_DATA_HOME/tartil/journal.sqlite` |
+/// | `--ca-bundle FILE` | `SSL_CERT_FILE`, `CURL_CA_BUNDLE` | libcurl's default CA bundle |
 /// | `--no-mpris` | `TARTIL_MPRIS=0` | MPRIS on when a session bus is reachable |
 /// | `--json` | | off |
 ///
@@ -25,6 +26,7 @@ public struct Settings: Sendable {
     public var cacheDirectoryOption: String?
     public var journalOption: String?
     public var socketOption: String?
+    public var caBundleOption: String?
     /// `--no-mpris`: do not appear on the session bus.
     public var noMPRIS = false
     /// The config file, when there is one.
@@ -173,6 +175,47 @@ public struct Settings: Sendable {
         if noMPRIS { return false }
         if let variable = environment["TARTIL_MPRIS"], !variable.isEmpty { return variable != "0" }
         return config?.value("mpris").flatMap(ConfigFile.switchValue) ?? true
+    }
+
+    /// The CA certificates downloads trust instead of libcurl's default bundle, and where that choice came from:
+    /// `--ca-bundle`, else `SSL_CERT_FILE`, else `CURL_CA_BUNDLE` (the variables OpenSSL's and curl's users
+    /// set; libcurl with OpenSSL reads neither itself), else `ca-bundle=` in the config file; nil for the default.
+    public var caBundle: (path: String, source: String)? {
+        if let option = caBundleOption, !option.isEmpty { return (option, "--ca-bundle") }
+        for variable in ["SSL_CERT_FILE", "CURL_CA_BUNDLE"] {
+            if let value = environment[variable], !value.isEmpty { return (value, variable) }
+        }
+        if let value = config?.value("ca-bundle") { return (value, config!.location("ca-bundle")) }
+        return nil
+    }
+
+    /// The largest CA bundle read (the system's is about 200 KB).
+    static let maximumCABundleBytes = 16 << 20
+
+    /// `caBundle`'s path, checked before anything is downloaded: a readable file holding at least one PEM
+    /// certificate. Anything else is a usage error naming where the path came from.
+    public func checkedCABundle() throws(TartilError) -> String? {
+        guard let (path, source) = caBundle else { return nil }
+        let bytes: [UInt8]
+        do throws(TartilError) {
+            var status = stat()
+            if stat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
+                throw TartilError(.usage, "not a regular file")
+            }
+            if stat(path, &status) == 0, Int(status.st_size) > Self.maximumCABundleBytes {
+                throw TartilError(.usage, "larger than \(Self.maximumCABundleBytes >> 20) MiB")
+            }
+            bytes = try FileSystem.read(path)
+        } catch {
+            let reason = error.cause.map { "\(error.message): \($0)" } ?? error.message
+            throw .usage("the CA bundle \(path) (from \(source)) cannot be used: \(reason) (give a PEM file of CA certificates)")
+        }
+        guard bytes.count <= Self.maximumCABundleBytes,
+            String(decoding: bytes, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----")
+        else {
+            throw .usage("the CA bundle \(path) (from \(source)) holds no PEM certificate (-----BEGIN CERTIFICATE-----): give a PEM file of CA certificates")
+        }
+        return path
     }
 
     /// The REPL's history file.

@@ -34,19 +34,24 @@ public enum DownloadFailure: Sendable, Hashable {
     /// This mirror cannot give this file: 404, wrong bytes, an oversized body, a redirect loop or a redirect to
     /// a scheme other than http(s). Other mirrors may still.
     case mirrorUnusable(String)
+    /// This mirror's TLS certificate does not verify (an unknown CA, another name, expired): no retry changes
+    /// that, and it is the same for every file, so the mirror is given up for the whole run (`MirrorHealth`).
+    case untrusted(String)
 
     public var reason: String {
         switch self {
-        case .transient(let reason, _), .mirrorUnusable(let reason): reason
+        case .transient(let reason, _), .mirrorUnusable(let reason), .untrusted(let reason): reason
         }
     }
 }
 
 /// How each mirror of a reciter has been doing: a mirror that keeps failing is demoted for a while, so other
-/// files try the healthy ones first.
+/// files try the healthy ones first; a mirror whose certificate does not verify is given up for the whole run.
 public struct MirrorHealth: Sendable, Hashable {
     private var consecutiveFailures: [Int]
     private var demotedUntil: [Double]
+    /// Mirrors given up for the run, with why (an `.untrusted` failure).
+    public private(set) var abandoned: [Int: String] = [:]
     let policy: DownloadPolicy
 
     public init(mirrorCount: Int, policy: DownloadPolicy) {
@@ -55,7 +60,9 @@ public struct MirrorHealth: Sendable, Hashable {
         self.policy = policy
     }
 
-    public mutating func recordFailure(_ mirror: Int, now: Double) {
+    /// An attempt on `mirror` failed with `failure`; an `.untrusted` one gives the mirror up for the run.
+    public mutating func recordFailure(_ mirror: Int, _ failure: DownloadFailure? = nil, now: Double) {
+        if case .untrusted(let reason)? = failure, abandoned[mirror] == nil { abandoned[mirror] = reason }
         consecutiveFailures[mirror] += 1
         if consecutiveFailures[mirror] >= policy.failuresToDemote {
             demotedUntil[mirror] = now + policy.demotionSeconds
@@ -68,6 +75,9 @@ public struct MirrorHealth: Sendable, Hashable {
     }
 
     public func isDemoted(_ mirror: Int, now: Double) -> Bool { demotedUntil[mirror] > now }
+
+    /// Why `mirror` was given up for the run, or nil when it was not.
+    public func abandonedReason(_ mirror: Int) -> String? { abandoned[mirror] }
 }
 
 /// The decisions for downloading one file: which mirror to try next, how long to wait first, and when to give
@@ -112,10 +122,11 @@ public struct DownloadPlan: Sendable, Hashable {
         hasher.combine(lastMirror)
     }
 
-    /// The first action: the first healthy mirror, now.
+    /// The first action: the first healthy mirror, now; `.giveUp` naming each mirror's reason when every one
+    /// was given up for the run.
     public mutating func begin(health: MirrorHealth, now: Double) -> Action {
         guard let mirror = nextMirror(after: nil, health: health, now: now) else {
-            return .giveUp(reason: "no mirror")
+            return .giveUp(reason: summary(health: health).isEmpty ? "no mirror" : summary(health: health))
         }
         return start(mirror, delay: 0)
     }
@@ -129,6 +140,12 @@ public struct DownloadPlan: Sendable, Hashable {
         switch failure {
         case .mirrorUnusable:
             unusable.insert(mirror)
+        case .untrusted:
+            unusable.insert(mirror)
+            // Refused before any request was sent: it costs no attempt, so the next mirror is tried at once even
+            // with no retries left.
+            attempts -= 1
+            attemptsOnMirror[mirror] -= 1
         case .transient(_, let requested):
             if let requested, requested > policy.maxRetryAfter {
                 unusable.insert(mirror)  // asks us to wait longer than we will for one file
@@ -136,8 +153,8 @@ public struct DownloadPlan: Sendable, Hashable {
                 retryAfter = requested
             }
         }
-        guard attempts < policy.maxAttempts else { return .giveUp(reason: summary) }
-        guard let next = nextMirror(after: mirror, health: health, now: now) else { return .giveUp(reason: summary) }
+        guard let next = nextMirror(after: mirror, health: health, now: now) else { return .giveUp(reason: summary(health: health)) }
+        guard attempts < policy.maxAttempts else { return .giveUp(reason: summary(health: health)) }
         // A mirror not yet tried for this file starts at once (fail over); one tried before waits as its server
         // asked, or backs off exponentially with full jitter.
         let tries = attemptsOnMirror[next]
@@ -161,8 +178,11 @@ public struct DownloadPlan: Sendable, Hashable {
     }
 
     /// What went wrong, mirror by mirror, for the final report: `mirror 1: HTTP 503; mirror 2: hash mismatch`.
-    public var summary: String {
-        var latest: [Int: String] = [:]
+    public var summary: String { summary(health: nil) }
+
+    /// `summary`, with the reason of each mirror given up for the run that this file did not try.
+    public func summary(health: MirrorHealth?) -> String {
+        var latest: [Int: String] = health?.abandoned ?? [:]
         for (mirror, failure) in failures { latest[mirror] = failure.reason }
         return latest.keys.sorted().map { "mirror \($0 + 1): \(latest[$0]!)" }.joined(separator: "; ")
     }
@@ -174,10 +194,12 @@ public struct DownloadPlan: Sendable, Hashable {
         return .start(mirror: mirror, delay: delay)
     }
 
-    /// The next usable mirror in order after `current` (wrapping), preferring mirrors that are not demoted.
+    /// The next usable mirror in order after `current` (wrapping), preferring mirrors that are not demoted;
+    /// never one given up for the run.
     private func nextMirror(after current: Int?, health: MirrorHealth, now: Double) -> Int? {
         let first = current.map { ($0 + 1) % mirrorCount } ?? 0
-        let order = (0..<mirrorCount).map { (first + $0) % mirrorCount }.filter { !unusable.contains($0) }
+        let order = (0..<mirrorCount).map { (first + $0) % mirrorCount }
+            .filter { !unusable.contains($0) && health.abandonedReason($0) == nil }
         return order.first { !health.isDemoted($0, now: now) } ?? order.first
     }
 }

@@ -16,7 +16,7 @@ public struct ConfigFile: Sendable, Hashable {
     }
 
     /// The options the file may set, as the command line spells them.
-    public static let keys = ["reciter", "output", "device", "speed", "volume", "basmala", "mirrors", "tables", "cache-dir", "journal", "socket", "mpris"]
+    public static let keys = ["reciter", "output", "device", "speed", "volume", "basmala", "mirrors", "tables", "cache-dir", "journal", "socket", "mpris", "ca-bundle"]
     /// The largest file read: a config is a few lines.
     public static let maximumBytes = 64 << 10
 
