@@ -1048,7 +1048,7 @@ public struct PlaybackMachine: Sendable {
     /// `N ayat could not be played: 12:1 (why); …`, or nil when none were skipped.
     public static func skippedMessage(_ skipped: [(ayah: AyahRef, reason: String)]) -> String? {
         guard !skipped.isEmpty else { return nil }
-        return "\(skipped.count) ayat could not be played: " + skipped.map { "\($0.ayah) (\($0.reason))" }.joined(separator: "; ")
+        return "\(Plural.count(skipped.count, "ayah")) could not be played: " + skipped.map { "\($0.ayah) (\($0.reason))" }.joined(separator: "; ")
     }
 
     /// `3:20`, `1:02:03`, `0:07.5` for messages.
