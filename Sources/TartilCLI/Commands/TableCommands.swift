@@ -21,7 +21,9 @@ enum TableCommands {
         arguments: [.init(name: "dir", help: "The folder of MP3 files.")],
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "The reciter id written in the table's header.", required: true),
-            .init(names: ["-o", "--output"], valueName: "file", help: "Where to write (default: <tables dir>/<id>.tsv)."),
+            .init(
+                names: ["-o", "--to"], valueName: "file", help: "Where to write (default: <tables dir>/<id>.tsv).",
+                formerNames: ["--output"]),
             .init(names: ["--source"], valueName: "text", help: "Where the files came from, for the '# source:' header (default: the folder)."),
             OutputFormat.option(),
         ],
@@ -37,7 +39,7 @@ enum TableCommands {
             }
             let reciter = try ReciterID(name.lowercased())
             let directory = invocation.arguments[0]
-            let output = invocation.value("--output")
+            let output = invocation.value("--to")
                 ?? Path.join(context.settings.tableOutputDirectory, "\(reciter).tsv")
             let source = invocation.value("--source") ?? directory
             let console = context.console
@@ -68,7 +70,7 @@ enum TableCommands {
             context.console.print(report: fields, as: format) {
                 let complete = result.completeSurahs
                 context.console.line(
-                    "wrote \(output): \(result.table.coverage) ayat, \(Formatting.bytes(bytes)), \(Formatting.duration(seconds: seconds))")
+                    "wrote \(output): \(Plural.count(result.table.coverage, "ayah")), \(Formatting.bytes(bytes)), \(Formatting.duration(seconds: seconds))")
                 context.console.line(
                     "complete surahs: \(complete.isEmpty ? "none" : complete.map(String.init).joined(separator: ", "))")
                 for skipped in result.skipped { context.console.note("skipped \(skipped.file): \(skipped.reason)") }
