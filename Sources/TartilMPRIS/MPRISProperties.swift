@@ -57,10 +57,10 @@ public struct MPRISProperties: Sendable, Equatable {
         // Speed and volume (`MPRISCall.decide` carries out setting them): Rate is the speed, Volume the percent / 100.
         rate = status?.speed ?? PlaybackSpeed.normal
         minimumRate = PlaybackSpeed.range.lowerBound
-        maximumRate = PlaybackSpeed.range.upperBound
+        maximumRate = status?.maximumSpeed ?? PlaybackSpeed.range.upperBound
         volume = Double(status?.volume ?? PlaybackVolume.normal) / 100
         let hasTrack = live && track != nil
-        canGoNext = hasTrack && status.map { $0.index + 1 < $0.itemCount } ?? false
+        canGoNext = hasTrack && status?.hasNext == true
         canGoPrevious = hasTrack
         canPlay = hasTrack
         canPause = hasTrack

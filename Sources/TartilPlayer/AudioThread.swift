@@ -35,6 +35,8 @@ final class AudioThread {
     /// Speed and volume between the decoder and the output, and what the device holds at which speed.
     private let stages = SoundStages()
     private var ledger = SpeedLedger()
+    /// Set once the start's actions are carried out: changes of speed and volume after it are events.
+    private var started = false
     private let chunkFrames: Int
     private let buffer: UnsafeMutableRawBufferPointer
 
@@ -55,6 +57,7 @@ final class AudioThread {
 
     func run(_ startActions: [PlaybackMachine.Action]) {
         execute(startActions)
+        started = true
         while !ended {
             takeCommands()
             if ended { break }
@@ -77,6 +80,7 @@ final class AudioThread {
                 player.mailbox.wait(until: { !$0.commands.isEmpty || $0.filesVersion != seen }, timeout: 0.5) { _, _ in }
             }
         }
+        flushEvents()
         player.mailbox.update { $0.audioEnded = true }
         player.closeEvents()
     }
@@ -140,7 +144,20 @@ final class AudioThread {
 
     // MARK: - Carrying out actions
 
+    /// Events waiting for the status to be published: a reader that acts on an event (a script that asks for
+    /// `status` on `state playing`) then sees the status that event announced.
+    private var outbox: [PlayerEvent] = []
+
+    private func emit(_ event: PlayerEvent) { outbox.append(event) }
+
+    /// Hands the waiting events to the event thread (after `publishStatus`).
+    private func flushEvents() {
+        for event in outbox { player.emit(event) }
+        outbox.removeAll()
+    }
+
     private func execute(_ actions: [PlaybackMachine.Action]) {
+        defer { flushEvents() }
         guard !actions.isEmpty else { return }
         for action in actions {
             switch action {
@@ -165,31 +182,33 @@ final class AudioThread {
             case .setSpeed(let speed):
                 let before = stages.speed
                 do { try write(try stages.setSpeed(speed), at: before) } catch { execute(machine.on(.outputFailed("\(error)"))) }
+                if started && speed != before { emit(.speed(speed)) }
             case .setVolume(let volume):
+                if started && volume != stages.volume { emit(.volume(volume)) }
                 stages.volume = volume
             case .record(let record):
-                player.emit(.position(PlaybackPosition(
+                emit(.position(PlaybackPosition(
                     reciter: player.reciter, ayah: record.ayah, offsetSamples: record.offsetSamples, sampleRate: record.rate,
                     reason: JournalEvent.Reason(rawValue: record.reason.rawValue) ?? .seek)))
             case .notify(let notice):
                 switch notice {
                 case .state(let state):
                     if state != .buffering { bufferingAyah = nil }
-                    player.emit(.state(state))
+                    emit(.state(state))
                 case .item(let index):
-                    player.emit(.item(index: index, machine.plan.items[index]))
+                    emit(.item(index: index, machine.plan.items[index]))
                 case .buffering(let ayah):
                     bufferingAyah = ayah
-                    player.emit(.buffering(ayah))
+                    emit(.buffering(ayah))
                 case .skipped(let ayah, let reason):
-                    player.emit(.error(message: "skipped \(ayah): \(reason)", ayah: ayah))
+                    emit(.error(message: "skipped \(ayah): \(reason)", ayah: ayah))
                 }
             case .end(let state, let message):
                 ended = true
                 source = nil
                 if state != .finished { output.abandon() }
                 publishStatus()
-                player.emit(.end(state, message: message))
+                emit(.end(state, message: message))
             }
         }
         if !ended { publishStatus() }
@@ -283,7 +302,7 @@ final class AudioThread {
                 frames = try decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<capacity])) / format.frameBytes
             } catch {
                 let item = machine.plan.items[machine.head.index]
-                player.emit(.error(message: "\(item) stopped decoding: \(error)", ayah: item.ayah))
+                emit(.error(message: "\(item) stopped decoding: \(error)", ayah: item.ayah))
                 frames = 0
             }
         }
@@ -379,7 +398,7 @@ final class AudioThread {
             },
             loopMarkSeconds: machine.loopMark.map { timeline.seconds(at: $0) - timeline.seconds(at: spanStart) },
             stopAfter: machine.stopAfter, sleepSecondsLeft: machine.sleepSecondsLeft,
-            speed: machine.speed, volume: machine.volume)
+            speed: machine.speed, volume: machine.volume, maximumSpeed: machine.maximumSpeed, hasNext: machine.hasNext)
     }
 
     /// How long what was written lasts (what `render` wrote).

@@ -71,11 +71,40 @@ final class FileLoader {
             }
             return settled
         }
+        var missing: [AyahRef: FileExpectation] = [:]
         for ayah in wanted where !settled.contains(ayah) {
-            let state = loadOne(ayah)
+            let state: Player.FileState
+            switch find(ayah) {
+            case .found(let found):
+                state = found
+            case .missing(let expectation):
+                if !requested.contains(ayah) { missing[ayah] = expectation }
+                state = .downloading
+            }
             mailbox.update { box in
                 if case .downloading? = box.files[ayah], case .downloading = state { return }
                 box.files[ayah] = state
+                box.filesVersion += 1
+            }
+        }
+        let headArrived = mailbox.read { box in
+            switch wanted.first.flatMap({ box.files[$0] }) {
+            case .ready?, .failed?: true
+            case .downloading?, nil: false
+            }
+        }
+        let order = FetchOrder.requests(wanted: wanted, missing: Set(missing.keys), headArrived: headArrived)
+        guard !order.isEmpty else { return }
+        do {
+            try startedDownloader().submit(order.map { ayah in
+                DownloadRequest(
+                    reciter: setup.reciter.id, ayah: ayah, mirrors: setup.reciter.mirrors, expectation: missing[ayah]!,
+                    priority: .playback)
+            })
+            requested.formUnion(order)
+        } catch {
+            mailbox.update { box in
+                for ayah in order { box.files[ayah] = .failed(error.message) }
                 box.filesVersion += 1
             }
         }
@@ -91,37 +120,37 @@ final class FileLoader {
         return started
     }
 
-    /// The file's state.
-    private func loadOne(_ ayah: AyahRef) -> Player.FileState {
-        guard let cache else { return .failed("the cache at \(setup.cacheDirectory) cannot be opened") }
+    /// What the cache has of a wanted file.
+    private enum Lookup {
+        /// Ready (read and re-verified), or failed for good.
+        case found(Player.FileState)
+        /// Not in the cache (or removed as bad): it must be downloaded, and must match this.
+        case missing(FileExpectation)
+    }
+
+    /// Looks a wanted file up in the cache.
+    private func find(_ ayah: AyahRef) -> Lookup {
+        guard let cache else { return .found(.failed("the cache at \(setup.cacheDirectory) cannot be opened")) }
         do {
             let expectation = try cache.expectation(
                 reciter: setup.reciter.id, ayah: ayah, pinned: setup.table?.files[ayah], unpinnedLimit: setup.unpinnedLimit)
             if cache.hasFile(reciter: setup.reciter.id, ayah: ayah) {
                 do {
                     let bytes = [UInt8](try cache.readVerified(reciter: setup.reciter.id, ayah: ayah, expectation: expectation))
-                    guard setup.table?.files[ayah] == nil else { return .ready(bytes, measured: nil) }
+                    guard setup.table?.files[ayah] == nil else { return .found(.ready(bytes, measured: nil)) }
                     do {
                         let (format, frames) = try Mpg123Decoder().countSamples(bytes: bytes, name: "\(ayah.fileStem).mp3")
-                        return .ready(bytes, measured: (frames, format.sampleRate))
+                        return .found(.ready(bytes, measured: (frames, format.sampleRate)))
                     } catch {
-                        return .failed("\(ayah.fileStem).mp3 does not decode: \(error)")
+                        return .found(.failed("\(ayah.fileStem).mp3 does not decode: \(error)"))
                     }
                 } catch where error.code == .mismatch || error.code == .unvouched {
                     requested.remove(ayah)  // removed as bad, or not vouched for: fetch it again
                 }
             }
-            if !requested.contains(ayah) {
-                requested.insert(ayah)
-                try startedDownloader().submit([
-                    DownloadRequest(
-                        reciter: setup.reciter.id, ayah: ayah, mirrors: setup.reciter.mirrors, expectation: expectation,
-                        priority: .playback)
-                ])
-            }
-            return .downloading
+            return .missing(expectation)
         } catch {
-            return .failed(error.message)
+            return .found(.failed(error.message))
         }
     }
 }

@@ -96,17 +96,30 @@ public final class Player: Sendable {
         let startActions = actions
         published = Mutex(
             AudioThread.status(of: machine, reciter: setup.reciter.id, bufferingAyah: nil, writtenFrames: 0, writtenSeconds: 0))
-        mailbox = Monitor(Mailbox())
+        // The loader starts first, on the files the start wants, so the first file is read from the cache or its
+        // download is under way (libcurl loaded, the connection opening) while the output device opens.
+        var firstWanted = Mailbox()
+        for case .want(let files) in startActions {
+            firstWanted.wanted = files
+            firstWanted.wantedVersion = 1
+        }
+        mailbox = Monitor(firstWanted)
         eventQueue = Monitor(EventQueue())
-        let output = try setup.output.open()
-        let decoders = (try Mpg123Decoder(), try Mpg123Decoder())
-        let loader = FileLoader(setup: setup, mailbox: mailbox)
-        let audio = AudioThread(player: self, machine: machine, output: output, decoders: decoders)
-        let handOver = UnsafeHandOver((audio, loader))
+        let loader = UnsafeHandOver(FileLoader(setup: setup, mailbox: mailbox))
+        NativeThread.start(stackSize: 512 << 10) { loader.value.run() }
+        let output: any AudioOutput
+        let decoders: (Mpg123Decoder, Mpg123Decoder)
+        do {
+            output = try setup.output.open()
+            decoders = (try Mpg123Decoder(), try Mpg123Decoder())
+        } catch {
+            mailbox.update { $0.audioEnded = true }  // the loader stops its downloads and ends
+            throw error
+        }
+        let audio = UnsafeHandOver(AudioThread(player: self, machine: machine, output: output, decoders: decoders))
         let queue = eventQueue
         NativeThread.start(stackSize: 256 << 10) { Self.deliverEvents(queue, to: events) }
-        NativeThread.start(stackSize: 512 << 10) { handOver.value.1.run() }
-        NativeThread.start(stackSize: 512 << 10) { handOver.value.0.run(startActions) }
+        NativeThread.start(stackSize: 512 << 10) { audio.value.run(startActions) }
     }
 
     // MARK: - Control (any thread)

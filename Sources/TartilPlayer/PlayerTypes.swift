@@ -66,6 +66,10 @@ public enum PlayerEvent: Sendable, Hashable {
     case position(PlaybackPosition)
     /// Playback ended: `finished`, `stopped` or `failed`.
     case end(PlayerState, message: String?)
+    /// The speed changed (a command, a key, MPRIS): not at the start, whose speed the status has.
+    case speed(Double)
+    /// The volume changed, in percent (likewise).
+    case volume(Int)
 }
 
 /// Where a listener was: `offsetSamples` into the recitation of `ayah` (0 while its basmala or a pause plays).
@@ -148,7 +152,10 @@ public struct PlayerStatus: Sendable, Hashable {
     /// How fast (positions and durations stay recitation time, whatever the speed) and how loud, in percent.
     public var speed = PlaybackSpeed.normal
     public var volume = PlaybackVolume.normal
-
+    /// The fastest this player may go (the reciter's `max_speed`, else the top of `PlaybackSpeed.range`).
+    public var maximumSpeed = PlaybackSpeed.range.upperBound
+    /// Whether `next` can move on (an ayah follows the one heard).
+    public var hasNext = false
 }
 
 /// The check every downloaded file without a pinned hash must pass, and the size it may have.

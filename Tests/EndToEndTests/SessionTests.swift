@@ -106,6 +106,17 @@ import Testing
         #expect((lines[8]["error"] as? String)?.contains("set takes basmala, repeat, repeat-range, pause, cycle-pause or stepped") == true)
     }
 
+    /// A change of speed or volume (a command, a key, MPRIS) is an event, once per change, and not at the start.
+    @Test func speedAndVolumeChangesAreEvents() throws {
+        let place = try Place(environment)
+        let result = try place.run(["-c", "play 1:1-4 --output silent --events --speed 1.1; speed 1.25; volume 80; speed 1.25; volume 80; stop"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try objects(result.stdout).filter { ["speed", "volume"].contains($0["event"] as? String) }
+        #expect(events.count == 2, "\(result.stdout)")
+        #expect(events.first?["speed"] as? Double == 1.25)
+        #expect(events.last?["volume"] as? Int == 80)
+    }
+
     /// Every command prints exactly one JSON value with --json, a failure included.
     @Test func everyCommandPrintsOneJSONValue() throws {
         let place = try Place(environment)

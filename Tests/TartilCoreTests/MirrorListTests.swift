@@ -38,6 +38,13 @@ import Testing
         #expect(try parse(document()).reciters[0].tableFile == "alafasy-128.tsv")
     }
 
+    @Test func maxSpeedIsOptionalAndOnTheSpeedGrid() throws {
+        #expect(try parse(document()).reciters[0].maximumSpeed == nil)
+        #expect(try parse(document(["max_speed": "1.25"])).reciters[0].maximumSpeed == 1.25)
+        #expect(try parse(document(["max_speed": "1"])).reciters[0].maximumSpeed == 1)
+        #expect(try parse(document(["max_speed": "2"])).reciters[0].maximumSpeed == 2)
+    }
+
     @Test(arguments: [
         (#"{"reciters": []}"#, "m.json: version: missing or not a number (this build reads version 1)"),
         (#"{"version": 2, "reciters": []}"#, "m.json: version: 2 is not supported (this build reads version 1)"),
@@ -93,7 +100,11 @@ import Testing
          "m.json: reciter 'alafasy-128' (#1): mirrors[1].url: 'https://h/{global}.mp3' is listed twice"),
         (["mirrors": #"[{"name": "a", "url": "https://h/{global}.mp3", "sha": 1}]"#],
          "m.json: reciter 'alafasy-128' (#1): mirrors[0]: unknown field 'sha' (allowed: name, url)"),
-        (["speed": "1"], "m.json: reciter 'alafasy-128' (#1): unknown field 'speed' (allowed: bitrate_kbps, id, mirrors, name, note, style, table)"),
+        (["speed": "1"], "m.json: reciter 'alafasy-128' (#1): unknown field 'speed' (allowed: bitrate_kbps, id, max_speed, mirrors, name, note, style, table)"),
+        (["max_speed": "0.9"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05"),
+        (["max_speed": "2.5"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05"),
+        (["max_speed": "1.33"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05"),
+        (["max_speed": #""1.5""#], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05"),
     ] as [([String: String?], String)])
     func invalidReciter(changes: [String: String?], message: String) {
         #expect(throws: TartilError(.invalidData, message)) { try parse(document(changes)) }

@@ -19,7 +19,7 @@ import Testing
             positionSeconds: Double(position) / 44_100, positionSamples: position, durationSeconds: Double(duration) / 44_100,
             durationSamples: duration, sampleRate: 44_100, isEstimated: false, ayahStarts: [], bufferingAyah: nil, skipped: [:],
             totalSamples: duration, writtenFrames: 0, writtenSeconds: 0, endMessage: nil, options: PlaybackOptions(), cycle: 1,
-            loop: nil, loopMarkSeconds: nil, stopAfter: nil, sleepSecondsLeft: nil)
+            loop: nil, loopMarkSeconds: nil, stopAfter: nil, sleepSecondsLeft: nil, hasNext: index + 1 < count)
     }
 
     @Test(arguments: [

@@ -27,6 +27,10 @@ extension PlayCommands {
             return .object(
                 [("event", .string("end")), ("state", .string(state.rawValue))]
                     + (message.map { [("message", JSONValue.string($0))] } ?? []))
+        case .speed(let speed):
+            return .object([("event", .string("speed")), ("speed", .double(speed))])
+        case .volume(let volume):
+            return .object([("event", .string("volume")), ("volume", .int(volume))])
         }
     }
 

@@ -38,7 +38,7 @@ enum PlayCommands {
             every ayah played, 1 when one was skipped or a position could not be saved to the journal, 130 on \
             Ctrl-C). At the prompt or in a script it returns at once, and pause, seek, status and the rest control \
             it; a script that ends waits for playback to end.
-            With --events, one JSON object per line for each change: state, ayah, buffering, error, end.
+            With --events, one JSON object per line for each change: state, ayah, position, buffering, error, speed, volume, end.
             Keys, on a terminal (not with --events or --json): \(PlayerKeys.bindings.map { "\($0.label) \($0.help)" }.joined(separator: ", ")). \
             A key that cannot be carried out says why on the live line; playback goes on.
             While it plays, tartil serves the control socket ($XDG_RUNTIME_DIR/tartil/control.sock; --socket): \
@@ -485,7 +485,15 @@ enum PlayCommands {
         setup.loop = loop
         // Speed and volume: as given, else (play, resume) what the session's last player had.
         let carried = invocation.command.name == "render" ? nil : context.session.current?.status
-        setup.speed = speed ?? carried?.speed ?? configuredSpeed ?? PlaybackSpeed.normal
+        // A reciter's max_speed bounds every speed: one asked for here is refused above it; one carried over or
+        // configured is held to it.
+        let maximum = reciter.maximumSpeed ?? PlaybackSpeed.range.upperBound
+        setup.maximumSpeed = maximum
+        if let speed, speed > maximum {
+            throw TartilError.usage(
+                "--speed \(PlaybackSpeed.text(speed)): \(reciter.id) is played at most at \(PlaybackSpeed.text(maximum)) (max_speed in mirrors.json); allowed: \(PlaybackSpeed.allowed(maximum: maximum))")
+        }
+        setup.speed = min(speed ?? carried?.speed ?? configuredSpeed ?? PlaybackSpeed.normal, maximum)
         setup.volume = volume ?? carried?.volume ?? configuredVolume ?? PlaybackVolume.normal
         return setup
     }
@@ -586,9 +594,8 @@ enum PlayCommands {
             throw TartilError(.failure, status.endMessage ?? "playback failed")
         }
         if status.state == .stopped && Interrupt.isPending { throw TartilError(.interrupted, "playback stopped") }
-        if !status.skipped.isEmpty {
-            let list = status.skipped.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }
-            throw TartilError(.failure, "\(Plural.count(status.skipped.count, "ayah")) could not be played: \(list.joined(separator: "; "))")
+        if let message = PlaybackMachine.skippedMessage(status.skipped.map { ($0.key, $0.value) }) {
+            throw TartilError(.failure, message)
         }
     }
 }

@@ -29,10 +29,13 @@ public struct Reciter: Sendable, Hashable, Identifiable {
     public let note: String?
     /// In order of preference.
     public let mirrors: [Mirror]
+    /// The fastest this recitation may be played (`max_speed`: 1 to 2, in `PlaybackSpeed`'s steps), for a
+    /// recitation whose publisher asks that it not be hurried; nil: up to `PlaybackSpeed.range`'s top.
+    public let maximumSpeed: Double?
 
     public init(
         id: ReciterID, name: String, style: String, bitrateKbps: Int?, tableFile: String?, note: String?,
-        mirrors: [Mirror]
+        mirrors: [Mirror], maximumSpeed: Double? = nil
     ) {
         self.id = id
         self.name = name
@@ -41,6 +44,7 @@ public struct Reciter: Sendable, Hashable, Identifiable {
         self.tableFile = tableFile ?? "\(id.rawValue).tsv"
         self.note = note
         self.mirrors = mirrors
+        self.maximumSpeed = maximumSpeed
     }
 }
 
@@ -154,7 +158,7 @@ public struct MirrorList: Sendable {
         func fail(_ field: String, _ problem: String) -> TartilError {
             TartilError(.invalidData, "\(place): \(field): \(problem)")
         }
-        try checkKeys(object, allowed: ["id", "name", "style", "bitrate_kbps", "table", "note", "mirrors"], at: place)
+        try checkKeys(object, allowed: ["id", "name", "style", "bitrate_kbps", "table", "note", "max_speed", "mirrors"], at: place)
         guard let rawID else { throw fail("id", "missing or not a string") }
         if let problem = ReciterID.problem(with: rawID) { throw fail("id", "'\(rawID)' is not valid: \(problem)") }
         let id = try ReciterID(rawID)
@@ -176,6 +180,15 @@ public struct MirrorList: Sendable {
                 throw fail("table", "must be a file name ending in .tsv, without a directory")
             }
             table = name
+        }
+        var maximumSpeed: Double?
+        if let value = object["max_speed"] {
+            guard case .number(let number) = value, let speed = try? PlaybackSpeed.checked(number, for: "max_speed"), speed >= 1 else {
+                throw fail(
+                    "max_speed",
+                    "must be a number from 1 to \(NumberText.format(PlaybackSpeed.range.upperBound)) in steps of \(NumberText.format(PlaybackSpeed.step))")
+            }
+            maximumSpeed = speed
         }
         var note: String?
         if let value = object["note"] {
@@ -207,7 +220,8 @@ public struct MirrorList: Sendable {
             mirrors.append(Mirror(name: mirrorName, template: template))
         }
         return Reciter(
-            id: id, name: name, style: style, bitrateKbps: bitrate, tableFile: table, note: note, mirrors: mirrors)
+            id: id, name: name, style: style, bitrateKbps: bitrate, tableFile: table, note: note, mirrors: mirrors,
+            maximumSpeed: maximumSpeed)
     }
 
     private static func checkKeys(_ object: [String: JSONNode], allowed: Set<String>, at place: String) throws(TartilError) {

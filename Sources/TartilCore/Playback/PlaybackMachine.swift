@@ -168,6 +168,11 @@ public struct PlaybackMachine: Sendable {
     public private(set) var plan: PlaybackPlan
     public private(set) var timeline: Timeline
     public private(set) var state: State = .playing
+    /// The state the listener was last told, and the file they were told playback waits for. Nothing is told
+    /// at the start (or on resume, or after a seek while buffering) until sound is written or a download is
+    /// awaited, so a `playing` notice means sound.
+    private var toldState: State?
+    private var toldBuffering: AyahRef?
     /// What the listener hears, or (paused) exactly where `resume` starts.
     public private(set) var heard: PlanPosition
     /// Where the engine writes: the open item and how far into it, or where the next item opens.
@@ -228,6 +233,11 @@ public struct PlaybackMachine: Sendable {
         head = heard
     }
 
+    /// Whether `next` can move on: an ayah follows the one being heard (MPRIS's `CanGoNext`).
+    public var hasNext: Bool {
+        !plan.items.isEmpty && plan.group(containing: min(heard.index, plan.items.count - 1)).upperBound < plan.items.count
+    }
+
     // MARK: - Starting
 
     /// Where playback begins: a place in the plan (`--from`, a resume point), or the start.
@@ -237,7 +247,7 @@ public struct PlaybackMachine: Sendable {
         heard = start
         head = start
         written = []
-        actions.append(.notify(.state(.playing)))
+        state = .playing  // told once sound is written, or a download is awaited
         if start.index < plan.items.count { announce(&actions, recordStart: start.offset == 0) }
         pump(&actions)
         return actions
@@ -308,7 +318,7 @@ public struct PlaybackMachine: Sendable {
         case .resume:
             guard state == .paused else { return actions }
             head = heard
-            setState(.playing, &actions)
+            state = .playing  // told once sound is written, or a download is awaited
             pump(&actions)
         case .toggle:
             return try on(state == .paused ? .resume : .pause)
@@ -327,7 +337,7 @@ public struct PlaybackMachine: Sendable {
             actions.append(.setVolume(volume))
         case .next:
             let group = plan.group(containing: min(heard.index, plan.items.count - 1))
-            guard group.upperBound < plan.items.count else {
+            guard hasNext else {
                 throw .usage("\(plan.items[group.lowerBound].ayah) is the last ayah of what is playing (\(plan.rangeDescription))")
             }
             move(to: PlanPosition(index: group.upperBound), &actions)
@@ -568,7 +578,7 @@ public struct PlaybackMachine: Sendable {
         lastWritten = nil
         announce(&actions, recordStart: false)
         if recording { actions.append(.record(record(at: position, .seek))) }
-        if state == .buffering { setState(.playing, &actions) }
+        if state == .buffering { state = .playing }  // told once sound is written, or buffering for the new file
         pump(&actions)
     }
 
@@ -805,7 +815,7 @@ public struct PlaybackMachine: Sendable {
             hasFormat = true
             prepared = nil  // the engine hands over to the prepared decoder, or opens afresh
         }
-        if state == .buffering { setState(.playing, &actions) }
+        setState(.playing, &actions)
         want(&actions)
         actions.append(.open(head))
     }
@@ -1000,10 +1010,15 @@ public struct PlaybackMachine: Sendable {
         actions.append(.end(.failed, message: message))
     }
 
+    /// Changes the state and tells the listener what they have not been told yet: a new state, or buffering for
+    /// another file.
     private mutating func setState(_ new: State, _ actions: inout [Action], ayah: AyahRef? = nil) {
-        guard new != state else { return }
         state = new
-        if new == .buffering, let ayah { actions.append(.notify(.buffering(ayah))) }
+        let buffering = new == .buffering ? ayah : nil
+        if let buffering, buffering != toldBuffering { actions.append(.notify(.buffering(buffering))) }
+        toldBuffering = buffering
+        guard new != toldState else { return }
+        toldState = new
         actions.append(.notify(.state(new)))
     }
 
@@ -1046,10 +1061,26 @@ public struct PlaybackMachine: Sendable {
     public static func silence(seconds: Double, rate: Int) -> Int { Int((seconds * Double(rate)).rounded()) }
 
     /// `N ayat could not be played: 12:1 (why); …`, or nil when none were skipped.
+    /// Ayat in a row with the same reason are one range (`18:48-110 (mirror 1: HTTP 404)`), and at most
+    /// `skippedRunsShown` ranges are named, so a surah no mirror has is one short line.
     public static func skippedMessage(_ skipped: [(ayah: AyahRef, reason: String)]) -> String? {
         guard !skipped.isEmpty else { return nil }
-        return "\(Plural.count(skipped.count, "ayah")) could not be played: " + skipped.map { "\($0.ayah) (\($0.reason))" }.joined(separator: "; ")
+        var runs: [(first: AyahRef, last: AyahRef, reason: String)] = []
+        for (ayah, reason) in skipped.sorted(by: { $0.ayah < $1.ayah }) {
+            if let run = runs.last, run.reason == reason, run.last.surah == ayah.surah, run.last.ayah + 1 == ayah.ayah {
+                runs[runs.count - 1].last = ayah
+            } else {
+                runs.append((ayah, ayah, reason))
+            }
+        }
+        let named = runs.prefix(skippedRunsShown).map { run in
+            (run.first == run.last ? "\(run.first)" : "\(run.first)-\(run.last.ayah)") + " (\(run.reason))"
+        }
+        let more = runs.count > skippedRunsShown ? "; and \(runs.count - skippedRunsShown) more" : ""
+        return "\(Plural.count(skipped.count, "ayah")) could not be played: \(named.joined(separator: "; "))\(more)"
     }
+
+    static let skippedRunsShown = 8
 
     /// `3:20`, `1:02:03`, `0:07.5` for messages.
     static func clock(_ seconds: Double) -> String {
