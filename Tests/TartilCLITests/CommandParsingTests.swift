@@ -111,6 +111,7 @@ import Testing
         ("play 1 --kind x", "unknown option '--kind' for 'play' (options:"),
         ("render 1", "render needs --to <file.wav>"),
         ("render 1 -o", "-o needs a value <file.wav>"),
+        ("play 1 --stepped windw=3", "--stepped takes [window=n], not 'windw=3'; did you mean window=3?"),
     ])
     func badForms(line: String, message: String) throws {
         do {

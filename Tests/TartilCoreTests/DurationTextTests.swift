@@ -176,6 +176,9 @@ import Testing
     @Test func neverTooFar() {
         #expect(Suggestion.closest(to: "speed", among: ["seek", "status", "stop"]).isEmpty)
         #expect(Suggestion.closest(to: "sped", among: ["seek", "speed"]) == ["speed"])
+        #expect(throws: TartilError.self) { try LoopRequest.parse(["of"]) }
+        #expect((try? LoopRequest.parse(["of"])) == nil)
+        do { _ = try LoopRequest.parse(["of"]) } catch { #expect(error.message.hasSuffix("; did you mean off?")) }
         var random = SeededRandom(seed: 0x5_1663)
         let words = ["play", "pause", "seek", "speed", "status", "stop", "stop-after", "resume", "--reciter", "--repeat", "json", "ndjson"]
         for _ in 0..<2000 {

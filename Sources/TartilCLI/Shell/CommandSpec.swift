@@ -151,6 +151,12 @@ extension CommandSpec {
                     } else if index < words.count && words[index].hasPrefix(prefix) {
                         invocation.values[canonical] = words[index]
                         index += 1
+                    } else if index < words.count, let equals = words[index].firstIndex(of: "="),
+                        !Suggestion.closest(to: String(words[index][...equals]), among: [prefix]).isEmpty
+                    {
+                        // `--stepped windw=3`: a misspelt value, not a reference.
+                        let meant = prefix + words[index][words[index].index(after: equals)...]
+                        throw UsageError(message: "\(name) takes [\(option.valueName ?? "")], not '\(words[index])'; did you mean \(meant)?", command: self)
                     } else {
                         invocation.values[canonical] = ""
                     }

@@ -152,7 +152,7 @@ public struct LoopRequest: Sendable, Hashable, CustomStringConvertible {
                 }
                 return LoopRequest(start: start, end: end, passes: passes)
             }
-            throw .usage("'\(text)' is not a loop: write A-B or 'A B [N|inf]', where A and B are \(LoopPoint.forms)")
+            throw .usage("'\(text)' is not a loop: write A-B or 'A B [N|inf]', where A and B are \(LoopPoint.forms)" + Suggestion.hint(for: text, among: ["off"]))
         }
         guard words.count == 2 else {
             throw .usage("a loop takes A B [N|inf], where A and B are \(LoopPoint.forms)")
