@@ -90,20 +90,24 @@ public final class Cache {
         public let ayah: AyahRef
         /// What the cross-check found (unpinned files), recorded with the hash.
         public let mark: SourceMark?
+        /// Where it came from (a mirror's name), recorded with the hash.
+        public let source: String?
 
-        public init(writer: CacheWriter, reciter: ReciterID, ayah: AyahRef, mark: SourceMark? = nil) {
+        public init(writer: CacheWriter, reciter: ReciterID, ayah: AyahRef, mark: SourceMark? = nil, source: String? = nil) {
             self.writer = writer
             self.reciter = reciter
             self.ayah = ayah
             self.mark = mark
+            self.source = source
         }
     }
 
     /// Finishes `writer` (see `CacheWriter.finish`), fsyncs its directory and records the file in the index.
-    public func commit(_ writer: CacheWriter, reciter: ReciterID, ayah: AyahRef, validate: (String) throws -> Void)
-        throws(CacheError)
-    {
-        if case .failure(let error) = try commit([PendingFile(writer: writer, reciter: reciter, ayah: ayah)], validate: validate)[0] {
+    public func commit(
+        _ writer: CacheWriter, reciter: ReciterID, ayah: AyahRef, source: String? = nil, validate: (String) throws -> AudioLength?
+    ) throws(CacheError) {
+        let file = PendingFile(writer: writer, reciter: reciter, ayah: ayah, source: source)
+        if case .failure(let error) = try commit([file], validate: validate)[0] {
             throw error
         }
     }
@@ -112,10 +116,11 @@ public final class Cache {
     /// batch of four or more (one device flush instead of one per file), `fdatasync` each otherwise — renames
     /// them to their final names, fsyncs each directory touched once, and records them in the index in one
     /// transaction. Returns each file's outcome in order; only the directory sync and the index failing throw.
-    public func commit(_ files: [PendingFile], validate: (String) throws -> Void) throws(CacheError)
-        -> [Result<(bytes: Int, sha256: String), CacheError>]
+    /// `validate` checks a file whose hash is not known, and the length it returns is remembered in the index.
+    public func commit(_ files: [PendingFile], validate: (String) throws -> AudioLength?) throws(CacheError)
+        -> [Result<(bytes: Int, sha256: String, length: AudioLength?), CacheError>]
     {
-        var results = files.map { file -> Result<(bytes: Int, sha256: String), CacheError> in
+        var results = files.map { file -> Result<(bytes: Int, sha256: String, length: AudioLength?), CacheError> in
             do throws(CacheError) { return .success(try file.writer.check(validate: validate)) } catch { return .failure(error) }
         }
         let good = results.indices.filter { if case .success = results[$0] { true } else { false } }
@@ -138,7 +143,10 @@ public final class Cache {
         let publishing = files.indices.filter { if case .success = results[$0] { true } else { false } }
         try index.record(publishing.map { index in
             guard case .success(let finished) = results[index] else { preconditionFailure() }
-            return (files[index].reciter.rawValue, files[index].ayah, finished.bytes, finished.sha256, files[index].mark)
+            let file = files[index]
+            return CacheIndex.Record(
+                reciter: file.reciter.rawValue, ayah: file.ayah, bytes: finished.bytes, sha256: finished.sha256, mark: file.mark,
+                length: finished.length, source: file.source)
         })
         var folders: [String: CacheWriter] = [:]
         var unpublished: [(String, AyahRef)] = []
@@ -228,6 +236,10 @@ public final class Cache {
         public let isSymbolicLink: Bool
         /// What the cross-check found when it was downloaded (unpinned files), if it was recorded.
         public let mark: SourceMark?
+        /// Its exact length, once it was decoded (remembered in the index).
+        public let length: AudioLength?
+        /// The mirror it was downloaded from (`import` for `cache import`), when that was recorded.
+        public let source: String?
     }
 
     /// The reciters with a folder in the cache (real folders: a link at a reciter's name is not followed).
@@ -261,10 +273,32 @@ public final class Cache {
                 result.append(CachedFile(
                     reciter: folder, ayah: ayah, path: path, bytes: link ? 0 : Int(status.st_size),
                     accessedMilliseconds: entry?.accessedMilliseconds ?? 0, recordedSHA256: entry?.sha256, isSymbolicLink: link,
-                    mark: entry?.mark))
+                    mark: entry?.mark, length: entry?.length, source: entry?.source))
             }
         }
         return result
+    }
+
+    // MARK: - Lengths
+
+    /// Remembers files' exact lengths (decoded since they were recorded), so that the next listen has an exact
+    /// scrubber without decoding them again. Files the index does not know are passed over.
+    public func rememberLengths(reciter: ReciterID, _ lengths: [AyahRef: AudioLength]) throws(CacheError) {
+        try index.rememberLengths(lengths.sorted { $0.key < $1.key }.map { (reciter.rawValue, $0.key, $0.value) })
+    }
+
+    /// The exact length remembered for one file, if it was decoded since it was cached.
+    public func rememberedLength(reciter: ReciterID, ayah: AyahRef) throws(CacheError) -> AudioLength? {
+        try index.entry(reciter: reciter.rawValue, ayah: ayah)?.length
+    }
+
+    /// The exact lengths remembered for a reciter's files (those decoded since they were cached).
+    public func rememberedLengths(reciter: ReciterID) throws(CacheError) -> [AyahRef: AudioLength] {
+        var lengths: [AyahRef: AudioLength] = [:]
+        for entry in try index.entries(reciter: reciter.rawValue) {
+            if let length = entry.length { lengths[entry.ayah] = length }
+        }
+        return lengths
     }
 
     // MARK: - Pins and budget

@@ -4,8 +4,8 @@ import TartilCore
 import TartilSQLite
 
 /// The cache's SQLite index (`<cache>/index.sqlite`): for each cached file its size and SHA-256 (recorded on
-/// first verified download for unpinned ayat, and checked on every read after), when it was last read, and the
-/// user's pins. WAL mode with a busy timeout, so several tartil processes can share one cache.
+/// first verified download for unpinned ayat, and checked on every read after), when it was last read, the
+/// cross-check's mark, the mirror it came from, its exact length once decoded, and the user's pins. WAL mode with a busy timeout, so several tartil processes can share one cache.
 ///
 /// The connection is confined to the thread that uses the owning `Cache`.
 final class CacheIndex {
@@ -18,6 +18,21 @@ final class CacheIndex {
         let accessedMilliseconds: Int64
         /// The cross-check's mark (unpinned files downloaded since marks exist).
         let mark: SourceMark?
+        /// The file's exact length (PCM frames mpg123 decodes, gapless) once it was decoded, and its rate.
+        let length: AudioLength?
+        /// The mirror it was downloaded from (its name in mirrors.json), or `import` for `cache import`.
+        let source: String?
+    }
+
+    /// One file to record.
+    struct Record {
+        let reciter: String
+        let ayah: AyahRef
+        let bytes: Int
+        let sha256: String
+        var mark: SourceMark? = nil
+        var length: AudioLength? = nil
+        var source: String? = nil
     }
 
     private let connection: Connection
@@ -68,6 +83,19 @@ final class CacheIndex {
                     try connection.execute("PRAGMA user_version = 1")
                 }
             }
+            // Version 2 adds each file's exact length once decoded (samples, sample_rate: NULL until then) and the
+            // mirror it came from (source: NULL for files recorded before).
+            if try integer("PRAGMA user_version") < 2 {
+                try connection.transaction {
+                    for column in ["samples INTEGER", "sample_rate INTEGER", "source TEXT"] {
+                        let name = column.split(separator: " ")[0]
+                        if try integer("SELECT count(*) FROM pragma_table_info('files') WHERE name = '\(name)'") == 0 {
+                            try connection.execute("ALTER TABLE files ADD COLUMN \(column)")
+                        }
+                    }
+                    try connection.execute("PRAGMA user_version = 2")
+                }
+            }
         } catch {
             throw CacheError(.index, "the cache index \(path): \(error)")
         }
@@ -77,23 +105,40 @@ final class CacheIndex {
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    /// Records files (reciter, ayah, bytes, sha256) in one transaction.
-    func record(_ files: [(String, AyahRef, Int, String)]) throws(CacheError) {
-        try record(files.map { ($0.0, $0.1, $0.2, $0.3, nil) })
-    }
-
-    /// Records files (reciter, ayah, bytes, sha256, cross-check mark) in one transaction.
-    func record(_ files: [(String, AyahRef, Int, String, SourceMark?)]) throws(CacheError) {
+    /// Records files in one transaction (a file recorded again loses what was known of its former copy).
+    func record(_ files: [Record]) throws(CacheError) {
         guard !files.isEmpty else { return }
         let now = Self.now()
         do {
             try connection.transaction {
                 let statement = try connection.prepare(
-                    "INSERT OR REPLACE INTO files(reciter, surah, ayah, bytes, sha256, accessed_ms, mark) VALUES (?, ?, ?, ?, ?, ?, ?)")
-                for (reciter, ayah, bytes, sha256, mark) in files {
+                    "INSERT OR REPLACE INTO files(reciter, surah, ayah, bytes, sha256, accessed_ms, mark, samples, sample_rate, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                for file in files {
                     try statement.bind([
-                        .text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah)), .integer(Int64(bytes)),
-                        .text(sha256), .integer(now), mark.map { .text($0.rawValue) } ?? .null,
+                        .text(file.reciter), .integer(Int64(file.ayah.surah)), .integer(Int64(file.ayah.ayah)), .integer(Int64(file.bytes)),
+                        .text(file.sha256), .integer(now), file.mark.map { .text($0.rawValue) } ?? .null,
+                        file.length.map { .integer(Int64($0.samples)) } ?? .null, file.length.map { .integer(Int64($0.sampleRate)) } ?? .null,
+                        file.source.map { .text($0) } ?? .null,
+                    ])
+                    try statement.step()
+                }
+            }
+        } catch {
+            throw CacheError(.index, "the cache index: \(error)")
+        }
+    }
+
+    /// Remembers the exact length of files already recorded (decoded since), in one transaction.
+    func rememberLengths(_ lengths: [(String, AyahRef, AudioLength)]) throws(CacheError) {
+        guard !lengths.isEmpty else { return }
+        do {
+            try connection.transaction {
+                let statement = try connection.prepare(
+                    "UPDATE files SET samples = ?, sample_rate = ? WHERE reciter = ? AND surah = ? AND ayah = ?")
+                for (reciter, ayah, length) in lengths {
+                    try statement.bind([
+                        .integer(Int64(length.samples)), .integer(Int64(length.sampleRate)), .text(reciter),
+                        .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah)),
                     ])
                     try statement.step()
                 }
@@ -159,7 +204,7 @@ final class CacheIndex {
     private func entries(where condition: String, _ values: [Statement.Value]) throws(CacheError) -> [Entry] {
         do {
             let statement = try connection.prepare(
-                "SELECT reciter, surah, ayah, bytes, sha256, accessed_ms, mark FROM files WHERE \(condition) ORDER BY reciter, surah, ayah")
+                "SELECT reciter, surah, ayah, bytes, sha256, accessed_ms, mark, samples, sample_rate, source FROM files WHERE \(condition) ORDER BY reciter, surah, ayah")
             try statement.bind(values)
             var result: [Entry] = []
             while try statement.step() {
@@ -167,7 +212,9 @@ final class CacheIndex {
                 result.append(Entry(
                     reciter: statement.text(at: 0) ?? "", ayah: ayah, bytes: Int(statement.integer(at: 3)),
                     sha256: statement.text(at: 4) ?? "", accessedMilliseconds: statement.integer(at: 5),
-                    mark: statement.text(at: 6).flatMap(SourceMark.init(rawValue:))))
+                    mark: statement.text(at: 6).flatMap(SourceMark.init(rawValue:)),
+                    length: AudioLength(samples: statement.optionalInteger(at: 7), sampleRate: statement.optionalInteger(at: 8)),
+                    source: statement.text(at: 9)))
             }
             return result
         } catch {
@@ -187,3 +234,24 @@ final class CacheIndex {
 }
 
 @available(*, unavailable) extension CacheIndex: Sendable {}
+
+/// A file's exact length: the PCM frames mpg123 decodes from it with gapless trimming on, and its sample rate.
+public struct AudioLength: Sendable, Hashable {
+    public let samples: Int
+    public let sampleRate: Int
+
+    public init(samples: Int, sampleRate: Int) {
+        self.samples = samples
+        self.sampleRate = sampleRate
+    }
+
+    /// A length read back from the index: nil unless both are there and sane.
+    init?(samples: Int64?, sampleRate: Int64?) {
+        guard let samples, let sampleRate, samples >= 0, samples < 1 << 40, (1...1_000_000).contains(sampleRate) else { return nil }
+        self.init(samples: Int(samples), sampleRate: Int(sampleRate))
+    }
+}
+
+/// Checks a downloaded file whose hash is not known (it must decode as MPEG audio), given by a path, and returns
+/// its exact length when it decoded it (nil: checked without counting).
+public typealias AudioCheck = @Sendable (String) throws -> AudioLength?

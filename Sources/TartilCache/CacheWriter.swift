@@ -241,7 +241,7 @@ public final class CacheWriter {
     /// Checks the finished download: the size and hash against the expectation, then (for files whose hash is
     /// not known) `validate`, which must find MPEG audio. On failure the partial file is removed. Returns the
     /// size and hash. Then `syncData` (or one `syncfs` for a batch) and `publish`; `Cache.commit` does all three.
-    func check(validate: (String) throws -> Void) throws(CacheError) -> (bytes: Int, sha256: String) {
+    func check(validate: (String) throws -> AudioLength?) throws(CacheError) -> (bytes: Int, sha256: String, length: AudioLength?) {
         finishWriting()
         do throws(CacheError) {
             try WritingThreads.shared.drain(sink)
@@ -249,15 +249,16 @@ public final class CacheWriter {
             if let problem = expectation.mismatch(bytes: offset, sha256: sha256) {
                 throw CacheError(.mismatch, problem)
             }
+            var length: AudioLength?
             if !expectation.isKnown {
                 do {
                     // Reached through its descriptor's name in /proc: unnamed or not, no path is looked up again.
-                    try validate("/proc/self/fd/\(descriptor)")
+                    length = try validate("/proc/self/fd/\(descriptor)")
                 } catch let failure {
                     throw CacheError(.mismatch, "not MPEG audio: \(failure)")
                 }
             }
-            return (offset, sha256)
+            return (offset, sha256, length)
         } catch {
             abandon(keepPartial: false)
             throw error

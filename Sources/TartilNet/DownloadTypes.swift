@@ -63,3 +63,32 @@ public enum DownloadEvent: Sendable, Hashable {
     /// Stopped by `cancel()` (partial bytes are kept for the next run).
     case cancelled(AyahRef)
 }
+
+/// A question about a file that is not downloaded: its size and first bytes (`firstBytes`), for working out its
+/// length without downloading it (`LengthEstimate`). Asked of the reciter's mirrors in order, at the lowest
+/// priority: only while no download is waiting, at most half the transfers (two for the player's four), and never
+/// in the last free transfer slot, so a file the player wants starts at once.
+public struct HeadRequest: Sendable, Hashable {
+    /// How much of each file is asked for: its ID3v2 tag's header, and its first frame (with a Xing or Info frame
+    /// count) when the tag is small.
+    public static let firstBytes = 1024
+
+    public let reciter: ReciterID
+    public let ayah: AyahRef
+    public let mirrors: [Mirror]
+
+    public init(reciter: ReciterID, ayah: AyahRef, mirrors: [Mirror]) {
+        self.reciter = reciter
+        self.ayah = ayah
+        self.mirrors = mirrors
+    }
+}
+
+/// A mirror's answer to a `HeadRequest`.
+public struct FileHead: Sendable, Hashable {
+    public let ayah: AyahRef
+    /// The whole file's size.
+    public let bytes: Int
+    /// Its first bytes (up to `HeadRequest.firstBytes`).
+    public let first: [UInt8]
+}

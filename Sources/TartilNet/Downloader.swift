@@ -20,6 +20,7 @@ import TartilCore
 public final class Downloader: @unchecked Sendable {
     private struct Inbox {
         var requests: [DownloadRequest] = []
+        var heads: [(HeadRequest, @Sendable (AyahRef, FileHead?) -> Void)] = []
         var committed: [CommitResult] = []
         var cancel = false
         var shutdown = false
@@ -58,7 +59,7 @@ public final class Downloader: @unchecked Sendable {
     private let cacheDirectory: String
     private let limits: DownloadLimits
     private let policy: DownloadPolicy
-    private let validate: @Sendable (String) throws -> Void
+    private let validate: AudioCheck
     private let events: @Sendable (DownloadEvent) -> Void
     private let finished = DispatchSemaphore(value: 0)
     /// Each thread's start (its own cache opened, or why not), reported to `init`.
@@ -72,7 +73,7 @@ public final class Downloader: @unchecked Sendable {
     /// must decode as MPEG audio); `events` is called on the download thread.
     public convenience init(
         cacheDirectory: String, limits: DownloadLimits = DownloadLimits(), policy: DownloadPolicy = DownloadPolicy(),
-        validate: @escaping @Sendable (String) throws -> Void, events: @escaping @Sendable (DownloadEvent) -> Void
+        validate: @escaping AudioCheck, events: @escaping @Sendable (DownloadEvent) -> Void
     ) throws(CacheError) {
         try self.init(
             cacheDirectory: cacheDirectory, limits: limits, policy: policy, validate: validate, events: events,
@@ -81,7 +82,7 @@ public final class Downloader: @unchecked Sendable {
 
     init(
         cacheDirectory: String, limits: DownloadLimits, policy: DownloadPolicy,
-        validate: @escaping @Sendable (String) throws -> Void, events: @escaping @Sendable (DownloadEvent) -> Void,
+        validate: @escaping AudioCheck, events: @escaping @Sendable (DownloadEvent) -> Void,
         openCache: @escaping @Sendable (String) throws(CacheError) -> Cache
     ) throws(CacheError) {
         try NetworkLibrary.load()
@@ -136,6 +137,14 @@ public final class Downloader: @unchecked Sendable {
         wake()
     }
 
+    /// Queues length probes (`HeadRequest`), after every download: `answer` is called on the download thread once
+    /// for each, with the file's size and first bytes from the first mirror that gives them, or nil when none
+    /// does (a cancelled probe gets no call).
+    public func submit(heads: [HeadRequest], answer: @escaping @Sendable (AyahRef, FileHead?) -> Void) {
+        inbox.withLock { $0.heads.append(contentsOf: heads.map { ($0, answer) }) }
+        wake()
+    }
+
     /// Stops every transfer and queued request promptly; partial files stay for the next run to resume.
     /// Cancellation is final: whatever is submitted afterwards is reported cancelled at once, and a file whose
     /// commit fails afterwards is not tried again.
@@ -177,7 +186,9 @@ public final class Downloader: @unchecked Sendable {
                 continue
             }
             let files = batch.map {
-                Cache.PendingFile(writer: $0.writer, reciter: $0.job.request.reciter, ayah: $0.job.request.ayah, mark: $0.mark)
+                Cache.PendingFile(
+                    writer: $0.writer, reciter: $0.job.request.reciter, ayah: $0.job.request.ayah, mark: $0.mark,
+                    source: $0.job.request.mirrors[$0.mirror].name)
             }
             let outcomes: [Result<Int, CacheError>]
             do {
@@ -232,6 +243,9 @@ public final class Downloader: @unchecked Sendable {
         /// Cross-check probes running, each with the downloaded copy it is about (held, unnamed, meanwhile).
         var probes: [UnsafeMutableRawPointer: (Job, Probe, CacheWriter, Int)] = [:]
         var health: [String: MirrorHealth] = [:]
+        /// Length probes waiting (with the mirror to ask next) and running.
+        var headQueue: [(request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, mirror: Int)] = []
+        var heads: [UnsafeMutableRawPointer: (request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, probe: Probe)] = [:]
         var submitted = 0
         var committing = 0
         /// Set by the first `cancel()`, and never reset.
@@ -419,6 +433,9 @@ public final class Downloader: @unchecked Sendable {
         }
 
         func cancelEverything() {
+            for handle in heads.keys { removeHandle(handle) }
+            heads.removeAll()
+            headQueue.removeAll()
             for (handle, (job, _, writer, _)) in probes {
                 removeHandle(handle)
                 writer.abandon(keepPartial: true)
@@ -439,6 +456,7 @@ public final class Downloader: @unchecked Sendable {
             let mail = inbox.withLock { box -> Inbox in
                 let copy = box
                 box.requests.removeAll()
+                box.heads.removeAll()
                 box.committed.removeAll()
                 return copy
             }
@@ -449,6 +467,7 @@ public final class Downloader: @unchecked Sendable {
                 submitted += 1
                 follow(job.plan.begin(health: mirrorHealth(job), now: now()), job)
             }
+            if !cancelled { headQueue += mail.heads.map { ($0.0, $0.1, 0) } }
             for result in mail.committed { committed(result) }
             if cancelNow { cancelEverything() }
             if mail.shutdown && active.isEmpty && probes.isEmpty && committing == 0 && (waiting.isEmpty || cancelled) {
@@ -466,6 +485,21 @@ public final class Downloader: @unchecked Sendable {
                 } else {
                     index += 1
                 }
+            }
+
+            // Length probes last: only while no download is due, never in the last free slot (and at most half the rest).
+            while !cancelled, !headQueue.isEmpty, heads.count < max(2, limits.parallel / 2), active.count + probes.count + heads.count < limits.parallel - 1,
+                !waiting.contains(where: { $0.notBefore <= current })
+            {
+                let (request, answer, mirror) = headQueue.removeFirst()
+                guard mirror < request.mirrors.count,
+                    let probe = try? Probe(headOf: request.mirrors[mirror].template.url(for: request.ayah), mirror: mirror, limits: limits),
+                    ccurl_multi_add_handle(multi, probe.handle) == CURLM_OK
+                else {
+                    answer(request.ayah, nil)
+                    continue
+                }
+                heads[probe.handle] = (request, answer, probe)
             }
 
             var running: Int32 = 0
@@ -491,6 +525,17 @@ public final class Downloader: @unchecked Sendable {
                 if message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle {
                     if probes[handle] != nil {
                         probed(handle, message.pointee.data.result)
+                        continue
+                    }
+                    if let (request, answer, probe) = heads.removeValue(forKey: handle) {
+                        removeHandle(handle)
+                        if let (bytes, first) = probe.head(for: message.pointee.data.result) {
+                            answer(request.ayah, FileHead(ayah: request.ayah, bytes: bytes, first: first))
+                        } else if probe.mirror + 1 < request.mirrors.count {
+                            headQueue.append((request, answer, probe.mirror + 1))
+                        } else {
+                            answer(request.ayah, nil)
+                        }
                         continue
                     }
                     complete(handle, message.pointee.data.result)

@@ -3,27 +3,43 @@ import FoundationEssentials
 import TartilCache
 import TartilCore
 
-/// One cross-check probe: asks a mirror for an unpinned file's size and last `CrossCheck.tailBytes` bytes with
-/// one ranged request (`Range: bytes=-16384`), into memory. A `206`'s `Content-Range` gives the size and its body
-/// is the tail; a server that ignores ranges answers `200` with the whole file, which serves as well (up to the
-/// file's size limit). Anything else is no answer. Lives on the download thread, like `Transfer`.
+/// One ranged request into memory: a part of a file and its size, from one mirror. Two kinds:
+/// - the cross-check's probe asks for an unpinned file's size and last `CrossCheck.tailBytes` bytes
+///   (`Range: bytes=-16384`): a `206`'s `Content-Range` gives the size and its body is the tail; a server that
+///   ignores ranges answers `200` with the whole file, which serves as well (up to the file's size limit);
+/// - a length probe asks for a file's size and first `HeadRequest.firstBytes` bytes (`Range: bytes=0-1023`):
+///   `head(for:)`.
+/// Anything else is no answer. Lives on the download thread, like `Transfer`.
 final class Probe {
     let handle: UnsafeMutableRawPointer
     let mirror: Int
     private let maxBytes: Int
     private var status = 0
     private var contentRange: String?
+    private var contentLength: Int?
+    /// The body, up to `maxBytes`.
     private var body: [UInt8] = []
+    /// True when the body went past `maxBytes` (the transfer was stopped there).
     private var tooLarge = false
 
-    init(url: String, mirror: Int, maxBytes: Int, limits: DownloadLimits) throws(CacheError) {
+    /// A cross-check probe (the file's last bytes); `maxBytes`: the most a whole-file answer may have.
+    convenience init(url: String, mirror: Int, maxBytes: Int, limits: DownloadLimits) throws(CacheError) {
+        try self.init(url: url, mirror: mirror, range: "-\(CrossCheck.tailBytes)", maxBytes: maxBytes, limits: limits)
+    }
+
+    /// A length probe (the file's first bytes).
+    convenience init(headOf url: String, mirror: Int, limits: DownloadLimits) throws(CacheError) {
+        try self.init(url: url, mirror: mirror, range: "0-\(HeadRequest.firstBytes - 1)", maxBytes: HeadRequest.firstBytes, limits: limits)
+    }
+
+    private init(url: String, mirror: Int, range: String, maxBytes: Int, limits: DownloadLimits) throws(CacheError) {
         guard let handle = ccurl_easy_init() else { throw CacheError(.io, "curl_easy_init failed") }
         self.handle = handle
         self.mirror = mirror
         self.maxBytes = maxBytes
         let me = Unmanaged.passUnretained(self).toOpaque()
         try Transfer.configure(handle, url: url, owner: me, write: Probe.writeCallback, header: Probe.headerCallback, limits: limits)
-        try Transfer.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", "-\(CrossCheck.tailBytes)")
+        try Transfer.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", range)
     }
 
     deinit { ccurl_easy_cleanup(handle) }
@@ -33,6 +49,7 @@ final class Probe {
         let probe = Unmanaged<Probe>.fromOpaque(user!).takeUnretainedValue()
         let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
         guard probe.body.count + bytes.count <= probe.maxBytes else {
+            probe.body.append(contentsOf: bytes.prefix(probe.maxBytes - probe.body.count))
             probe.tooLarge = true
             return 0
         }
@@ -49,9 +66,13 @@ final class Probe {
             let fields = text.split(separator: " ")
             probe.status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
             probe.contentRange = nil
+            probe.contentLength = nil
+            probe.tooLarge = false
             probe.body.removeAll()  // a redirect's body is not the file
         } else if Transfer.hasPrefix(line, "content-range:", ignoringCase: true) {
             probe.contentRange = String(text.dropFirst("content-range:".count)).trimmedWhitespace
+        } else if Transfer.hasPrefix(line, "content-length:", ignoringCase: true) {
+            probe.contentLength = Int(String(text.dropFirst("content-length:".count)).trimmedWhitespace)
         }
         return line.count
     }
@@ -76,6 +97,27 @@ final class Probe {
             return .fingerprint(FileFingerprint(bytes: total, tailSHA256: try SHA256.hash(Data(body))))
         default:
             return .unavailable("HTTP \(status)")
+        }
+    }
+
+    /// A length probe's answer: the file's size and first bytes, or nil when the mirror gave neither. A `200`
+    /// (a server that ignores ranges) was stopped after the first bytes, and its `Content-Length` is the size.
+    func head(for result: CURLcode) -> (bytes: Int, first: [UInt8])? {
+        guard result == CURLE_OK || (result == CURLE_WRITE_ERROR && tooLarge) else { return nil }
+        switch status {
+        case 200:
+            guard let contentLength, contentLength > 0, contentLength <= 1 << 40 else { return nil }
+            return (contentLength, body)
+        case 206:
+            // "bytes 0-END/TOTAL": the file's first bytes.
+            guard !tooLarge, let contentRange, contentRange.hasPrefix("bytes ") else { return nil }
+            let parts = contentRange.dropFirst("bytes ".count).split(whereSeparator: { $0 == "-" || $0 == "/" })
+            guard parts.count == 3, parts[0] == "0", let end = Int(parts[1]), let total = Int(parts[2]), total > 0, total <= 1 << 40,
+                end == min(total, HeadRequest.firstBytes) - 1, body.count == end + 1
+            else { return nil }
+            return (total, body)
+        default:
+            return nil
         }
     }
 }

@@ -29,6 +29,8 @@ final class AudioThread {
     private var ended = false
     /// What the machine has been told of each file, and the mailbox's files version it was told from.
     private var told: [AyahRef: Told] = [:]
+    /// The estimated lengths the machine has been told.
+    private var toldEstimates = 0
     private var seenFilesVersion = -1
     private var bufferingAyah: AyahRef?
     private var writtenFrames = 0
@@ -116,16 +118,22 @@ final class AudioThread {
     /// Tells the machine what changed in the mailbox's files since it was last told.
     private func tellFiles() {
         guard player.mailbox.read({ $0.filesVersion != seenFilesVersion }) else { return }
-        let (files, version) = player.mailbox.read { box in
+        let (files, version, estimates) = player.mailbox.read { box in
             (box.files.mapValues { state -> (Told, (samples: Int, rate: Int)?, String?) in
                 switch state {
                 case .ready(_, let measured): (.ready, measured, nil)
                 case .downloading: (.downloading, nil, nil)
                 case .failed(let reason): (.failed, nil, reason)
                 }
-            }, box.filesVersion)
+            }, box.filesVersion, box.estimates.count == toldEstimates ? [:] : box.estimates)
         }
         seenFilesVersion = version
+        if !estimates.isEmpty {
+            toldEstimates = estimates.count
+            execute(machine.on(.lengthsEstimated(estimates)))
+            if ended { return }
+            publishStatus()
+        }
         for (ayah, (kind, measured, reason)) in files.sorted(by: { $0.key < $1.key }) where told[ayah] != kind {
             told[ayah] = kind
             switch kind {

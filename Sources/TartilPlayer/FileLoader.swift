@@ -16,6 +16,11 @@ final class FileLoader {
     /// Files asked of the downloader (each once).
     private var requested: Set<AyahRef> = []
     private var seenVersion = -1
+    /// For lengths not known yet (unpinned, never decoded): each file's size and, from a mirror, first bytes; a
+    /// whole file of the reciter's to read what those do not show; and which were estimated already.
+    private var sizes: [AyahRef: (bytes: Int, head: MPEGHead?)] = [:]
+    private var reference: MPEGHead?
+    private var estimated: Set<AyahRef> = []
 
     init(setup: PlayerSetup, mailbox: Monitor<Player.Mailbox>) {
         self.setup = setup
@@ -28,21 +33,33 @@ final class FileLoader {
         } catch {
             mailbox.update { $0.files = [:] }
         }
+        var lengthsAsked = false
         while true {
-            let (wanted, events, ended) = mailbox.wait(
-                until: { [seenVersion] in $0.wantedVersion != seenVersion || !$0.downloadEvents.isEmpty || $0.audioEnded }
+            let (wanted, events, heads, ended) = mailbox.wait(
+                until: { [seenVersion] in
+                    $0.wantedVersion != seenVersion || !$0.downloadEvents.isEmpty || !$0.fileHeads.isEmpty || $0.audioEnded
+                }
             ) { box in
-                let taken = (box.wanted, box.downloadEvents, box.audioEnded)
+                let taken = (box.wanted, box.downloadEvents, box.fileHeads, box.audioEnded)
                 box.downloadEvents.removeAll()
+                box.fileHeads.removeAll()
                 seenVersion = box.wantedVersion
                 return taken
             }
             if ended { break }
+            for head in heads { sizes[head.ayah] = (head.bytes, MPEGHead.parse(head.first)) }
+            if !heads.isEmpty { estimateLengths() }
             var failures: [AyahRef: String] = [:]
             for event in events {
                 if case .failed(let ayah, let reason) = event { failures[ayah] = reason }
             }
             load(wanted, failures: failures)
+            // Once the first sound is here (its download is never shared with length probes).
+            let firstHere = wanted.first.map { first in mailbox.read { box in if case .ready? = box.files[first] { true } else { false } } } ?? false
+            if !lengthsAsked && firstHere {
+                lengthsAsked = true
+                askLengths()
+            }
         }
         downloader?.cancel()
         downloader?.shutdown()
@@ -110,6 +127,65 @@ final class FileLoader {
         }
     }
 
+    // MARK: - Lengths not known yet
+
+    /// The plan's files whose lengths are not known (unpinned, never decoded): the sizes of those in the cache,
+    /// and a length probe (`HeadRequest`, at the lowest priority) for each of the others, in the plan's order.
+    private func askLengths() {
+        guard let cache else { return }
+        let remembered = (try? cache.rememberedLengths(reciter: setup.reciter.id)) ?? [:]
+        var unknown: [AyahRef] = []
+        var seen: Set<AyahRef> = []
+        for item in setup.plan.items {
+            guard let file = item.file, seen.insert(file).inserted, setup.table?.files[file] == nil, remembered[file] == nil else { continue }
+            unknown.append(file)
+        }
+        guard !unknown.isEmpty else { return }
+        let cached = Dictionary(
+            ((try? cache.files(reciter: setup.reciter.id.rawValue)) ?? []).filter { !$0.isSymbolicLink }.map { ($0.ayah, $0.bytes) },
+            uniquingKeysWith: { first, _ in first })
+        var probes: [HeadRequest] = []
+        for ayah in unknown {
+            if let bytes = cached[ayah] {
+                sizes[ayah] = (bytes, nil)
+            } else {
+                probes.append(HeadRequest(reciter: setup.reciter.id, ayah: ayah, mirrors: setup.reciter.mirrors))
+            }
+        }
+        estimateLengths()
+        guard !probes.isEmpty, let downloader = try? startedDownloader() else { return }
+        let mailbox = self.mailbox
+        downloader.submit(heads: probes) { _, head in
+            if let head { mailbox.update { $0.fileHeads.append(head) } }
+        }
+    }
+
+    /// Estimates the lengths of the files whose sizes are known, once a whole file of the reciter's has been read,
+    /// and hands them to the audio thread.
+    private func estimateLengths() {
+        guard let reference else { return }
+        var lengths: [AyahRef: Timeline.Length] = [:]
+        for (ayah, size) in sizes where !estimated.contains(ayah) {
+            estimated.insert(ayah)
+            guard let estimate = LengthEstimate.samples(fileBytes: size.bytes, head: size.head, reference: reference) else { continue }
+            lengths[ayah] = Timeline.Length(samples: estimate.samples, rate: estimate.rate, isEstimated: true)
+        }
+        guard !lengths.isEmpty else { return }
+        mailbox.update { box in
+            box.estimates.merge(lengths) { _, new in new }
+            box.filesVersion += 1
+        }
+    }
+
+    /// Takes a whole file of the reciter's (verified bytes) as the reference for estimates, once.
+    private func noteReference(_ bytes: [UInt8]) {
+        guard reference == nil else { return }
+        let head = MPEGHead.parse(bytes, isWholeFile: true)
+        guard head.frame != nil else { return }
+        reference = head
+        estimateLengths()
+    }
+
     private func startedDownloader() throws(CacheError) -> Downloader {
         if let downloader { return downloader }
         let mailbox = self.mailbox
@@ -137,9 +213,15 @@ final class FileLoader {
             if cache.hasFile(reciter: setup.reciter.id, ayah: ayah) {
                 do {
                     let bytes = [UInt8](try cache.readVerified(reciter: setup.reciter.id, ayah: ayah, expectation: expectation))
+                    noteReference(bytes)
                     guard setup.table?.files[ayah] == nil else { return .found(.ready(bytes, measured: nil)) }
+                    // Counted once, when the file was checked or first played, and remembered in the index.
+                    if let length = try? cache.rememberedLength(reciter: setup.reciter.id, ayah: ayah) {
+                        return .found(.ready(bytes, measured: (length.samples, length.sampleRate)))
+                    }
                     do {
                         let (format, frames) = try Mpg123Decoder().countSamples(bytes: bytes, name: "\(ayah.fileStem).mp3")
+                        try? cache.rememberLengths(reciter: setup.reciter.id, [ayah: AudioLength(samples: frames, sampleRate: format.sampleRate)])
                         return .found(.ready(bytes, measured: (frames, format.sampleRate)))
                     } catch {
                         return .found(.failed("\(ayah.fileStem).mp3 does not decode: \(error)"))

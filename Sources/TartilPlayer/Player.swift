@@ -55,11 +55,15 @@ public final class Player: Sendable {
         /// The files the audio thread wants now (current item first), set by it.
         var wanted: [AyahRef] = []
         var wantedVersion = 0
-        /// Set by the loader thread; `filesVersion` counts changes.
+        /// Set by the loader thread; `filesVersion` counts changes (of these and of `estimates`).
         var files: [AyahRef: FileState] = [:]
+        /// Lengths of files not here yet, estimated from their sizes (`LengthEstimate`), set by the loader thread.
+        var estimates: [AyahRef: Timeline.Length] = [:]
         var filesVersion = 0
         /// From the downloader, for the loader thread.
         var downloadEvents: [DownloadEvent] = []
+        /// Answers to length probes, from the downloader, for the loader thread.
+        var fileHeads: [FileHead] = []
         /// Set by the audio thread when playback has ended; the loader then stops the downloader and ends too.
         var audioEnded = false
         var loaderEnded = false
@@ -81,8 +85,14 @@ public final class Player: Sendable {
     public init(setup: PlayerSetup, events: @escaping @Sendable (PlayerEvent) -> Void) throws {
         plan = setup.plan
         reciter = setup.reciter.id
+        // Unpinned files decoded before have their exact lengths in the cache index: the scrubber is exact for
+        // them from the start.
+        let unpinned = setup.plan.items.contains { item in item.file.map { setup.table?.files[$0] == nil } ?? false }
+        let remembered = !unpinned ? [:] : ((try? Cache(directory: setup.cacheDirectory).rememberedLengths(reciter: setup.reciter.id)) ?? [:])
+            .mapValues { Timeline.Length(samples: $0.samples, rate: $0.sampleRate) }
         var machine = PlaybackMachine(
-            plan: setup.plan, timeline: PlaybackMachine.timeline(for: setup.plan, table: setup.table), stopOnSkip: setup.stopOnSkip)
+            plan: setup.plan, timeline: PlaybackMachine.timeline(for: setup.plan, table: setup.table, remembered: remembered),
+            stopOnSkip: setup.stopOnSkip)
         var start: PlanPosition?
         if let resume = setup.resumeAt {
             start = machine.position(resuming: resume.ayah, offsetSamples: resume.offsetSamples)

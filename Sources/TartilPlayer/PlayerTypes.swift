@@ -163,9 +163,11 @@ public enum AudioValidation {
     /// The largest file accepted for an ayah the table does not pin.
     public static let unpinnedLimit = 16 << 20
 
-    /// Decodes a downloaded file whose hash is not known: it must be MPEG audio.
-    public static let validate: @Sendable (String) throws -> Void = { path in
+    /// Decodes a downloaded file whose hash is not known: it must be MPEG audio. Its exact length, counted on
+    /// the way, is remembered in the cache index.
+    public static let validate: AudioCheck = { path in
         let decoder = try Mpg123Decoder()
-        _ = try decoder.countSamples(path)
+        let decoded = try decoder.countSamples(path)
+        return AudioLength(samples: decoded.samples, sampleRate: decoded.format.sampleRate)
     }
 }

@@ -70,6 +70,19 @@ public struct ResolvedAyah: Sendable, Hashable {
 public struct Resolution: Sendable {
     public let reciter: Reciter
     public let ayat: [ResolvedAyah]
+    /// Lengths of unpinned ayat learned without their tables (`UnpinnedLengths`: `resolve --lengths`).
+    public var lengths: [AyahRef: UnpinnedLengths.Length] = [:]
+
+    public init(reciter: Reciter, ayat: [ResolvedAyah]) {
+        self.reciter = reciter
+        self.ayat = ayat
+    }
+
+    /// Total duration of the unpinned ayat whose lengths are known, in seconds, and whether any is an estimate.
+    public var unpinnedSeconds: (seconds: Double, estimated: Int, known: Int) {
+        let known = ayat.filter { $0.pinned == nil }.compactMap { lengths[$0.ayah] }
+        return (known.reduce(0) { $0 + $1.seconds }, known.filter(\.isEstimated).count, known.count)
+    }
 
     /// Total duration of the pinned ayat, in seconds (each ayah's samples over its rate).
     public var pinnedSeconds: Double { ayat.compactMap(\.pinned).reduce(0) { $0 + $1.seconds } }

@@ -6,8 +6,9 @@ import TartilAudio
 import TartilCache
 import TartilCore
 
-/// Builds a reciter table from a folder of `SSSAAA.mp3` files: each file's size, SHA-256 (libcrypto) and the
-/// exact number of PCM frames mpg123 decodes from it with gapless trimming on. Files are processed on all cores.
+/// Builds a reciter table from a folder of `SSSAAA.mp3` files, or from the files verified in the cache: each
+/// file's size, SHA-256 (libcrypto) and the exact number of PCM frames mpg123 decodes from it with gapless
+/// trimming on (remembered by the cache index for cached files decoded before). Files are processed on all cores.
 public enum TableBuilder {
     /// A file the builder passed over, and why.
     public struct Skipped: Sendable, Hashable {
@@ -39,11 +40,11 @@ public enum TableBuilder {
         }
         guard FileSystem.isDirectory(directory) else { throw .usage("\(directory) is not a folder: give a folder of SSSAAA.mp3 files") }
         let names = try FileSystem.names(in: directory).sorted()
-        var jobs: [(AyahRef, String)] = []
+        var jobs: [Job] = []
         var skipped: [Skipped] = []
         for name in names {
             switch classify(name) {
-            case .ayah(let ayah): jobs.append((ayah, name))
+            case .ayah(let ayah): jobs.append(Job(ayah: ayah, name: name, path: Path.join(directory, name)))
             case .skip(let reason): skipped.append(Skipped(file: name, reason: reason))
             case .ignore: continue
             }
@@ -51,26 +52,101 @@ public enum TableBuilder {
         guard !jobs.isEmpty else {
             throw .usage("\(directory) holds no SSSAAA.mp3 files (e.g. 036001.mp3 for 36:1)")
         }
+        return try run(jobs, reciter: reciter, source: source, skipped: skipped, isCancelled: isCancelled, progress: progress)
+    }
 
-        let paths = jobs.map { Path.join(directory, $0.1) }
+    /// Reads every file of `reciter` verified in `cache`: each is hashed again and must match the size and
+    /// SHA-256 it was verified with (its table row, or the hash recorded when it was first downloaded); its
+    /// sample count is the one the cache index remembers, or decoded when none is. Files nothing vouches for
+    /// (no row, no recorded hash) and symbolic links are skipped and reported; a file that no longer matches
+    /// fails the build (`tartil cache verify --repair` mends it). The `# source:` line says, unless `source` is
+    /// given, that the files were trusted on first use, from which mirrors, and how they were cross-checked.
+    public static func build(
+        fromCache cache: Cache, reciter: Reciter, table: ReciterTable?, source: String?,
+        isCancelled: @escaping @Sendable () -> Bool = { false },
+        progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) throws(TartilError) -> Result {
+        let files: [Cache.CachedFile]
+        do {
+            files = try cache.files(reciter: reciter.id.rawValue)
+        } catch {
+            throw TartilError(.io, error.message)
+        }
+        var jobs: [Job] = []
+        var skipped: [Skipped] = []
+        for file in files {
+            let name = "\(file.ayah.fileStem).mp3"
+            if file.isSymbolicLink {
+                skipped.append(Skipped(file: name, reason: "a symbolic link, not a cached file"))
+            } else if let pinned = table?.files[file.ayah] {
+                jobs.append(Job(ayah: file.ayah, name: name, path: file.path, expected: (pinned.bytes, pinned.sha256)))
+            } else if let sha256 = file.recordedSHA256 {
+                jobs.append(Job(ayah: file.ayah, name: name, path: file.path, expected: (file.bytes, sha256), length: file.length))
+            } else {
+                skipped.append(Skipped(file: name, reason: "no recorded hash: not verified (tartil cache verify removes it)"))
+            }
+        }
+        guard !jobs.isEmpty else {
+            throw .usage(
+                "the cache at \(cache.directory) holds no verified files of \(reciter.id): download some first (tartil prefetch 1 --reciter \(reciter.id))")
+        }
+        let chosen = jobs.map(\.ayah)
+        let used = Set(chosen)
+        return try run(
+            jobs, reciter: reciter.id, source: source ?? cacheSource(files.filter { used.contains($0.ayah) }, cache: cache, table: table),
+            skipped: skipped, isCancelled: isCancelled, progress: progress)
+    }
+
+    /// `# source:` of a table built from a cache: `trusted on first use: 181 files verified in the cache at …,
+    /// downloaded from everyayah (180), quranicaudio (1); 175 cross-checked, 6 single-source`.
+    static func cacheSource(_ files: [Cache.CachedFile], cache: Cache, table: ReciterTable?) -> String {
+        var counts: [String: Int] = [:]
+        for file in files { counts[file.source ?? "unrecorded mirror", default: 0] += 1 }
+        let mirrors = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+        var marks: [String] = []
+        for mark in SourceMark.allCases {
+            let count = files.filter { $0.mark == mark }.count
+            if count > 0 { marks.append("\(count) \(mark.rawValue)") }
+        }
+        let pinned = files.filter { table?.files[$0.ayah] != nil }.count
+        if pinned > 0 { marks.append("\(pinned) pinned by the reciter's table") }
+        return "trusted on first use: \(files.count) file\(files.count == 1 ? "" : "s") verified in the cache at \(cache.directory), "
+            + "downloaded from \(mirrors)" + (marks.isEmpty ? "" : "; " + marks.joined(separator: ", "))
+    }
+
+    /// One file to measure: its path, the size and hash it must have (a cached file), and its length when known.
+    struct Job: Sendable {
+        let ayah: AyahRef
+        let name: String
+        let path: String
+        var expected: (bytes: Int, sha256: String)? = nil
+        var length: AudioLength? = nil
+    }
+
+    /// Measures `jobs` on all cores; any failure fails the build.
+    private static func run(
+        _ jobs: [Job], reciter: ReciterID, source: String, skipped: [Skipped], isCancelled: @escaping @Sendable () -> Bool,
+        progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void
+    ) throws(TartilError) -> Result {
         let outcomes = Mutex<[Int: Swift.Result<PinnedFile, TartilError>]>([:])
         let finished = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
             guard !isCancelled() else { return }
-            let outcome = Swift.Result { () throws(TartilError) -> PinnedFile in try measure(paths[index]) }
+            let job = jobs[index]
+            let outcome = Swift.Result { () throws(TartilError) -> PinnedFile in try measure(job.path, expected: job.expected, length: job.length) }
             outcomes.withLock { $0[index] = outcome }
-            progress(finished.add(1, ordering: .relaxed).newValue, paths.count)
+            progress(finished.add(1, ordering: .relaxed).newValue, jobs.count)
         }
         if isCancelled() { throw TartilError(.interrupted, "interrupted: no table was written") }
 
         var files: [AyahRef: PinnedFile] = [:]
         var failures: [String] = []
         let results = outcomes.withLock { $0 }
-        for (index, (ayah, name)) in jobs.enumerated() {
+        for (index, job) in jobs.enumerated() {
             switch results[index] {
-            case .success(let file): files[ayah] = file
-            case .failure(let error): failures.append("\(name): \(error.message)")
-            case nil: failures.append("\(name): not processed")
+            case .success(let file): files[job.ayah] = file
+            case .failure(let error): failures.append("\(job.name): \(error.message)")
+            case nil: failures.append("\(job.name): not processed")
             }
         }
         guard failures.isEmpty else {
@@ -81,14 +157,22 @@ public enum TableBuilder {
         return Result(table: ReciterTable(reciter: reciter, source: source, files: files), skipped: skipped)
     }
 
-    /// Size, hash and sample count of one file.
-    public static func measure(_ path: String) throws(TartilError) -> PinnedFile {
+    /// Size, hash and sample count of one file; with `expected`, the size and hash must be those; with
+    /// `length`, that is its sample count (remembered), and it is not decoded.
+    public static func measure(_ path: String, expected: (bytes: Int, sha256: String)? = nil, length: AudioLength? = nil)
+        throws(TartilError) -> PinnedFile
+    {
         let hash: (sha256: String, bytes: Int)
         do {
             hash = try SHA256.hash(fileAt: path)
         } catch {
             throw TartilError(.io, error.message)
         }
+        if let expected, expected.bytes != hash.bytes || expected.sha256 != hash.sha256 {
+            throw TartilError(
+                .failure, "no longer the file verified in the cache (\(hash.bytes) bytes, sha256 \(hash.sha256.prefix(12))…): run tartil cache verify --repair")
+        }
+        if let length { return PinnedFile(bytes: hash.bytes, sha256: hash.sha256, samples: length.samples, sampleRate: length.sampleRate) }
         do {
             let decoder = try Mpg123Decoder()
             let decoded = try decoder.countSamples(path)

@@ -36,7 +36,7 @@ import Testing
         try #"{"version": 1, "reciters": [{"id": "fixture", "name": "Fixture", "style": "murattal", "mirrors": [{"name": "local", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]}]}"#
             .write(toFile: mirrors, atomically: true, encoding: .utf8)
         let build = try runTartil(["table", "build", TestPaths.fixtures + "/fixture", "--reciter", "fixture", "--json"], home: home)
-        #expect(build.status == 0, "\(build.stderr)")
+        #expect(build.status == 0, "\(build.stdout)\(build.stderr)")
         let summary = try JSONSerialization.jsonObject(with: Data(build.stdout.utf8)) as? [String: Any]
         #expect(summary?["table"] as? String == home + "/data/tartil/reciter-tables/fixture.tsv")
         #expect(summary?["complete_surahs"] as? [Int] == [1, 112])
@@ -59,6 +59,55 @@ import Testing
         #expect(result.stderr.hasPrefix("Error: 1 file could not be read as MPEG audio, no table was written: 001002.mp3"))
         #expect(!FileManager.default.fileExists(atPath: output))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["mp3"])
+    }
+
+    /// A reciter prefetched from a real nginx (unpinned: trusted on first use, cross-checked against a second
+    /// mirror) gives, from the cache, the very table `table build` makes from the same audio; its source line
+    /// says where the files came from; with it the reciter is pinned.
+    @Test func aTableFromTheCacheEqualsTheTableFromTheFolder() throws {
+        let environment = DownloadEnvironment.shared
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let urls = [environment.clean, environment.fault("ok")]
+        let prefetch = try environment.tartil(["prefetch", "1", "112", "--reciter", "loose"], urls: urls, in: directory)
+        #expect(prefetch.status == 0, "\(prefetch.stdout)\(prefetch.stderr)")
+        let output = directory + "/tables/loose.tsv"
+        try FileManager.default.createDirectory(atPath: directory + "/tables", withIntermediateDirectories: true)
+        let build = try environment.tartil(["table", "build", "--from-cache", "Loose", "-o", output, "--json"], urls: urls, in: directory)
+        #expect(build.status == 0, "\(build.stdout)\(build.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(build.stdout.utf8)) as? [String: Any]
+        #expect(report?["ayat"] as? Int == 11 && report?["reciter"] as? String == "loose")
+        let folder = try runTartil(["table", "build", TestPaths.fixtures + "/fixture", "--reciter", "loose", "-o", directory + "/folder.tsv"])
+        #expect(folder.status == 0, "\(folder.stderr)")
+        let fromCache = try parsedTable(output, reciter: "loose")
+        #expect(fromCache.files == (try parsedTable(directory + "/folder.tsv", reciter: "loose")).files)
+        #expect(fromCache.source.hasPrefix("trusted on first use: 11 files verified in the cache at \(directory)/cache"), "\(fromCache.source)")
+        #expect(fromCache.source.hasSuffix("downloaded from m1 (11); 11 cross-checked"), "\(fromCache.source)")
+        // Put in a tables folder, it pins the reciter.
+        let mirrors = try environment.mirrorsFile(urls, in: directory)
+        let reciters = try runTartil(["reciters", "--mirrors", mirrors, "--tables", directory + "/tables"], home: directory)
+        #expect(reciters.stdout.contains("11/6236"), "\(reciters.stdout)")
+    }
+
+    /// No reciter, an unknown one, an empty cache, or a folder as well: usage errors (64) that write nothing.
+    @Test func aTableFromTheCacheNeedsAKnownReciterWithVerifiedFiles() throws {
+        let environment = DownloadEnvironment.shared
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let output = directory + "/out.tsv"
+        let cases: [([String], String)] = [
+            (["table", "build", "--from-cache", "nobody", "-o", output], "nobody"),
+            (["table", "build", "--from-cache", "loose", "-o", output], "holds no verified files of loose: download some first"),
+            (["table", "build", TestPaths.fixtures + "/fixture", "--from-cache", "loose", "-o", output], "a folder or --from-cache, not both"),
+            (["table", "build", "-o", output], "needs a folder of SSSAAA.mp3 files, or --from-cache <id>"),
+            (["table", "build", "--from-cache", "loose", "--reciter", "fixture", "-o", output], "differs from --from-cache loose"),
+        ]
+        for (arguments, message) in cases {
+            let result = try environment.tartil(arguments, urls: [environment.clean], in: directory)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("Error: ") && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
     }
 
     @Test func aFolderWithoutAyahFilesIsBadInput() throws {

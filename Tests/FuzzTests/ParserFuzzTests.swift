@@ -194,6 +194,21 @@ import Testing
                 return error.code == .usage ? nil : "error code \(error.code), not usage"
             }
         }),
+        Target(name: "MPEG heads and length estimates", corpus: { mpegCorpus }, run: { input in
+            let head = MPEGHead.parse(input)
+            let whole = MPEGHead.parse(input, isWholeFile: true)
+            guard head.id3v2Bytes >= 0, whole.trailerBytes.map({ $0 == 0 || $0 == 128 }) ?? false else { return "tags \(head)" }
+            if let offset = head.frameOffset, offset < head.id3v2Bytes || offset + 4 > input.count { return "frame at \(offset)" }
+            if let frame = head.frame, !(8000...48000).contains(frame.sampleRate) || frame.bytes < 4 { return "frame \(frame)" }
+            for size in [0, 1, input.count, input.count * 7 + 3, 1 << 40, Int.max] {
+                if let estimate = LengthEstimate.samples(fileBytes: size, head: head, reference: whole),
+                    estimate.samples < 0 || !(8000...48000).contains(estimate.rate)
+                {
+                    return "estimate \(estimate) for \(size) bytes"
+                }
+            }
+            return nil
+        }),
         Target(name: "surah names and file names", corpus: { referenceCorpus }, run: { input in
             _ = SurahNames.match(input.text)
             if let ayah = AyahRef(fileName: input.text), !(1...Catalog.totalAyat).contains(ayah.global) { return "file name \(ayah)" }
@@ -301,6 +316,18 @@ import Testing
         "prefetch 1 -j4 --connect-timeout=2.5s --stall-timeout 1m; render 36 -o/tmp/a.wav --to=b.wav -- 37",
         "play 36 --pause 500ms --cycle-pause 1:30; seek -2m; positions --surah=yasin",
     ].map { Array($0.utf8) }
+
+    /// The first 1 KiB of each fixture and of one file per real reciter (ID3v2, Info/LAME, tagless, ID3v1).
+    static let mpegCorpus: [[UInt8]] = {
+        var paths = [TestPaths.fixtures + "/fixture/001001.mp3", TestPaths.fixtures + "/fixture/112001.mp3"]
+        if let real = TestPaths.sharedReal {
+            for reciter in ["ibrahim-alakhdar", "ahmed-allhdan", "minshawi-mujawwad", "ali-alhudhaifi"] {
+                paths.append(real + "/audio/\(reciter)/001001.mp3")
+            }
+        }
+        let files = paths.compactMap { try? Data(contentsOf: URL(fileURLWithPath: $0)) }.map { Array($0) }
+        return files.map { Array($0.prefix(1024)) } + files.prefix(1).map { Array($0.suffix(1024)) } + [[0xFF, 0xFB, 0x90, 0x64]]
+    }()
 
     static let mirrorsCorpus: [[UInt8]] = {
         let committed = (try? Data(contentsOf: URL(fileURLWithPath: TestPaths.repository + "/mirrors.json"))).map { Array($0) } ?? []

@@ -18,7 +18,7 @@ import Testing
         let writer = try cache.writer(reciter: try ReciterID("r"), ayah: try AyahRef(112, 1), expectation: expectation)
         try data.prefix(1000).withUnsafeBytes { try writer.append($0) }
         try data.dropFirst(1000).withUnsafeBytes { try writer.append($0) }
-        try cache.commit(writer, reciter: try ReciterID("r"), ayah: try AyahRef(112, 1), validate: { _ in })
+        try cache.commit(writer, reciter: try ReciterID("r"), ayah: try AyahRef(112, 1), validate: { _ in nil })
     }
 
     @Test func verifiedWriteThenVerifiedRead() throws {
@@ -29,6 +29,49 @@ import Testing
         try store(data, in: cache, expectation: .pinned(try pinned()))
         #expect(try cache.readVerified(reciter: try ReciterID("r"), ayah: try AyahRef(112, 1), expectation: .pinned(try pinned())) == data)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
+    }
+
+    /// An unpinned file's length counted while it was checked, and the mirror it came from, are in the index;
+    /// a length decoded later is remembered beside them.
+    @Test func lengthsAndSourcesAreRemembered() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        let reciter = try ReciterID("r")
+        let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+        let writer = try cache.writer(reciter: reciter, ayah: try AyahRef(112, 1), expectation: .unknown(maxBytes: 1 << 20))
+        try data.withUnsafeBytes { try writer.append($0) }
+        try cache.commit(writer, reciter: reciter, ayah: try AyahRef(112, 1), source: "m1", validate: { _ in AudioLength(samples: 72432, sampleRate: 44100) })
+        #expect(try cache.rememberedLengths(reciter: reciter) == [try AyahRef(112, 1): AudioLength(samples: 72432, sampleRate: 44100)])
+        #expect(try cache.files(reciter: "r").map(\.source) == ["m1"])
+        try store(data, in: cache, expectation: .pinned(try pinned()))  // recorded again: its former length goes
+        #expect(try cache.rememberedLengths(reciter: reciter).isEmpty)
+        try cache.rememberLengths(reciter: reciter, [try AyahRef(112, 1): AudioLength(samples: 72432, sampleRate: 44100), try AyahRef(1, 1): AudioLength(samples: 1, sampleRate: 22050)])
+        #expect(try Cache(directory: directory).rememberedLengths(reciter: reciter) == [try AyahRef(112, 1): AudioLength(samples: 72432, sampleRate: 44100)])
+    }
+
+    /// An index made by the version before lengths (user_version 1) gains the columns, its rows kept.
+    @Test func aVersion1IndexIsMigrated() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let script = """
+            CREATE TABLE files(reciter TEXT NOT NULL, surah INTEGER NOT NULL, ayah INTEGER NOT NULL, bytes INTEGER NOT NULL,
+              sha256 TEXT NOT NULL, accessed_ms INTEGER NOT NULL, mark TEXT, PRIMARY KEY(reciter, surah, ayah));
+            CREATE TABLE pins(reciter TEXT NOT NULL, surah INTEGER NOT NULL, ayah INTEGER NOT NULL, PRIMARY KEY(reciter, surah, ayah));
+            INSERT INTO files VALUES ('r', 112, 1, 13582, 'ab', 5, 'cross-checked');
+            PRAGMA user_version = 1;
+            """
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.arguments = ["-c", "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.executescript(sys.argv[2]); db.commit()", directory + "/index.sqlite", script]
+        try python.run()
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0)
+        let cache = try Cache(directory: directory)
+        let entry = try #require(try cache.index.entry(reciter: "r", ayah: try AyahRef(112, 1)))
+        #expect(entry.bytes == 13582 && entry.mark == .crossChecked && entry.length == nil && entry.source == nil)
+        try cache.rememberLengths(reciter: try ReciterID("r"), [try AyahRef(112, 1): AudioLength(samples: 7, sampleRate: 44100)])
+        #expect(try Cache(directory: directory).rememberedLengths(reciter: try ReciterID("r")) == [try AyahRef(112, 1): AudioLength(samples: 7, sampleRate: 44100)])
     }
 
     @Test func aFlippedBitOnDiskIsCaughtByTheReadPathAndTheFileRemoved() throws {
@@ -80,7 +123,7 @@ import Testing
         let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20))
         try Data("<html>".utf8).withUnsafeBytes { try writer.append($0) }
         struct NotAudio: Error {}
-        #expect(throws: CacheError.self) { try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in throw NotAudio() }) }
+        #expect(throws: CacheError.self) { try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ -> AudioLength? in throw NotAudio() }) }
         #expect(try cache.expectation(reciter: reciter, ayah: ayah, pinned: nil, unpinnedLimit: 99).source == "none")
         try store(try Data(contentsOf: URL(fileURLWithPath: fixture)), in: cache, expectation: .unknown(maxBytes: 1 << 20))
         let recorded = try cache.expectation(reciter: reciter, ayah: ayah, pinned: nil, unpinnedLimit: 99)
@@ -103,7 +146,7 @@ import Testing
         // Only one writer at a time: a second one on the same file is refused while this one holds it.
         #expect(throws: CacheError.self) { try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
         try data.dropFirst(5000).withUnsafeBytes { try second.append($0) }
-        try cache.commit(second, reciter: reciter, ayah: ayah, validate: { _ in })
+        try cache.commit(second, reciter: reciter, ayah: ayah, validate: { _ in nil })
         #expect(try cache.readVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) == data)
     }
 
@@ -116,7 +159,7 @@ import Testing
             let ayah = try AyahRef(112, number)
             let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 100))
             try Data(repeating: UInt8(number), count: 100).withUnsafeBytes { try writer.append($0) }
-            try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in })
+            try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in nil })
             usleep(2000)
         }
         try cache.setPinned(true, reciter: reciter, ayat: [try AyahRef(112, 1)])
@@ -159,7 +202,7 @@ import Testing
                 try data[offset..<end].withUnsafeBytes { try writer.append($0) }
                 offset = end
             }
-            try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in })
+            try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in nil })
             #expect(try Data(contentsOf: URL(fileURLWithPath: cache.path(reciter: reciter, ayah: ayah))) == data, "\(size) bytes")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r").allSatisfy { !$0.hasPrefix(".") })
@@ -208,7 +251,7 @@ import Testing
             let other = try Cache(directory: directory)
             #expect(throws: CacheError.self) { try other.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
             try other.writer(reciter: reciter, ayah: try AyahRef(112, 2), expectation: .unknown(maxBytes: 10)).abandon(keepPartial: false)
-            try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in })
+            try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in nil })
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
             // Committed: the lock is free again.
             try other.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())).abandon(keepPartial: false)
@@ -246,7 +289,7 @@ import Testing
             #expect(try !cache.containsVerified(reciter: reciter, ayah: ayah, expectation: unknown))
             #expect(FileManager.default.fileExists(atPath: path))
             // Once its hash is recorded (by another connection), a reader holding the stale expectation finds it.
-            try Cache(directory: directory).index.record([("r", ayah, try pinned().bytes, try pinned().sha256)])
+            try Cache(directory: directory).index.record([.init(reciter: "r", ayah: ayah, bytes: try pinned().bytes, sha256: try pinned().sha256)])
             #expect(try cache.readVerified(reciter: reciter, ayah: ayah, expectation: unknown).count == (try pinned()).bytes)
         }
     }
@@ -282,7 +325,7 @@ import Testing
             let resumed = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
             #expect(resumed.offset == 4000)
             try data.dropFirst(4000).withUnsafeBytes { try resumed.append($0) }
-            try cache.commit(resumed, reciter: reciter, ayah: ayah, validate: { _ in })
+            try cache.commit(resumed, reciter: reciter, ayah: ayah, validate: { _ in nil })
             #expect(try Data(contentsOf: URL(fileURLWithPath: outside.path)) == outside.contents)
             #expect(!isSymbolicLink(cache.path(reciter: reciter, ayah: ayah)))
             #expect(try Data(contentsOf: URL(fileURLWithPath: cache.path(reciter: reciter, ayah: ayah))) == data)
@@ -393,7 +436,7 @@ import Testing
             // A server that ignores the range: the file starts over, and only the new bytes count.
             try resumed.restart()
             try data.withUnsafeBytes { try resumed.append($0) }
-            try cache.commit(resumed, reciter: reciter, ayah: ayah, validate: { _ in })
+            try cache.commit(resumed, reciter: reciter, ayah: ayah, validate: { _ in nil })
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r") == ["112001.mp3"])
             #expect(try cache.readVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) == data)
         }

@@ -128,6 +128,29 @@ struct Engine {
         return PlaybackMachine(plan: plan, timeline: PlaybackMachine.timeline(for: plan) { sizes[$0] }, stopOnSkip: stopOnSkip)
     }
 
+    // MARK: - Lengths learned without decoding
+
+    /// Remembered lengths are exact from the start; size estimates replace guesses and stay marked; a measured
+    /// length is never replaced by an estimate; the pause after an ayah follows its length.
+    @Test func rememberedAndEstimatedLengths() {
+        let plan = try! PlaybackPlan(ayat: (1...3).map { AyahRef(unchecked: 112, $0) }, options: .init(pause: .multiple(1)))
+        let remembered = [AyahRef(unchecked: 112, 1): Timeline.Length(samples: 1000, rate: 100)]
+        var machine = PlaybackMachine(plan: plan, timeline: PlaybackMachine.timeline(for: plan, table: nil, remembered: remembered))
+        let index = { (ayah: Int) in plan.items.firstIndex { $0.file == AyahRef(unchecked: 112, ayah) }! }
+        #expect(machine.timeline.lengths[index(1)] == Timeline.Length(samples: 1000, rate: 100))
+        #expect(machine.timeline.lengths[index(2)] == Timeline.Length(samples: 1000, rate: 100, isEstimated: true))  // the mean
+        _ = machine.on(.lengthsEstimated([AyahRef(unchecked: 112, 1): .init(samples: 5, rate: 100), AyahRef(unchecked: 112, 2): .init(samples: 2000, rate: 100)]))
+        #expect(machine.timeline.lengths[index(1)] == Timeline.Length(samples: 1000, rate: 100))
+        #expect(machine.timeline.lengths[index(2)] == Timeline.Length(samples: 2000, rate: 100, isEstimated: true))
+        #expect(machine.timeline.lengths[index(2) + 1] == Timeline.Length(samples: 2000, rate: 100, isEstimated: true))  // its 1x pause
+        #expect(machine.timeline.isEstimated(in: 0..<plan.items.count))
+        _ = machine.on(.fileReady(AyahRef(unchecked: 112, 2), samples: 1990, rate: 100))
+        _ = machine.on(.fileReady(AyahRef(unchecked: 112, 3), samples: 700, rate: 100))
+        _ = machine.on(.lengthsEstimated([AyahRef(unchecked: 112, 2): .init(samples: 2000, rate: 100)]))
+        #expect(machine.timeline.lengths[index(2)] == Timeline.Length(samples: 1990, rate: 100))
+        #expect(!machine.timeline.isEstimated(in: index(1)..<plan.items.count))
+    }
+
     // MARK: - Starting and buffering
 
     @Test func startingWithCachedFilesNeverSaysBuffering() {

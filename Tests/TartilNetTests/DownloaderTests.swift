@@ -37,9 +37,42 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let recorder = Recorder()
         let downloader = try Downloader(
-            cacheDirectory: directory, limits: DownloadLimits(parallel: parallel), validate: { _ in },
+            cacheDirectory: directory, limits: DownloadLimits(parallel: parallel), validate: { _ in nil },
             events: { recorder.record($0) })
         try body(server, directory, recorder, downloader)
+    }
+
+    /// Length probes: each file's size and first 1 KiB, from a server that honours ranges or one that ignores
+    /// them (stopped after 1 KiB), from the next mirror when one fails, and nil when none answers; never before
+    /// a download that is waiting.
+    @Test func lengthProbesGiveSizesAndFirstBytes() throws {
+        try withDownloader(parallel: 4) { server, directory, recorder, downloader in
+            let mirrors = try ["ok", "ignore-range"].map { Mirror(name: $0, template: try URLTemplate(server.base + "/\($0)/fixture/{surah3}{ayah3}.mp3")) }
+            let failing = try Mirror(name: "missing", template: URLTemplate(server.base + "/status-404/fixture/{surah3}{ayah3}.mp3"))
+            let answers = Monitor<[String: FileHead?]>([:])
+            let reciter = try ReciterID("fixture")
+            var heads: [HeadRequest] = []
+            for (index, mirror) in mirrors.enumerated() {
+                heads += try (1...3).map { HeadRequest(reciter: reciter, ayah: try AyahRef(1, $0 + 3 * index), mirrors: [mirror]) }
+            }
+            heads.append(HeadRequest(reciter: reciter, ayah: try AyahRef(112, 1), mirrors: [failing, mirrors[0]]))
+            heads.append(HeadRequest(reciter: reciter, ayah: try AyahRef(112, 2), mirrors: [failing]))
+            downloader.submit(heads: heads) { ayah, head in answers.update { $0["\(ayah)"] = .some(head) } }
+            #expect(answers.wait(until: { $0.count == heads.count }, timeout: 30) { _, done in done })
+            downloader.shutdown()
+            let found = answers.read { $0 }
+            let manifest = try ManifestRow.read(TestPaths.fixtures + "/fixture")
+            for head in heads.dropLast() {
+                let row = try #require(manifest.first { $0.surah == head.ayah.surah && $0.ayah == head.ayah.ayah })
+                let file = try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/fixture/" + row.file))
+                let answer = try #require(found["\(head.ayah)"] ?? nil, "\(head.ayah)")
+                #expect(answer.bytes == row.bytes, "\(head.ayah)")
+                #expect(answer.first == Array(file.prefix(HeadRequest.firstBytes)), "\(head.ayah)")
+            }
+            #expect(found["112:2"] == .some(nil))
+            #expect(try Cache(directory: directory).files().isEmpty)  // nothing was downloaded
+            #expect(recorder.events.withLock { $0 }.isEmpty)
+        }
     }
 
     /// What the player needs next jumps ahead of bulk prefetch that is still queued.
@@ -104,7 +137,7 @@ import Testing
         let opens = Atomic<Int>(0)
         do {
             _ = try Downloader(
-                cacheDirectory: directory, limits: DownloadLimits(), policy: DownloadPolicy(), validate: { _ in }, events: { _ in },
+                cacheDirectory: directory, limits: DownloadLimits(), policy: DownloadPolicy(), validate: { _ in nil }, events: { _ in },
                 openCache: { path throws(CacheError) in
                     // The first open is the caller's check; then the download thread's and the committer's, in
                     // either order: one of them fails.

@@ -308,7 +308,7 @@ enum CacheCommands {
                 if writer.offset > 0 { try writer.restart() }
                 do {
                     try data.withUnsafeBytes { buffer in try writer.append(buffer) }
-                    try cache.commit(writer, reciter: reciterID, ayah: ayah, validate: AudioValidation.validate)
+                    try cache.commit(writer, reciter: reciterID, ayah: ayah, source: "import", validate: AudioValidation.validate)
                     imported += 1
                 } catch {
                     writer.abandon(keepPartial: false)

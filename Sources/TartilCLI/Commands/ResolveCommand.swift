@@ -9,36 +9,50 @@ enum ResolveCommand {
         discussion: """
             Ayat are listed in the order given, each once. Size, hash and duration come from the reciter's table; \
             an ayah the table does not cover is marked unpinned (its duration is unknown until it is downloaded). \
-            Fields (json, ndjson, csv), one row per ayah: reciter, surah, ayah, global, pinned, bytes, sha256, \
-            duration_samples, sample_rate, duration_ms (null when unpinned), urls.
+            With --lengths, unpinned ayat get durations too: exact for files decoded before (the cache remembers \
+            them), else estimated from each file's size (a cached file's, or one ranged request per file for its \
+            size and first 1 KiB) and shown with ~. Fields (json, ndjson, csv), one row per ayah: reciter, surah, \
+            ayah, global, pinned, bytes, sha256, duration_samples, sample_rate, duration_ms (null when not known), \
+            estimated (true for an estimate, null when not known), urls.
             """,
         arguments: [.init(name: "ref", help: "Ayat: 36, yasin, 36:1-12, 2:255, 2:284-3:5, 78-114, juz 30, hizb 5, page 1-3, #262.", repeating: true)],
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "The reciter (`tartil reciters` lists them) [env: TARTIL_RECITER]."),
+            .init(names: ["--lengths"], valueName: nil, help: "Durations of unpinned ayat too: remembered, or estimated from sizes (asks the mirrors)."),
             OutputFormat.option(),
         ],
         examples: [
             "tartil resolve 36:1-5 --reciter ibrahim-alakhdar",
             "tartil resolve juz 30 --reciter alafasy-128 --json",
+            "tartil resolve 36 --reciter alafasy-128 --lengths",
         ],
         run: { invocation, context in
             let format = try OutputFormat.chosen(invocation, context)
             let references = try ReferenceParser.parse(invocation.arguments)
             let reciter = try context.reciterID(invocation)
-            let resolution = try context.library().resolve(references, reciter: reciter)
+            var resolution = try context.library().resolve(references, reciter: reciter)
+            if invocation.flag("--lengths") {
+                resolution.lengths = try UnpinnedLengths.find(
+                    resolution.ayat.filter { $0.pinned == nil }.map(\.ayah), reciter: resolution.reciter,
+                    cacheDirectory: try context.settings.checkedCacheDirectory(), network: true, isCancelled: { Interrupt.isPending })
+            }
             context.console.print(listing(resolution), as: format) {
                 for line in text(resolution) { context.console.line(line) }
             }
         })
 
     static let columns = [
-        "reciter", "surah", "ayah", "global", "pinned", "bytes", "sha256", "duration_samples", "sample_rate", "duration_ms", "urls",
+        "reciter", "surah", "ayah", "global", "pinned", "bytes", "sha256", "duration_samples", "sample_rate", "duration_ms", "estimated",
+        "urls",
     ]
 
-    /// One row per ayah; the pinned facts are null for an unpinned ayah.
+    /// One row per ayah; the pinned facts are null for an unpinned ayah (its duration too, unless learned).
     static func listing(_ resolution: Resolution) -> Listing {
         Listing(columns: columns, rows: resolution.ayat.map { item in
             let pinned = item.pinned
+            let learned = pinned == nil ? resolution.lengths[item.ayah] : nil
+            let samples = pinned?.samples ?? learned?.samples
+            let rate = pinned?.sampleRate ?? learned?.sampleRate
             return [
                 ("reciter", .string(resolution.reciter.id.rawValue)),
                 ("surah", .int(item.ayah.surah)),
@@ -47,9 +61,10 @@ enum ResolveCommand {
                 ("pinned", .bool(pinned != nil)),
                 ("bytes", .int(pinned?.bytes)),
                 ("sha256", .string(pinned?.sha256)),
-                ("duration_samples", .int(pinned?.samples)),
-                ("sample_rate", .int(pinned?.sampleRate)),
-                ("duration_ms", .int(pinned.map { Int(($0.seconds * 1000).rounded()) })),
+                ("duration_samples", .int(samples)),
+                ("sample_rate", .int(rate)),
+                ("duration_ms", .int(pinned.map { Int(($0.seconds * 1000).rounded()) } ?? learned.map { Int(($0.seconds * 1000).rounded()) })),
+                ("estimated", .bool(pinned != nil ? false : learned?.isEstimated)),
                 ("urls", .array(item.urls.map(JSONValue.string))),
             ]
         })
@@ -66,6 +81,11 @@ enum ResolveCommand {
                         + "\(Plural.count(pinned.bytes, "byte", number: Formatting.grouped(pinned.bytes)))  "
                         + "\(Plural.count(pinned.samples, "sample", number: Formatting.grouped(pinned.samples))) @ \(pinned.sampleRate) Hz")
                 lines.append("        sha256 \(pinned.sha256)")
+            } else if let learned = resolution.lengths[item.ayah] {
+                let duration = (learned.isEstimated ? "~" : "") + Formatting.duration(seconds: learned.seconds)
+                lines.append(
+                    "\(head)  \(Formatting.right(duration, 10))  unpinned, "
+                        + (learned.isEstimated ? "estimated from its size" : "\(Formatting.grouped(learned.samples)) samples @ \(learned.sampleRate) Hz, decoded before"))
             } else {
                 lines.append("\(head)  unpinned (size, hash and duration are checked and recorded on first download)")
             }
@@ -77,7 +97,13 @@ enum ResolveCommand {
         if pinned > 0 {
             total += ", \(pinned == count ? "all" : String(pinned)) pinned: \(Formatting.duration(seconds: resolution.pinnedSeconds)), \(Formatting.bytes(resolution.pinnedBytes))"
         }
-        if resolution.unpinnedCount > 0 {
+        let learned = resolution.unpinnedSeconds
+        if resolution.unpinnedCount > 0 && learned.known > 0 {
+            let duration = (learned.estimated > 0 ? "~" : "") + Formatting.duration(seconds: learned.seconds)
+            let unknown = resolution.unpinnedCount - learned.known
+            total += (pinned > 0 ? "; " : ", none pinned; ") + "\(resolution.unpinnedCount) unpinned: \(duration)"
+                + (learned.estimated > 0 ? " (\(learned.estimated) estimated)" : "") + (unknown > 0 ? ", \(unknown) unknown" : "")
+        } else if resolution.unpinnedCount > 0 {
             total += pinned > 0 ? "; \(resolution.unpinnedCount) unpinned (duration unknown)" : ", none pinned (duration unknown)"
         }
         lines.append(total)

@@ -12,15 +12,20 @@ enum TableCommands {
 
     static let build = CommandSpec(
         path: ["table", "build"],
-        overview: "Write a reciter table from a folder of SSSAAA.mp3 files.",
+        overview: "Write a reciter table from a folder of SSSAAA.mp3 files, or from the files verified in the cache.",
         discussion: """
             Every SSSAAA.mp3 in the folder is hashed (SHA-256) and decoded with mpg123 (gapless trimming on) to \
             count its PCM frames exactly; the rows are written in mushaf order, atomically. SSS000.mp3 basmala \
-            files and other names are skipped and reported. If any file cannot be decoded, nothing is written.
+            files and other names are skipped and reported. If any file cannot be decoded, nothing is written. \
+            With --from-cache ID instead of a folder, the table is made from ID's files verified in the cache \
+            (each hashed again and checked against the hash it was verified with; sample counts the cache \
+            remembers are not decoded again), and its '# source:' line says they were trusted on first use, from \
+            which mirrors, and how many were cross-checked: share it, or put it in a tables folder to pin them.
             """,
-        arguments: [.init(name: "dir", help: "The folder of MP3 files.")],
+        arguments: [.init(name: "dir", help: "The folder of MP3 files (or --from-cache).", optional: true)],
         options: [
-            .init(names: ["--reciter"], valueName: "id", help: "The reciter id written in the table's header.", required: true),
+            .init(names: ["--reciter"], valueName: "id", help: "The reciter id written in the table's header (default with --from-cache: that reciter)."),
+            .init(names: ["--from-cache"], valueName: "id", help: "Build from this reciter's files verified in the cache, not a folder."),
             .init(
                 names: ["-o", "--to"], valueName: "file", help: "Where to write (default: <tables dir>/<id>.tsv).",
                 formerNames: ["--output"]),
@@ -30,26 +35,46 @@ enum TableCommands {
         examples: [
             "tartil table build ~/mp3/alafasy --reciter alafasy-128",
             "tartil table build ../shared/real/audio/ibrahim-alakhdar --reciter ibrahim-alakhdar -o reciter-tables/ibrahim-alakhdar.tsv",
+            "tartil table build --from-cache alafasy-128 -o alafasy-128.tsv",
         ],
         run: { invocation, context in
             let format = try OutputFormat.chosen(invocation, context)
+            let fromCache = invocation.value("--from-cache")
+            let directory = invocation.arguments.first
+            switch (directory, fromCache) {
+            case (nil, nil): throw TartilError.usage("table build needs a folder of SSSAAA.mp3 files, or --from-cache <id>")
+            case (let directory?, _?): throw TartilError.usage("table build takes a folder or --from-cache, not both ('\(directory)')")
+            default: break
+            }
+            let cached: Reciter? = try fromCache.map { name throws(TartilError) in try context.library().reciter(named: name) }
             // Any id: a table may be made for a reciter mirrors.json does not list yet.
-            guard let name = invocation.value("--reciter") ?? context.settings.defaultReciter else {
+            guard let name = invocation.value("--reciter") ?? cached?.id.rawValue ?? context.settings.defaultReciter else {
                 throw TartilError.usage("table build needs --reciter <id>: the id the table is for")
             }
             let reciter = try ReciterID(name.lowercased())
-            let directory = invocation.arguments[0]
+            if let cached, cached.id != reciter {
+                throw TartilError.usage("--reciter \(reciter) differs from --from-cache \(cached.id): a table from the cache is for its own reciter")
+            }
             let output = invocation.value("--to")
                 ?? Path.join(context.settings.tableOutputDirectory, "\(reciter).tsv")
-            let source = invocation.value("--source") ?? directory
             let console = context.console
             let showProgress = console.errorIsTerminal && format == .text
-            let result = try TableBuilder.build(
-                directory: directory, reciter: reciter, source: source,
-                isCancelled: { Interrupt.isPending },
-                progress: { done, total in
-                    if showProgress { console.writeError("\r\u{1B}[Kdecoding and hashing \(done)/\(total)") }
-                })
+            let isCancelled: @Sendable () -> Bool = { Interrupt.isPending }
+            let progress: @Sendable (Int, Int) -> Void = { done, total in
+                if showProgress { console.writeError("\r\u{1B}[Kdecoding and hashing \(done)/\(total)") }
+            }
+            let result: TableBuilder.Result
+            if let cached {
+                let library = try context.library()
+                let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
+                result = try TableBuilder.build(
+                    fromCache: cache, reciter: cached, table: try library.table(for: cached), source: invocation.value("--source"),
+                    isCancelled: isCancelled, progress: progress)
+            } else {
+                result = try TableBuilder.build(
+                    directory: directory!, reciter: reciter, source: invocation.value("--source") ?? directory!,
+                    isCancelled: isCancelled, progress: progress)
+            }
             if showProgress { console.writeError("\r\u{1B}[K") }
             do {
                 try AtomicFile.write(Data(result.table.rendered().utf8), to: output)

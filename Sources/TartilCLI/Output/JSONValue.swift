@@ -68,4 +68,5 @@ extension JSONValue {
     static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
     /// `.int(value)` or `.null`.
     static func int(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
+    static func bool(_ value: Bool?) -> JSONValue { value.map(JSONValue.bool) ?? .null }
 }

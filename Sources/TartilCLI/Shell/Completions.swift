@@ -23,7 +23,7 @@ enum Completions {
 
     /// The completions for the value of `option` (its name and value name decide).
     static func kind(ofValue names: [String], valueName: String) -> Kind {
-        if names.contains("--reciter") { return .reciters }
+        if names.contains("--reciter") || names.contains("--from-cache") { return .reciters }
         if names.contains("--surah") { return .surahs }
         switch valueName {
         case "file", "file.wav", "other": return .files

@@ -136,6 +136,9 @@ public struct PlaybackMachine: Sendable {
     public enum EngineEvent: Sendable, Hashable {
         /// A file's verified bytes are in memory; `samples` and `rate` when its length was not known for certain.
         case fileReady(AyahRef, samples: Int? = nil, rate: Int? = nil)
+        /// Closer guesses of files' lengths, worked out without decoding them (`LengthEstimate`: from their sizes):
+        /// each replaces an estimated length, still marked estimated; a pinned or measured length is kept.
+        case lengthsEstimated([AyahRef: Timeline.Length])
         /// A file is not in the cache and is being downloaded.
         case fileDownloading(AyahRef)
         /// A file could not be had (every mirror failed, or it is bad).
@@ -591,6 +594,8 @@ public struct PlaybackMachine: Sendable {
         case .fileReady(let ayah, let samples, let rate):
             files[ayah] = .ready
             if let samples, let rate { measure(ayah, samples: samples, rate: rate) }
+        case .lengthsEstimated(let lengths):
+            estimate(lengths)
         case .fileDownloading(let ayah):
             if files[ayah] == nil { files[ayah] = .downloading }
         case .fileFailed(let ayah, let reason):
@@ -950,6 +955,20 @@ public struct PlaybackMachine: Sendable {
         timeline.setLengths(changes)
     }
 
+    /// Estimated lengths become closer estimates (every item that plays the file, but the open one).
+    private mutating func estimate(_ lengths: [AyahRef: Timeline.Length]) {
+        var changes: [(Int, Timeline.Length)] = []
+        for index in plan.items.indices {
+            guard let file = plan.items[index].file, let guess = lengths[file], index != head.index || !isOpen,
+                timeline.lengths[index].isEstimated
+            else { continue }
+            let length = Timeline.Length(samples: guess.samples, rate: guess.rate, isEstimated: true)
+            changes.append((index, length))
+            changes += pauseLengths(after: index, recitation: length)
+        }
+        timeline.setLengths(changes)
+    }
+
     /// Gives item `index` its measured length, and the pause after it the length that follows from it.
     private mutating func setLength(_ length: Timeline.Length, of index: Int) {
         timeline.setLengths([(index, length)] + pauseLengths(after: index, recitation: length))
@@ -1024,11 +1043,14 @@ public struct PlaybackMachine: Sendable {
 
     // MARK: - The time axis
 
-    /// A plan's time axis from a reciter table: pinned ayat exactly, at their own rates; unpinned ones estimated
-    /// (the mean length of the plan's pinned files at their most common rate, or 10 s at 22050 Hz without any)
+    /// A plan's time axis from a reciter table: pinned ayat exactly, at their own rates, then the exact lengths
+    /// `remembered` (unpinned files decoded before: the cache index keeps their counts); the others estimated
+    /// (the mean length of the plan's known files at their most common rate, or 10 s at 22050 Hz without any)
     /// until their files are measured; pauses at the rate of the recitation they follow.
-    public static func timeline(for plan: PlaybackPlan, table: ReciterTable?) -> Timeline {
-        timeline(for: plan) { file in table?.files[file].map { Timeline.Length(samples: $0.samples, rate: $0.sampleRate) } }
+    public static func timeline(for plan: PlaybackPlan, table: ReciterTable?, remembered: [AyahRef: Timeline.Length] = [:]) -> Timeline {
+        timeline(for: plan) { file in
+            table?.files[file].map { Timeline.Length(samples: $0.samples, rate: $0.sampleRate) } ?? remembered[file]
+        }
     }
 
     /// A plan's time axis from the lengths `known` gives its files (nil: estimated, as above).
