@@ -39,6 +39,9 @@ public enum OutputChoice: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// The sinks named by a word alone (`wav:PATH` carries a path), for did-you-mean.
+    public static let names = ["alsa", "null", "silent"]
+
     public static let forms =
         "alsa (the sound card; --device NAME picks the ALSA device), wav:PATH, null (discard as fast as decoded) or silent (discard in real time, like a sound card)"
 

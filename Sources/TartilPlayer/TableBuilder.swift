@@ -152,7 +152,7 @@ public enum TableBuilder {
         guard failures.isEmpty else {
             let shown = failures.prefix(5).joined(separator: "; ")
             let more = failures.count > 5 ? " (and \(failures.count - 5) more)" : ""
-            throw TartilError(.failure, "\(failures.count) file(s) could not be read as MPEG audio, no table was written: \(shown)\(more)")
+            throw TartilError(.failure, "\(Plural.count(failures.count, "file")) could not be read as MPEG audio, no table was written: \(shown)\(more)")
         }
         return Result(table: ReciterTable(reciter: reciter, source: source, files: files), skipped: skipped)
     }

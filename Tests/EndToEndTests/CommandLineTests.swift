@@ -106,12 +106,64 @@ import Testing
         (["-c"], "Error: -c needs a value <commands>"),
         (["-c", "surahs 'open"], "Error: unterminated single quote"),
         (["--json=yes", "surahs"], "Error: --json takes no value"),
+        // Did-you-mean for options, subcommands and values; never further than the allowed distance.
+        (["--jsn", "surahs"], "Error: unknown option '--jsn'; did you mean --json?"),
+        (["table", "buld"], "Error: unknown subcommand 'buld' for table; did you mean build?"),
+        (["cache", "lss"], "Error: unknown subcommand 'lss' for cache; did you mean ls?"),
+        (["surahs", "--format", "jsn"], "Error: --format takes text, json, ndjson or csv, not 'jsn'; did you mean json?"),
+        (["history", "--kind", "positon"], "Error: --kind takes kinds separated by commas"),
+        (["completions", "fsh"], "Error: completions takes bash, zsh or fish, not 'fsh'; did you mean fish, zsh?"),
+        (["completions", "--list", "surah"], "Error: --list takes reciters or surahs, not 'surah'; did you mean surahs?"),
+        (["speeed", "1"], "Error: unknown command 'speeed'; did you mean speed?"),
+        (["sped", "1"], "Error: unknown command 'sped'; did you mean speed?"),
+        (["prefetch", "1", "-x4"], "Error: unknown option '-x4' for 'prefetch'"),
+        // Durations: what is allowed.
+        (["play", "1", "--pause", "2m"], "Error: --pause takes a time from 0 to 60 s (2, 1.5s, 500ms, 0:30) or a multiple"),
+        (["play", "1", "--cycle-pause", "11m"], "Error: --cycle-pause takes a time from 0 to 10 min"),
+        (["play", "1", "--stop-after", "25h"], "Error: --stop-after: a timer goes from 1 s to 24 hours, not '25h'"),
+        (["prefetch", "1", "--reciter", "alafasy-128", "--connect-timeout", "10x"], "Error: --connect-timeout takes a time from 1 s to 5 min"),
+        (["journal", "sync", "/tmp", "--watch", "--interval", "0s"], "Error: --interval takes a time from 1 s to 24 h"),
+        (["render", "1", "--pause", "1m5", "-o", "/tmp/never.wav"], "Error: --pause takes a time"),
+        (["play", "1", "--output", "out.wav"], "Error: --output takes alsa"),
+        (["positions", "--surah", "yasn"], "Error: --surah: "),
     ])
     func badInputExits64(arguments: [String], message: String) throws {
         let result = try runTartil(arguments)
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
         #expect(result.stderr.hasPrefix(message), "\(arguments): \(result.stderr)")
         #expect(result.stdout.isEmpty)
+    }
+
+    /// A surah name wherever a surah number is taken; attached short values; `--` ends options.
+    @Test func commandLineHabits() throws {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let byName = try runTartil(["positions", "--surah", "yasin"], home: home)
+        #expect(byName.status == 0, "\(byName.stderr)")
+        let attached = try runTartil(["-csurahs 112 --format=csv"], home: home)
+        #expect(attached.status == 0, "\(attached.stderr)")
+        #expect(attached.stdout.contains("112,Al-Ikhlaas"))
+        let ended = try runTartil(["surahs", "--", "112"], home: home)
+        #expect(ended.status == 0 && ended.stdout.contains("1 surah, 4 ayat"), "one surah, in the singular")
+        let dashed = try runTartil(["surahs", "--", "--json"], home: home)
+        #expect(dashed.status == 64, "after --, --json is a reference (and not one)")
+        #expect(dashed.stderr.hasPrefix("Error: '--json' is not a reference"))
+        let former = try runTartil(["render", "112", "--output", home + "/x.wav", "--pause", "100"], home: home)
+        #expect(former.status == 64)
+        #expect(former.stderr.hasPrefix("note: render --output is now -o/--to; --output still works for now\nError: --pause"))
+        #expect(!FileManager.default.fileExists(atPath: home + "/x.wav"), "nothing is written")
+    }
+
+    /// Errors in a script on standard input say their line; with --json the error object has it too.
+    @Test func scriptErrorsNameTheirLine() throws {
+        let result = try runTartil([], input: "surahs 1\n\n# comment\nsurahs 200\nsurahs 'open\n")
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("Error: line 4: '200': there are 114 surahs"))
+        #expect(result.stderr.contains("Error: line 5: unterminated single quote"))
+        let json = try runTartil(["--json"], input: "surahs 1\nplay 1 --pause 2q\n")
+        #expect(json.stdout.contains(#""line":2"#), "\(json.stdout)")
+        let prompt = try runTartil(["-c", "surahs 200"])
+        #expect(prompt.stderr.hasPrefix("Error: '200'"), "-c has no lines")
     }
 
     @Test func usageErrorsShowTheUsageLine() throws {
@@ -138,7 +190,7 @@ import Testing
             .write(toFile: path, atomically: true, encoding: .utf8)
         let fromEnvironment = try runTartil(["reciters"], environment: ["TARTIL_MIRRORS": path])
         #expect(fromEnvironment.stdout.contains("only-one"))
-        #expect(fromEnvironment.stdout.contains("1 reciters from \(path)"))
+        #expect(fromEnvironment.stdout.contains("1 reciter from \(path)"))
         let fromOption = try runTartil(["reciters", "--mirrors", TestPaths.repository + "/mirrors.json"], environment: ["TARTIL_MIRRORS": path])
         #expect(fromOption.stdout.contains("ibrahim-alakhdar"))
         let viaVariable = try runTartil(["resolve", "#1", "--json"], environment: ["TARTIL_MIRRORS": path, "TARTIL_RECITER": "only-one"])
@@ -192,7 +244,7 @@ import Testing
         #expect(result.stdout.contains(#""surah":2,"ayah":255"#))
         #expect(result.stdout.contains("Al-Falaq"))
         #expect(!result.stdout.contains("An-Naas"), "nothing runs after quit")
-        #expect(result.stderr.contains("Error: '2:300'"))
+        #expect(result.stderr.contains("Error: line 4: '2:300'"), "an error in a script names its line")
         #expect(!result.stderr.contains("tartil 0.1.0 —"), "no banner when standard input is not a terminal")
         let clean = try runTartil([], input: "surahs 1\nsurahs 2\n")
         #expect(clean.status == 0)
@@ -207,7 +259,7 @@ import Testing
         let result = try runTartilBounded([], input: input, home: home, directory: home, deadline: 60)
         #expect(!result.timedOut && !result.signaled)
         #expect(result.status == 64)
-        #expect(String(decoding: result.stderr, as: UTF8.self).hasPrefix("Error: the line is 10000000 bytes long; lines may have at most 65536 bytes"))
+        #expect(String(decoding: result.stderr, as: UTF8.self).hasPrefix("Error: line 1: the line is 10000000 bytes long; lines may have at most 65536 bytes"))
         #expect(String(decoding: result.stdout, as: UTF8.self).contains("Al-Ikhlaas"))
         let script = try runTartil(["-c", "surahs 1; " + String(repeating: "x", count: 70_000)])
         #expect(script.status == 64)
@@ -230,7 +282,7 @@ import Testing
         input.fileHandleForWriting.write(Data("surahs 1\n".utf8))
         // Wait for the first command's output: tartil is then blocked reading the next line.
         var received = Data()
-        while !String(decoding: received, as: UTF8.self).contains("1 surahs") {
+        while !String(decoding: received, as: UTF8.self).contains("1 surah,") {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             received.append(chunk)

@@ -147,7 +147,7 @@ import Testing
             (["--loop", "0:02-0:01 2"], "must come after its start"),
             (["--loop", "ayah 2:1-2:2 2"], "2:1 is not in what is playing"),
             (["--stepped", "window=1"], "window takes a whole number from 2"),
-            (["--pause", "11x"], "--pause takes seconds from 0 to 60"),
+            (["--pause", "11x"], "--pause takes a time from 0 to 60 s"),
             (["--stop-after", "5 surahs"], "--stop-after takes a time"),
         ] {
             let result = try environment.tartil(

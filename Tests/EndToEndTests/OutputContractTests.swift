@@ -147,9 +147,9 @@ import Testing
 
     @Test func badFormatsAreUsageErrorsNamingTheAllowedOnes() throws {
         let cases: [([String], String)] = [
-            (["positions", "--format", "xml"], "--format takes text, json, ndjson, csv, not 'xml'"),
-            (["journal", "export", "--format", "text"], "--format takes ndjson, json, csv, not 'text'"),
-            (["prefetch", "112", "--reciter", "fixture", "--format", "csv"], "--format takes text, json, ndjson, not 'csv'"),
+            (["positions", "--format", "xml"], "--format takes text, json, ndjson or csv, not 'xml'"),
+            (["journal", "export", "--format", "text"], "--format takes ndjson, json or csv, not 'text'"),
+            (["prefetch", "112", "--reciter", "fixture", "--format", "csv"], "--format takes text, json or ndjson, not 'csv'"),
             (["positions", "--json", "--format", "csv"], "choose one output format"),
             (["positions", "--csv", "--ndjson"], "choose one output format"),
         ]

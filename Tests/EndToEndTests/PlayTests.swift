@@ -285,11 +285,11 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         for (arguments, message) in [
             (["play", "112", "--basmala", "maybe"], "--basmala takes auto or off, not 'maybe'"),
             (["play", "112", "--repeat", "0"], "--repeat takes a count from 1 to 99 or inf, not '0'"),
-            (["play", "112", "--pause", "-1"], "--pause takes seconds from 0 to 60 (2, 1.5s) or a multiple of the ayah's length from 0x to 10x (1x, 0.5x, 2.25x), not '-1'"),
+            (["play", "112", "--pause", "-1"], "--pause takes a time from 0 to 60 s (2, 1.5s, 500ms, 0:30) or a multiple of the ayah's length from 0x to 10x (1x, 0.5x, 2.25x), not '-1'"),
             (["play", "112", "--output", "speakers"], "--output takes alsa"),
             (["play", "112", "--from", "2:255"], "--from 2:255: that ayah is not in 112:1-4"),
             (["play", "112", "--from", "+30"], "--from takes a time, a share or an ayah"),
-            (["render", "112"], "render needs --output <file.wav>"),
+            (["render", "112"], "render needs --to <file.wav>"),
             (["play", "112", "--speed", "2.5"], "--speed takes a number from 0.5 to 2 in steps of 0.05, not '2.5'"),
             (["play", "112", "--speed", "1.33"], "--speed takes a number from 0.5 to 2 in steps of 0.05, not '1.33'"),
             (["play", "112", "--volume", "151"], "--volume takes a whole number from 0 to 150 (percent), not '151'"),

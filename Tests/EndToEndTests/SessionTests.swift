@@ -103,7 +103,7 @@ import Testing
         #expect(paused["options"] as? String == "--repeat 2 --pause 1x")
         #expect(paused["loop"] is NSNull, "a new layout clears the loop")
         #expect(paused["ayah"] as? Int == 2 && paused["state"] as? String == "paused")
-        #expect((lines[8]["error"] as? String)?.contains("set takes basmala, repeat, repeat-range, pause, cycle-pause, stepped") == true)
+        #expect((lines[8]["error"] as? String)?.contains("set takes basmala, repeat, repeat-range, pause, cycle-pause or stepped") == true)
     }
 
     /// A change of speed or volume (a command, a key, MPRIS) is an event, once per change, and not at the start.

@@ -56,7 +56,7 @@ import Testing
         let output = directory + "/out.tsv"
         let result = try runTartil(["table", "build", source, "--reciter", "x", "-o", output])
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("Error: 1 file(s) could not be read as MPEG audio, no table was written: 001002.mp3"))
+        #expect(result.stderr.hasPrefix("Error: 1 file could not be read as MPEG audio, no table was written: 001002.mp3"))
         #expect(!FileManager.default.fileExists(atPath: output))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["mp3"])
     }

@@ -46,6 +46,23 @@ import Testing
                 return error.code == .usage ? nil : "error code \(error.code), not usage"
             }
         }),
+        Target(name: "durations", corpus: { durationCorpus }, run: { input in
+            // Read in both bare units, then through a range check: a value is finite, in 0…100 h, and in range.
+            let text = input.text
+            for bare in [DurationText.BareUnit.seconds, .minutes] {
+                if case .value(let seconds) = DurationText.seconds(text, bare: bare),
+                    !(seconds.isFinite && seconds >= 0 && seconds <= DurationText.maximumSeconds)
+                {
+                    return "\(bare): \(seconds) s"
+                }
+            }
+            do throws(TartilError) {
+                let seconds = try DurationText.parse(text, in: 1...600, for: "--x")
+                return (1...600).contains(seconds) ? nil : "parsed \(seconds) outside 1...600"
+            } catch {
+                return error.code == .usage ? nil : "error code \(error.code), not usage"
+            }
+        }),
         Target(name: "speeds and volumes", corpus: { levelCorpus }, run: { input in
             let text = input.text
             do throws(TartilError) {
@@ -233,6 +250,9 @@ import Testing
     @Test func seedInputsAreValid() throws {
         #expect(throws: Never.self) { try MirrorList.parse(bytes: Self.mirrorsCorpus[0], file: "mirrors.json") }
         #expect(throws: Never.self) { try ReciterTable.parse(bytes: Self.tableCorpus[0], file: "t.tsv") }
+        for duration in Self.durationCorpus {
+            #expect(DurationText.seconds(duration.text) != .notANumber, "\(duration.text)")
+        }
         for reference in ["36", "2:255", "2:255-260", "2:284-3:5", "juz 30", "page 1-3", "#262", "yasin"] {
             #expect(throws: Never.self) { try ReferenceParser.parse(reference.split(separator: " ").map(String.init)) }
         }
@@ -275,6 +295,11 @@ import Testing
         "2026-11-29 08:00", "7d", "12h", "30m", "0.3333", "60",
     ].map { Array($0.utf8) }
 
+    static let durationCorpus: [[UInt8]] = [
+        "1.5", "1.5s", "90s", "1:30", "2m", "1h", "500ms", "1h30m", "1m30.5s", "1:02:03", "1:30.5", "2min", "0", ".5",
+        "100:00:00", "360000", "45",
+    ].map { Array($0.utf8) }
+
     static let levelCorpus: [[UInt8]] = [
         "1", "1.25", "0.5", "2", "1.5x", ".95", "80", "+5", "-5", "150", "100%", "0",
     ].map { Array($0.utf8) }
@@ -288,6 +313,8 @@ import Testing
         "play 1 --from 1:00 --basmala off --output wav:/tmp/x.wav --device null --events",
         "play 78:1-11 --stepped window=3 --pause 1x --repeat-range inf --cycle-pause 5 --stop-after 20m",
         "play 36 --loop 36:12+3.5-36:12+9 --repeat inf; set repeat 3; loop off; sleep 20m; stop-after 5 ayat",
+        "prefetch 1 -j4 --connect-timeout=2.5s --stall-timeout 1m; render 36 -o/tmp/a.wav --to=b.wav -- 37",
+        "play 36 --pause 500ms --cycle-pause 1:30; seek -2m; positions --surah=yasin",
     ].map { Array($0.utf8) }
 
     /// The first 1 KiB of each fixture and of one file per real reciter (ID3v2, Info/LAME, tagless, ID3v1).

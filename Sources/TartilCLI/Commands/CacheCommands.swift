@@ -35,7 +35,7 @@ enum CacheCommands {
     static func lsText(_ summaries: [Summary], cache: Cache, _ console: Console) {
         if summaries.isEmpty { console.line("the cache at \(cache.directory) is empty") }
         for summary in summaries {
-            console.line("\(summary.reciter): \(summary.files) files, \(Formatting.bytes(summary.bytes))")
+            console.line("\(summary.reciter): \(Plural.count(summary.files, "file")), \(Formatting.bytes(summary.bytes))")
             let complete = summary.completeSurahs.map(String.init).joined(separator: ", ")
             console.line("  complete surahs: \(complete.isEmpty ? "none" : complete)")
             if !summary.partialSurahs.isEmpty {
@@ -58,8 +58,8 @@ enum CacheCommands {
             })
             context.console.print(listing, as: format) {
                 let total = summaries.reduce(0) { $0 + $1.bytes }
-                var rows = summaries.map { [$0.reciter, "\($0.files) files", Formatting.bytes($0.bytes)] }
-                rows.append(["total", "\(summaries.reduce(0) { $0 + $1.files }) files", Formatting.bytes(total)])
+                var rows = summaries.map { [$0.reciter, Plural.count($0.files, "file"), Formatting.bytes($0.bytes)] }
+                rows.append(["total", Plural.count(summaries.reduce(0) { $0 + $1.files }, "file"), Formatting.bytes(total)])
                 for line in Formatting.table(rows, rightAligned: [1, 2]) { context.console.line(line) }
             }
         })
@@ -253,7 +253,7 @@ enum CacheCommands {
             let singles = markedGood(.singleSource).count
             let disputes = markedGood(.disputed).count
             let markText = singles + disputes == 0 ? "" : "; unpinned: \(singles) single-source, \(disputes) disputed"
-            context.console.line("\(files.count) files checked: \(files.count - bad.count) good, \(bad.count) bad (removed)"
+            context.console.line("\(Plural.count(files.count, "file")) checked: \(files.count - bad.count) good, \(bad.count) bad (removed)"
                 + (invocation.flag("--repair") ? ", \(repaired) downloaded again" : "") + markText)
         }
         if Interrupt.isPending { throw TartilError(.interrupted, "verification stopped") }
@@ -272,7 +272,7 @@ enum CacheCommands {
         let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
         try cache.setPinned(pinned, reciter: reciter, ayat: ayat)
         context.console.print(report: [("reciter", .string(reciter.rawValue)), (pinned ? "pinned" : "unpinned", .int(ayat.count))], as: format) {
-            context.console.line("\(pinned ? "pinned" : "unpinned") \(ayat.count) ayat of \(reciter)")
+            context.console.line("\(pinned ? "pinned" : "unpinned") \(Plural.count(ayat.count, "ayah")) of \(reciter)")
         }
     }
 
@@ -296,7 +296,7 @@ enum CacheCommands {
         let candidates = names.compactMap { name in AyahRef(fileName: name).map { (name, $0) } }
         guard !candidates.isEmpty else { throw TartilError.usage("\(directory) holds no SSSAAA.mp3 files") }
         for (name, ayah) in candidates {
-            if Interrupt.isPending { throw TartilError(.interrupted, "import stopped after \(imported) files") }
+            if Interrupt.isPending { throw TartilError(.interrupted, "import stopped after \(Plural.count(imported, "file"))") }
             let expectation = try cache.expectation(reciter: reciterID, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: AudioValidation.unpinnedLimit)
             if try cache.containsVerified(reciter: reciterID, ayah: ayah, expectation: expectation) {
                 already += 1
@@ -326,6 +326,6 @@ enum CacheCommands {
             for (name, reason) in rejected { context.console.note("rejected \(name): \(reason)") }
             context.console.line("\(imported) imported, \(already) already cached, \(rejected.count) rejected")
         }
-        if !rejected.isEmpty { throw TartilError(.failure, "\(rejected.count) file(s) were not imported") }
+        if !rejected.isEmpty { throw TartilError(.failure, "\(Plural.count(rejected.count, "file")) \(Plural.word(rejected.count, "was")) not imported") }
     }
 }

@@ -28,7 +28,7 @@ enum CompletionCommands {
                 case "surahs":
                     context.console.writeOut(Completions.surahWords.map { $0 + "\n" }.joined())
                 default:
-                    throw TartilError.usage("--list takes reciters or surahs, not '\(list)'")
+                    throw Suggestion.unknownValue(list, for: "--list", among: ["reciters", "surahs"])
                 }
                 return
             }
@@ -36,7 +36,7 @@ enum CompletionCommands {
                 throw TartilError.usage("completions needs a shell: bash, zsh or fish")
             }
             guard let script = Completions.script(for: shell, context.table) else {
-                throw TartilError.usage("completions takes bash, zsh or fish, not '\(shell)'")
+                throw Suggestion.unknownValue(shell, for: "completions", among: ["bash", "zsh", "fish"])
             }
             context.console.writeOut(script)
         })

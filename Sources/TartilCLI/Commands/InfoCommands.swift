@@ -25,7 +25,9 @@ enum InfoCommands {
             }
             guard let (command, used) = context.table.find(invocation.arguments), used == invocation.arguments.count else {
                 throw UsageError(
-                    message: "no command '\(invocation.arguments.joined(separator: " "))' (commands: \(context.table.topLevelNames.joined(separator: ", ")))",
+                    message: "no command '\(invocation.arguments.joined(separator: " "))'"
+                        + Suggestion.hint(for: invocation.arguments[0], among: context.table.topLevelNames)
+                        + " (commands: \(context.table.topLevelNames.joined(separator: ", ")))",
                     command: invocation.command)
             }
             if context.settings.json {
@@ -62,7 +64,7 @@ enum InfoCommands {
                 ("tables", settings.tableDirectories.joined(separator: ", ")),
                 ("cache", settings.cacheDirectory),
                 ("journal", settings.journalFile),
-                ("config", settings.config.map { "\($0.file) (\($0.entries.count) settings: \($0.entries.keys.sorted().joined(separator: ", ")))" }
+                ("config", settings.config.map { "\($0.file) (\(Plural.count($0.entries.count, "setting")): \($0.entries.keys.sorted().joined(separator: ", ")))" }
                     ?? "\(settings.configFile) (none)"),
                 ("reciter", settings.defaultReciter.map { "\($0) (\(settings.environment["TARTIL_RECITER"]?.isEmpty == false ? "TARTIL_RECITER" : settings.config?.location("reciter") ?? ""))" } ?? "none set"),
             ]
@@ -138,7 +140,7 @@ enum InfoCommands {
         }
         for line in Formatting.table(rows, rightAligned: [0, 3, 5, 6]) { console.line(line) }
         let ayat = selected.reduce(0) { $0 + $1.ayahCount }
-        console.line("\(selected.count) surahs, \(Formatting.grouped(ayat)) ayat")
+        console.line("\(Plural.count(selected.count, "surah")), \(Plural.count(ayat, "ayah", number: Formatting.grouped(ayat)))")
     }
 
     static let reciters = CommandSpec(
@@ -177,7 +179,7 @@ enum InfoCommands {
                     ])
                 }
                 for line in Formatting.table(rows, rightAligned: [3, 4, 5]) { context.console.line(line) }
-                context.console.line("\(entries.count) reciters from \(library.mirrorsFile)")
+                context.console.line("\(Plural.count(entries.count, "reciter")) from \(library.mirrorsFile)")
             }
         })
 

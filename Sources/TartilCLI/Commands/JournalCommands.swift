@@ -346,7 +346,7 @@ enum JournalCommands {
             ]
             context.console.print(report: fields, as: format) {
                 context.console.line(
-                    "backed up \(Formatting.grouped(result.events)) event\(result.events == 1 ? "" : "s") to \(result.path) (\(Formatting.bytes(result.bytes)))")
+                    "backed up \(Plural.count(result.events, "event", number: Formatting.grouped(result.events))) to \(result.path) (\(Formatting.bytes(result.bytes)))")
             }
         })
 
@@ -365,18 +365,18 @@ enum JournalCommands {
             journal, <journal>.sync-lock; a second run waits up to 60 s). Safe to run again at any time (from cron \
             or a systemd timer). Exit 0 when every valid journal merged, 64 when DIR cannot be used, 1 on a failure \
             of this journal or of writing the snapshot, 130 when interrupted (the merge under way is rolled back). \
-            --watch syncs every --interval seconds until Ctrl-C or SIGTERM, which end it with exit 0.
+            --watch syncs every --interval until Ctrl-C or SIGTERM, which end it with exit 0.
             """,
         arguments: [.init(name: "dir", help: "The folder kept in sync between your machines.")],
         options: [
-            .init(names: ["--watch"], valueName: nil, help: "Keep syncing, every --interval seconds, until Ctrl-C or SIGTERM."),
-            .init(names: ["--interval"], valueName: "seconds", help: "With --watch: seconds between syncs (1-86400, default 60)."),
+            .init(names: ["--watch"], valueName: nil, help: "Keep syncing, every --interval, until Ctrl-C or SIGTERM."),
+            .init(names: ["--interval"], valueName: "time", help: "With --watch: the time between syncs, 1 s to 24 h (300, 90s, 5m, 1h; default 60 s)."),
         ],
         examples: ["tartil journal sync ~/Sync/tartil", "tartil journal sync ~/Dropbox/tartil --json", "tartil journal sync ~/Sync/tartil --watch --interval 300"],
         run: { invocation, context in
             let folder = invocation.arguments[0]
             let watch = invocation.flag("--watch")
-            let interval = try invocation.integer("--interval", in: 1...86_400)
+            let interval = try invocation.duration("--interval", in: 1...86_400).map { Int($0.rounded()) }
             if interval != nil && !watch { throw TartilError.usage("--interval goes with --watch") }
             let writer = try context.session.journal(context.settings)
             var round = 0
@@ -429,7 +429,7 @@ enum JournalCommands {
         }
         if let published = report.published {
             console.line(
-                "wrote \(report.ownFile) (\(Formatting.grouped(published.events)) event\(published.events == 1 ? "" : "s"), \(Formatting.bytes(published.bytes)))")
+                "wrote \(report.ownFile) (\(Plural.count(published.events, "event", number: Formatting.grouped(published.events))), \(Formatting.bytes(published.bytes)))")
         } else {
             console.line("\(report.ownFile) is up to date")
         }
@@ -491,11 +491,11 @@ enum JournalCommands {
         console.line("device    \(journal.deviceID)")
         console.line("events    \(Formatting.grouped(stats.events)): "
             + JournalEvent.Kind.allCases.map { "\(Formatting.grouped(stats.byKind[$0] ?? 0)) \($0.rawValue)" }.joined(separator: ", "))
-        console.line("devices   \(stats.devices); positions in \(stats.surahsWithPositions) surahs")
+        console.line("devices   \(stats.devices); positions in \(Plural.count(stats.surahsWithPositions, "surah"))")
         for device in stats.byDevice {
             console.line(
                 "  " + Formatting.left(device.deviceID + (device.deviceID == journal.deviceID ? " (this one)" : ""), 50)
-                    + Formatting.left(Formatting.grouped(device.events) + " events", 16)
+                    + Formatting.left(Plural.count(device.events, "event", number: Formatting.grouped(device.events)), 16)
                     + "\(Formatting.timestamp(milliseconds: device.firstMs)) to \(Formatting.timestamp(milliseconds: device.lastMs))")
         }
         if let first = stats.firstMs, let last = stats.lastMs {
@@ -553,8 +553,10 @@ enum JournalCommands {
         var kinds: Set<JournalEvent.Kind> = []
         for name in text.split(separator: ",", omittingEmptySubsequences: false) {
             guard let kind = JournalEvent.Kind(rawValue: name.trimmedWhitespace) else {
+                let names = JournalEvent.Kind.allCases.map(\.rawValue)
                 throw TartilError.usage(
-                    "--kind takes kinds separated by commas (\(JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))), not '\(name)'")
+                    "--kind takes kinds separated by commas (\(names.joined(separator: ", "))), not '\(name.prefix(80))'"
+                        + Suggestion.hint(for: name.trimmedWhitespace, among: names))
             }
             kinds.insert(kind)
         }

@@ -16,14 +16,14 @@ enum PlayCommands {
         .init(names: ["--basmala"], valueName: "auto|off", help: "Recite the basmala before ayah 1 of each surah but 1 and 9 (auto, the default) or not."),
         .init(names: ["--repeat"], valueName: "n|inf", help: "Recite each ayah n times in a row, 1-99, or inf: until you move on (default 1)."),
         .init(names: ["--repeat-range"], valueName: "n|inf", help: "Play the whole range n times over (cycles), 1-99 or inf (default 1)."),
-        .init(names: ["--pause"], valueName: "seconds|Kx", help: "Silence after each recitation: 0-60 seconds (2, 1.5s), or K times that ayah's own length, 0x-10x (1x, 0.5x) (default 0)."),
-        .init(names: ["--cycle-pause"], valueName: "seconds", help: "Silence between two cycles of --repeat-range, 0-600 seconds (default 0)."),
+        .init(names: ["--pause"], valueName: "time|Kx", help: "Silence after each recitation: a time up to 60 s (2, 1.5s, 500ms), or K times that ayah's own length, 0x-10x (1x, 0.5x) (default 0)."),
+        .init(names: ["--cycle-pause"], valueName: "time", help: "Silence between two cycles of --repeat-range, up to 10 min (5, 90s, 1:30, 2m) (default 0)."),
         .init(
             names: ["--stepped"], valueName: "window=n",
             help: "Stepped memorisation: each new ayah, then a review from the first up to it (1, 2, 1-2, 3, 1-3, ...); with window=n, of the last n ayat only.",
             optionalValuePrefix: "window="),
         .init(names: ["--loop"], valueName: "A-B", help: "Loop from A to B until stopped: times in the surah (1:05-1:12) or ayat with seconds into them (36:12+3.5-36:12+9); 'A B n' for n passes."),
-        .init(names: ["--stop-after"], valueName: "when", help: "Stop by itself: after a time (20m, 1h30m, 90s; the last 3 s fade out), n ayat (5 ayat), the surah or the juz."),
+        .init(names: ["--stop-after"], valueName: "when", help: "Stop by itself: after a time (20m, 1h30m, 90s, 1:30:00; a bare number is minutes; the last 3 s fade out), n ayat (5 ayat), the surah or the juz."),
         .init(names: ["--speed"], valueName: "x", help: "Speed, pitch preserved: 0.5-2 in steps of 0.05 (default 1; positions stay recitation time)."),
         .init(names: ["--volume"], valueName: "percent", help: "Volume, 0-150 (default 100); above full scale a limiter lowers the gain, nothing clips."),
     ]
@@ -99,9 +99,13 @@ enum PlayCommands {
             """,
         arguments: [.init(name: "ref", help: "What to render: 36, 2:255-257, juz 30, …", repeating: true)],
         options: planOptions + [
-            .init(names: ["-o", "--output"], valueName: "file.wav", help: "The WAV file to write.", required: true), OutputFormat.option(),
+            .init(
+                names: ["-o", "--to"], valueName: "file.wav",
+                help: "The WAV file to write (-o FILE, -oFILE, --to FILE; --output is play's sink, not a file name).",
+                required: true, formerNames: ["--output"]),
+            OutputFormat.option(),
         ],
-        examples: ["tartil render 112 --reciter ibrahim-alakhdar -o ikhlas.wav"],
+        examples: ["tartil render 112 --reciter ibrahim-alakhdar -o ikhlas.wav", "tartil render 36 --to yasin.wav --pause 1.5s"],
         run: runRender)
 
     static let pause = control(["pause"], "Pause playback (resume continues from the same sample).", .pause)
@@ -115,9 +119,9 @@ enum PlayCommands {
         path: ["seek"],
         overview: "Move playback within the current surah, or to an ayah.",
         discussion: """
-            Targets: a time into the surah (3:20, 1:02:03, 95, 95.5s), forwards or back (+30, -10, -1:00), a share of \
-            the surah (45%), or an ayah of what is playing (2:255, 36:1, ayah 3:20). M:SS reads as a time, so for \
-            ayah 3:20 write 'ayah 3:20'. An ayah not downloaded yet is fetched first.
+            Targets: a time into the surah (3:20, 1:02:03, 95, 95.5s, 2m, 1m30s), forwards or back (+30, -10, -1:00, \
+            -500ms), a share of the surah (45%), or an ayah of what is playing (2:255, 36:1, ayah 3:20). M:SS reads as \
+            a time, so for ayah 3:20 write 'ayah 3:20'. An ayah not downloaded yet is fetched first.
             """,
         arguments: [.init(name: "target", help: "3:20, +30, -10, 45%, 2:255, ayah 3:20", repeating: true)],
         examples: ["seek 3:20", "seek -10", "seek 45%", "seek 2:255"],
@@ -212,7 +216,7 @@ enum PlayCommands {
         run: { invocation, context in
             let word = invocation.arguments.first ?? "on"
             guard word == "on" || word == "off" else {
-                throw TartilError.usage("events takes on or off, not '\(word)'" + Suggestion.hint(for: word, among: ["on", "off"]))
+                throw Suggestion.unknownValue(word, for: "events", among: ["on", "off"])
             }
             context.session.setPrintEvents(word == "on", console: context.console)
             if context.settings.json { context.console.json(.object([("events", .string(word))])) }
@@ -262,10 +266,16 @@ enum PlayCommands {
             fades out (its gain falls as the square of the time left), then playback stops and the position where \
             the fade began is saved, so resume replays what faded.
             """,
-        arguments: [.init(name: "time|off", help: "20m, 1h30m, 90s, 1:30:00, 45 (minutes), or off")],
+        arguments: [.init(name: "time|off", help: "20m, 1h30m, 90s, 1:30:00, 45 (a bare number is minutes), or off")],
         examples: ["sleep 20m", "sleep off"],
         run: { invocation, context in
-            let stop = try StopAfter.parse(invocation.arguments[0], for: "sleep")
+            let text = invocation.arguments[0]
+            let stop: StopAfter?
+            do {
+                stop = try StopAfter.parse(text, for: "sleep")
+            } catch {
+                throw TartilError.usage("sleep takes \(DurationText.allowed(1...StopAfter.maximumSeconds, bare: .minutes)), or off; not '\(text)'")
+            }
             var seconds: Double?
             switch stop {
             case .seconds(let time)?: seconds = time
@@ -327,7 +337,8 @@ enum PlayCommands {
         let outputText = invocation.value("--output") ?? previous?.output ?? settings.environment["TARTIL_OUTPUT"] ?? settings.configured("output") ?? "alsa"
         guard let output = OutputChoice.parse(outputText, device: device) else {
             throw TartilError.usage(
-                "--output takes \(OutputChoice.forms), not '\(outputText)'" + Suggestion.hint(for: outputText, among: ["alsa", "null", "silent"]))
+                "--output takes \(OutputChoice.forms), not '\(outputText)'"
+                    + (outputText.lowercased().hasSuffix(".wav") ? "; did you mean wav:\(outputText)?" : Suggestion.hint(for: outputText, among: OutputChoice.names)))
         }
         context.session.lastOutput = (outputText, device)
         var setup: PlayerSetup
@@ -377,7 +388,7 @@ enum PlayCommands {
 
     static func runRender(_ invocation: Invocation, _ context: Context) throws {
         let format = try OutputFormat.chosen(invocation, context)
-        let path = invocation.value("--output")!
+        let path = invocation.value("--to")!
         var setup = try playerSetup(invocation, context, output: .wav(path: path))
         setup.stopOnSkip = true
         try checkRenderEnds(setup)
@@ -427,7 +438,7 @@ enum PlayCommands {
         var options = PlaybackOptions()
         if let text = invocation.value("--basmala") ?? context.settings.configured("basmala") {
             guard let basmala = PlaybackOptions.Basmala(rawValue: text) else {
-                throw TartilError.usage("--basmala takes auto or off, not '\(text)'" + Suggestion.hint(for: text, among: ["auto", "off"]))
+                throw Suggestion.unknownValue(text, for: "--basmala", among: PlaybackOptions.Basmala.allCases.map(\.rawValue))
             }
             options.basmala = basmala
         }

@@ -166,7 +166,7 @@ final class PlaybackSession: Sendable {
             (writer.failedEvents - state.failedAtBegin, state.playbackFailure, state.failureReported)
         }
         guard lost > 0 else { return }
-        let what = "\(lost) event\(lost == 1 ? "" : "s") of this playback could not be saved to the journal \(writer.path)"
+        let what = "\(Plural.count(lost, "event")) of this playback could not be saved to the journal \(writer.path)"
         if reported || failure == nil {
             throw TartilError(.failure, what + " (the error is above)")
         }

@@ -33,8 +33,8 @@ enum PrefetchCommand {
             .init(names: ["-j", "--jobs"], valueName: "n", help: "Connections per server, 1-64 (default 8): over HTTP/1.1, the transfers at once."),
             .init(names: ["--streams"], valueName: "n", help: "Requests in flight to a server over HTTP/2, spread over its --jobs connections, 1-256 (default \(DownloadLimits.defaultStreams))."),
             .init(names: ["--retries"], valueName: "n", help: "Retries per file across mirrors, 0-20 (default 5)."),
-            .init(names: ["--connect-timeout"], valueName: "seconds", help: "Give up connecting after this long (default 10)."),
-            .init(names: ["--stall-timeout"], valueName: "seconds", help: "Abandon a transfer that stays under 512 bytes/s this long (default 15)."),
+            .init(names: ["--connect-timeout"], valueName: "time", help: "Give up connecting after this long, 1 s to 5 min (10, 2.5s, 1m; default 10 s)."),
+            .init(names: ["--stall-timeout"], valueName: "time", help: "Abandon a transfer that stays under 512 bytes/s this long, 1 s to 10 min (default 15 s)."),
             .init(names: ["--max-size"], valueName: "size", help: "Afterwards, evict least-recently-used files until the cache fits (e.g. 500M, 2G; pinned and requested files stay) [env: TARTIL_CACHE_MAX_SIZE]."),
             OutputFormat.option(formats),
         ],
@@ -90,10 +90,10 @@ enum PrefetchCommand {
             console.line(progress.summaryLine(seconds: seconds) + (evicted.isEmpty ? "" : "; evicted \(evicted.count) least-recently-used files to fit --max-size"))
         }
         if progress.cancelled > 0 || Interrupt.isPending {
-            throw TartilError(.interrupted, "prefetch stopped; \(progress.cancelled) files not fetched (run it again to resume)")
+            throw TartilError(.interrupted, "prefetch stopped; \(Plural.count(progress.cancelled, "file")) not fetched (run it again to resume)")
         }
         if !progress.failed.isEmpty {
-            throw TartilError(.failure, "\(progress.failed.count) of \(ayat.count) ayat could not be downloaded")
+            throw TartilError(.failure, "\(progress.failed.count) of \(Plural.count(ayat.count, "ayah")) could not be downloaded")
         }
     }
 
@@ -175,7 +175,7 @@ enum PrefetchCommand {
                 lines.output += JSONValue.object([("event", .string("cached")), ("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)),
                                                   ("bytes", .int(bytes)), ("already_cached", .bool(already))]).rendered() + "\n"
             } else if !showBar {
-                lines.error += "cached \(ayah) (\(Formatting.grouped(bytes)) bytes)\n"
+                lines.error += "cached \(ayah) (\(Plural.count(bytes, "byte", number: Formatting.grouped(bytes))))\n"
             }
         case .failed(let ayah, let reason):
             if json {
@@ -200,8 +200,8 @@ enum PrefetchCommand {
         var limits = DownloadLimits(caBundle: try context.settings.checkedCABundle())
         if let jobs = try invocation.integer("--jobs", in: 1...64) { limits.parallel = jobs }
         if let streams = try invocation.integer("--streams", in: 1...256) { limits.streams = streams }
-        if let seconds = try invocation.integer("--connect-timeout", in: 1...300) { limits.connectTimeout = Double(seconds) }
-        if let seconds = try invocation.integer("--stall-timeout", in: 1...600) { limits.stallSeconds = seconds }
+        if let seconds = try invocation.duration("--connect-timeout", in: 1...300) { limits.connectTimeout = seconds }
+        if let seconds = try invocation.duration("--stall-timeout", in: 1...600) { limits.stallSeconds = Int(seconds.rounded(.up)) }
         return limits
     }
 
@@ -282,7 +282,7 @@ struct PrefetchProgress {
         let disputed = marked(.disputed)
         guard !disputed.isEmpty else { return nil }
         var text = "warning: the mirrors of \(reciter) are not byte-identical, as mirrors.json requires: they disagree on "
-            + "\(disputed.count) file(s), kept and marked disputed (tartil cache verify lists them):"
+            + "\(Plural.count(disputed.count, "file")), kept and marked disputed (tartil cache verify lists them):"
         for (ayah, detail) in disputeDetails.sorted(by: { $0.0 < $1.0 }).prefix(10) { text += "\n  \(ayah): \(detail)" }
         if disputed.count > 10 { text += "\n  …" }
         return text
@@ -296,7 +296,7 @@ struct PrefetchProgress {
         let remainingFiles = requested - done
         let eta = done > alreadyCached && rate > 0 ? Double(bytes) / Double(done - alreadyCached) * Double(remainingFiles) / rate : 0
         var line = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-        line += "\(done)/\(requested) files  \(Formatting.bytes(bytes))  \(Formatting.bytes(Int(rate)))/s"
+        line += "\(done)/\(Plural.count(requested, "file"))  \(Formatting.bytes(bytes))  \(Formatting.bytes(Int(rate)))/s"
         if eta > 0 {
             let seconds = Int(eta.rounded(.up))
             line += "  ETA \(seconds / 60):\(Formatting.pad(seconds % 60, 2))"

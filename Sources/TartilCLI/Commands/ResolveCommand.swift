@@ -78,7 +78,8 @@ enum ResolveCommand {
             if let pinned = item.pinned {
                 lines.append(
                     "\(head)  \(Formatting.right(Formatting.duration(seconds: pinned.seconds), 10))  "
-                        + "\(Formatting.grouped(pinned.bytes)) bytes  \(Formatting.grouped(pinned.samples)) samples @ \(pinned.sampleRate) Hz")
+                        + "\(Plural.count(pinned.bytes, "byte", number: Formatting.grouped(pinned.bytes)))  "
+                        + "\(Plural.count(pinned.samples, "sample", number: Formatting.grouped(pinned.samples))) @ \(pinned.sampleRate) Hz")
                 lines.append("        sha256 \(pinned.sha256)")
             } else if let learned = resolution.lengths[item.ayah] {
                 let duration = (learned.isEstimated ? "~" : "") + Formatting.duration(seconds: learned.seconds)
@@ -92,7 +93,7 @@ enum ResolveCommand {
         }
         let count = resolution.ayat.count
         let pinned = count - resolution.unpinnedCount
-        var total = "\(count) ayat"
+        var total = Plural.count(count, "ayah")
         if pinned > 0 {
             total += ", \(pinned == count ? "all" : String(pinned)) pinned: \(Formatting.duration(seconds: resolution.pinnedSeconds)), \(Formatting.bytes(resolution.pinnedBytes))"
         }

@@ -26,7 +26,9 @@ enum TableCommands {
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "The reciter id written in the table's header (default with --from-cache: that reciter)."),
             .init(names: ["--from-cache"], valueName: "id", help: "Build from this reciter's files verified in the cache, not a folder."),
-            .init(names: ["-o", "--output"], valueName: "file", help: "Where to write (default: <tables dir>/<id>.tsv)."),
+            .init(
+                names: ["-o", "--to"], valueName: "file", help: "Where to write (default: <tables dir>/<id>.tsv).",
+                formerNames: ["--output"]),
             .init(names: ["--source"], valueName: "text", help: "Where the files came from, for the '# source:' header (default: the folder)."),
             OutputFormat.option(),
         ],
@@ -53,7 +55,7 @@ enum TableCommands {
             if let cached, cached.id != reciter {
                 throw TartilError.usage("--reciter \(reciter) differs from --from-cache \(cached.id): a table from the cache is for its own reciter")
             }
-            let output = invocation.value("--output")
+            let output = invocation.value("--to")
                 ?? Path.join(context.settings.tableOutputDirectory, "\(reciter).tsv")
             let console = context.console
             let showProgress = console.errorIsTerminal && format == .text
@@ -93,7 +95,7 @@ enum TableCommands {
             context.console.print(report: fields, as: format) {
                 let complete = result.completeSurahs
                 context.console.line(
-                    "wrote \(output): \(result.table.coverage) ayat, \(Formatting.bytes(bytes)), \(Formatting.duration(seconds: seconds))")
+                    "wrote \(output): \(Plural.count(result.table.coverage, "ayah")), \(Formatting.bytes(bytes)), \(Formatting.duration(seconds: seconds))")
                 context.console.line(
                     "complete surahs: \(complete.isEmpty ? "none" : complete.map(String.init).joined(separator: ", "))")
                 for skipped in result.skipped { context.console.note("skipped \(skipped.file): \(skipped.reason)") }

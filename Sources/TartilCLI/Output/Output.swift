@@ -29,7 +29,7 @@ enum OutputFormat: String, CaseIterable, Sendable {
         var choices: [(String, OutputFormat)] = []
         if let text = invocation.value("--format") {
             guard let format = OutputFormat(rawValue: text), allowed.contains(format) else {
-                throw .usage("--format takes \(names), not '\(text)'")
+                throw Suggestion.unknownValue(text, for: "--format", among: allowed.map(\.rawValue))
             }
             choices.append(("--format \(text)", format))
         }
@@ -45,8 +45,10 @@ enum OutputFormat: String, CaseIterable, Sendable {
     }
 
     /// Whether a command line asks for JSON on standard output (so that a failure prints its error as JSON too).
+    /// Words after `--` are arguments, not options.
     static func asksForJSON(_ words: [String]) -> Bool {
         for (index, word) in words.enumerated() {
+            if word == "--" { return false }
             if word == "--json" || word == "--ndjson" || word == "--format=json" || word == "--format=ndjson" { return true }
             if word == "--format", index + 1 < words.count, ["json", "ndjson"].contains(words[index + 1]) { return true }
         }

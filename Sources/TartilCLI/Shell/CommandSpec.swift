@@ -25,6 +25,12 @@ struct CommandSpec: Sendable {
         /// For an option whose value may be left out (`--stepped`, `--stepped window=3`): the next word is its
         /// value only when it starts with this; else the value is empty.
         var optionalValuePrefix: String? = nil
+        /// Old spellings still accepted, each with a note on standard error saying what to write instead; never
+        /// shown in help, completions or the man page (`render --output FILE` is now `render --to FILE`).
+        var formerNames: [String] = []
+
+        /// Whether the option takes a value (given or, for an optional one, left out).
+        var takesValue: Bool { valueName != nil }
 
         var label: String { names.joined(separator: ", ") + (valueName.map { optionalValuePrefix == nil ? " <\($0)>" : " [<\($0)>]" } ?? "") }
         var usage: String {
@@ -61,6 +67,8 @@ struct Invocation: Sendable {
     var arguments: [String] = []
     /// Option values by canonical name (the option's last name, e.g. `--reciter`); flags map to "".
     var values: [String: String] = [:]
+    /// Notes for standard error from parsing (an option given by a former name).
+    var notes: [String] = []
 
     func value(_ name: String) -> String? { values[name] }
     func flag(_ name: String) -> Bool { values[name] != nil }
@@ -80,6 +88,13 @@ struct Invocation: Sendable {
         } catch {
             throw TartilError.usage("\(name): \(error.message)")
         }
+    }
+
+    /// The length of time given to option `name` in any form `DurationText` reads (`90`, `90s`, `1:30`, `2m`),
+    /// in seconds, checked against `range` (nil when the option is absent).
+    func duration(_ name: String, in range: ClosedRange<Double>) throws(TartilError) -> Double? {
+        guard let text = value(name) else { return nil }
+        return try DurationText.parse(text, in: range, for: name)
     }
 
     /// The decimal number given to option `name`, checked against `range` (nil when the option is absent).
@@ -116,7 +131,7 @@ extension CommandSpec {
                 optionsEnded = true
                 continue
             }
-            let (name, attached) = Self.splitAttached(word)
+            let (name, attached) = Self.splitAttached(word, takesValue: takesValue)
             func takeValue(_ valueName: String) throws(UsageError) -> String {
                 if let attached { return attached }
                 guard index < words.count else {
@@ -125,14 +140,23 @@ extension CommandSpec {
                 index += 1
                 return words[index - 1]
             }
-            if let option = options.first(where: { $0.names.contains(name) }) {
+            if let option = options.first(where: { $0.names.contains(name) || $0.formerNames.contains(name) }) {
                 let canonical = option.names.last!
+                if option.formerNames.contains(name) {
+                    invocation.notes.append("\(self.name) \(name) is now \(option.names.joined(separator: "/")); \(name) still works for now")
+                }
                 if let prefix = option.optionalValuePrefix {
                     if let attached {
                         invocation.values[canonical] = attached
                     } else if index < words.count && words[index].hasPrefix(prefix) {
                         invocation.values[canonical] = words[index]
                         index += 1
+                    } else if index < words.count, let equals = words[index].firstIndex(of: "="),
+                        !Suggestion.closest(to: String(words[index][...equals]), among: [prefix]).isEmpty
+                    {
+                        // `--stepped windw=3`: a misspelt value, not a reference.
+                        let meant = prefix + words[index][words[index].index(after: equals)...]
+                        throw UsageError(message: "\(name) takes [\(option.valueName ?? "")], not '\(words[index])'; did you mean \(meant)?", command: self)
                     } else {
                         invocation.values[canonical] = ""
                     }
@@ -185,6 +209,12 @@ extension CommandSpec {
         }
     }
 
+    /// Whether the option `name` (of this command, or a global one) takes a value.
+    func takesValue(_ name: String) -> Bool {
+        if let option = options.first(where: { $0.names.contains(name) || $0.formerNames.contains(name) }) { return option.takesValue }
+        return GlobalOption.named(name)?.takesValue ?? false
+    }
+
     /// `--x`, `-x` and `--x=v` are options; `-`, `-10` and `-1:30` are values (negative offsets for `seek`).
     static func looksLikeOption(_ word: String) -> Bool {
         guard word.hasPrefix("-"), word.count > 1 else { return false }
@@ -192,9 +222,20 @@ extension CommandSpec {
         return !second.isNumber
     }
 
-    static func splitAttached(_ word: String) -> (String, String?) {
-        guard word.hasPrefix("--"), let equals = word.firstIndex(of: "=") else { return (word, nil) }
-        return (String(word[..<equals]), String(word[word.index(after: equals)...]))
+    /// An option word's name and its attached value, as getopt_long and clap read them: `--name=value`; and for a
+    /// short option that takes a value, `-xVALUE` and `-x=VALUE` (`-j4`, `-o/tmp/a.wav`). Anything else is the
+    /// name alone (`-jx` for an `-j` that takes no value is the unknown option `-jx`).
+    static func splitAttached(_ word: String, takesValue: (String) -> Bool) -> (String, String?) {
+        if word.hasPrefix("--") {
+            guard let equals = word.firstIndex(of: "=") else { return (word, nil) }
+            return (String(word[..<equals]), String(word[word.index(after: equals)...]))
+        }
+        guard word.hasPrefix("-"), word.count > 2 else { return (word, nil) }
+        let short = String(word.prefix(2))
+        guard takesValue(short) else { return (word, nil) }
+        var value = word.dropFirst(2)
+        if value.first == "=" { value = value.dropFirst() }
+        return (short, String(value))
     }
 }
 

@@ -17,10 +17,11 @@ public enum ExitStatus {
     public static let usage: Int32 = 64
     public static let interrupted: Int32 = 130
 
-    /// Prints `error` for a person and returns the exit code it maps to.
-    static func report(_ error: any Error, command: CommandSpec?, console: Console) -> Int32 {
+    /// Prints `error` for a person and returns the exit code it maps to; `line` is the script line the error
+    /// came from (commands on standard input), said first: `Error: line 3: …`.
+    static func report(_ error: any Error, command: CommandSpec?, console: Console, line: Int? = nil) -> Int32 {
         let (code, message) = describe(error)
-        var text = "Error: \(message)\n"
+        var text = "Error: \(line.map { "line \($0): " } ?? "")\(message)\n"
         if code == usage {
             let usageCommand = (error as? UsageError)?.command ?? command
             if let usageCommand, usageCommand.run != nil {
@@ -29,7 +30,7 @@ public enum ExitStatus {
                 text += "  See 'tartil help'.\n"
             }
         }
-        if code == interrupted { text = "Interrupted: \(message)\n" }
+        if code == interrupted { text = "Interrupted: \(line.map { "line \($0): " } ?? "")\(message)\n" }
         console.writeError(text)
         return code
     }

@@ -40,6 +40,15 @@ enum Help {
               2:284-3:5              across surahs                       #262         global ayah number (1-6236)
               juz 30, hizb 5, page 1-3   divisions of the mushaf; lists are separated by spaces or commas
 
+            OPTIONS AND VALUES:
+              --reciter x, --reciter=x   a long option's value, separate or after =; -j 4, -j4, -j=4 for a short one
+              --                         ends the options: every word after it is an argument
+              times                      1.5s, 90s, 500ms, 2m, 1h30m, 1:30 or 1:02:03 wherever a time is taken (--pause,
+                                         --stop-after, seek, sleep, ...); a bare number is seconds, for a timer minutes
+              --surah                    a number (36) or a name (yasin), as in references
+              --output                   where the sound goes (play, resume: alsa, wav:PATH, null, silent); a file
+                                         that a command writes is -o/--to (render, table build)
+
             EXIT CODES:
               0 success, 1 failure, 64 usage error (bad command line or input; nothing was changed),
               130 interrupted (Ctrl-C).

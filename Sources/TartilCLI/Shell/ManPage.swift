@@ -74,6 +74,26 @@ enum ManPage {
             .TP
             .B \\-\\-version
             Show the version.
+            .PP
+            A long option's value follows it or an equals sign
+            .RB ( "\\-\\-reciter x" ", " "\\-\\-reciter=x" );
+            a short one's follows it, is attached, or follows an equals sign:
+            .BR "\\-j 4" ,
+            .BR \\-j4 ,
+            .BR \\-j=4 ,
+            .BR \\-o/tmp/a.wav .
+            .B \\-\\-
+            ends the options.
+            A time is 1.5s, 90s, 500ms, 2m, 1h30m, 1:30 or 1:02:03 wherever one is taken
+            (a bare number is seconds; for the sleep timer, minutes).
+            .B \\-\\-surah
+            takes a number or a name.
+            .B \\-\\-output
+            is where the sound goes (play, resume); a file a command writes is
+            .B \\-o
+            or
+            .B \\-\\-to
+            (render, table build).
             .SH ENVIRONMENT
 
             """

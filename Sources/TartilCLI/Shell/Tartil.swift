@@ -18,7 +18,8 @@ public enum Tartil {
         do {
             settings.config = try settings.loadConfig()
             if let config = settings.config, let output = config.value("output"), OutputChoice.parse(output, device: "default") == nil {
-                throw TartilError.usage("\(config.location("output")): output takes \(OutputChoice.forms), not '\(output)'")
+                throw TartilError.usage(
+                    "\(config.location("output")): output takes \(OutputChoice.forms), not '\(output)'" + Suggestion.hint(for: output, among: OutputChoice.names))
             }
         } catch {
             return ExitStatus.report(error, command: nil, console: console)
@@ -35,7 +36,7 @@ public enum Tartil {
         var script: String?
         var index = 0
         while index < arguments.count, CommandSpec.looksLikeOption(arguments[index]) {
-            let (name, attached) = CommandSpec.splitAttached(arguments[index])
+            let (name, attached) = CommandSpec.splitAttached(arguments[index]) { $0 == "-c" || GlobalOption.named($0)?.takesValue == true }
             index += 1
             switch name {
             case "--":
@@ -45,6 +46,10 @@ public enum Tartil {
             case "--version":
                 return shell.execute(["version"], settings: settings)
             case "-c":
+                if let attached {
+                    script = attached
+                    continue
+                }
                 guard index < arguments.count else {
                     return ExitStatus.report(UsageError(message: "-c needs a value <commands>", command: nil), command: nil, console: console)
                 }
@@ -52,9 +57,12 @@ public enum Tartil {
                 index += 1
             default:
                 guard let option = GlobalOption.named(name) else {
-                    let known = (GlobalOption.all.map(\.name) + ["-c", "--help", "--version"]).joined(separator: ", ")
+                    let leading = GlobalOption.all.map(\.name) + ["-c", "--help", "--version"]
+                    let hint = Suggestion.hint(for: name, among: leading)
                     return ExitStatus.report(
-                        UsageError(message: "unknown option '\(name)' (global options: \(known))", command: nil),
+                        UsageError(
+                            message: "unknown option '\(name)'\(hint) (before a command: \(leading.joined(separator: ", ")); a command's own options come after it)",
+                            command: nil),
                         command: nil, console: console)
                 }
                 if !option.takesValue && attached != nil {
@@ -174,9 +182,13 @@ struct Shell {
         if interactive {
             console.writeError("tartil \(Help.version) — type 'help' for commands, 'quit' or Ctrl-D to leave.\n")
         }
+        // The number of the line being run, for errors in a script (not at the prompt).
+        var lineNumber = 0
         while true {
             Interrupt.setAtPrompt(interactive)
             let line = reader.next(prompt: "tartil> ")
+            lineNumber += 1
+            let scriptLine = interactive ? nil : lineNumber
             Interrupt.setAtPrompt(false)
             if Interrupt.isPending {
                 Interrupt.reset()
@@ -195,12 +207,12 @@ struct Shell {
                 case .tooLong(let bytes): throw CommandLineSplitter.tooLong(bytes: bytes)
                 }
             } catch {
-                let code = reportLineError(error, settings: settings)
+                let code = reportLineError(error, settings: settings, line: scriptLine)
                 if !interactive { firstFailure = firstFailure ?? code }
                 continue
             }
             for words in commands {
-                switch run(words, settings: settings, interactive: interactive) {
+                switch run(words, settings: settings, interactive: interactive, line: scriptLine) {
                 case .quit:
                     session.stopAndWait()
                     return firstFailure ?? ExitStatus.success
@@ -227,14 +239,19 @@ struct Shell {
     }
 
     /// A line that could not be split: the message (and with --json its JSON value); returns the exit code.
-    private func reportLineError(_ error: CommandLineError, settings: Settings) -> Int32 {
-        let code = ExitStatus.report(error, command: nil, console: console)
-        if settings.json { console.json(.object([("error", .string(error.message)), ("exit_code", .int(Int(code)))])) }
+    private func reportLineError(_ error: CommandLineError, settings: Settings, line: Int? = nil) -> Int32 {
+        let code = ExitStatus.report(error, command: nil, console: console, line: line)
+        if settings.json { console.json(.object(Self.errorFields(error.message, code: code, line: line))) }
         return code
     }
 
-    /// Finds, parses and runs one command.
-    func run(_ words: [String], settings: Settings, blocking: Bool = false, interactive: Bool = false) -> Outcome {
+    /// The JSON object of a failed command: `error`, `exit_code`, and `line` in a script.
+    static func errorFields(_ message: String, code: Int32, line: Int?) -> [(String, JSONValue)] {
+        [("error", .string(message)), ("exit_code", .int(Int(code)))] + (line.map { [("line", .int($0))] } ?? [])
+    }
+
+    /// Finds, parses and runs one command; `line` is its line in a script on standard input, for messages.
+    func run(_ words: [String], settings: Settings, blocking: Bool = false, interactive: Bool = false, line: Int? = nil) -> Outcome {
         // With --json, a failed command prints its one JSON value too: the error and the exit code.
         let json = settings.json || OutputFormat.asksForJSON(words)
         // Whether the command printed on standard output (its JSON value, when it has one before failing).
@@ -247,9 +264,9 @@ struct Shell {
             writeError: self.console.writeError, errorIsTerminal: self.console.errorIsTerminal,
             outputIsTerminal: self.console.outputIsTerminal, outputDescriptor: self.console.outputDescriptor)
         func failed(_ error: any Error, _ command: CommandSpec?) -> Outcome {
-            let code = ExitStatus.report(error, command: command, console: console)
+            let code = ExitStatus.report(error, command: command, console: console, line: line)
             if json && !printed.load(ordering: .relaxed) {
-                console.json(.object([("error", .string(ExitStatus.describe(error).1)), ("exit_code", .int(Int(code)))]))
+                console.json(.object(Self.errorFields(ExitStatus.describe(error).1, code: code, line: line)))
             }
             return .finished(code)
         }
@@ -280,13 +297,14 @@ struct Shell {
             }
             let message = rest.isEmpty
                 ? "\(command.name) needs a subcommand: \(names.joined(separator: ", "))"
-                : "unknown subcommand '\(rest[0])' for \(command.name) (subcommands: \(names.joined(separator: ", ")))"
+                : "unknown subcommand '\(rest[0].prefix(80))' for \(command.name)\(Suggestion.hint(for: rest[0], among: names)) (subcommands: \(names.joined(separator: ", ")))"
             return failed(UsageError(message: message, command: nil), nil)
         }
         command = found
         var commandSettings = settings
         do {
             let invocation = try command.parse(rest, settings: &commandSettings)
+            for note in invocation.notes { console.note("note: " + note) }
             if invocation.flag("--help") {
                 console.writeOut(Help.command(command, table: table))
                 return .finished(ExitStatus.success)

@@ -17,6 +17,7 @@ public enum StopAfter: Sendable, Hashable, CustomStringConvertible {
     /// Seconds faded out before a timer stops.
     public static let fadeSeconds = 3.0
     public static let forms = "a time (20m, 90s, 1h30m, 1:30:00, or minutes: 45), a number of ayat (5 ayat), surah, or juz"
+    // Times are read by DurationText, a bare number in minutes.
 
     /// Parses `text` for `what`; `off` gives nil.
     public static func parse(_ text: String, for what: String) throws(TartilError) -> StopAfter? {
@@ -37,48 +38,17 @@ public enum StopAfter: Sendable, Hashable, CustomStringConvertible {
         case "juz": return .juz
         default: break
         }
-        guard let seconds = duration(first) else { throw bad }
-        guard seconds > 0, seconds <= maximumSeconds else {
-            throw .usage("\(what): a timer goes from 1 s to 24 hours, not '\(text)'")
+        switch DurationText.seconds(first, bare: .minutes) {
+        case .value(let seconds) where seconds > 0 && seconds <= maximumSeconds: return .seconds(seconds)
+        case .value, .tooLarge: throw .usage("\(what): a timer goes from 1 s to 24 hours, not '\(text)'")
+        case .notANumber: throw bad
         }
-        return .seconds(seconds)
-    }
-
-    /// `20m`, `90s`, `1h30m`, `1h`, `1:30:00`, `45` (minutes) in seconds; nil when it is not a duration.
-    static func duration(_ word: Substring) -> Double? {
-        if word.contains(":") {
-            guard let seconds = try? SeekTarget.time(word, original: String(word)), seconds > 0 else { return nil }
-            return seconds
-        }
-        if let minutes = NumberText.decimal(word, in: 0...(maximumSeconds / 60)) { return minutes * 60 }
-        var total = 0.0
-        var number = ""
-        var sawUnit = false
-        for character in word {
-            if character.isNumber || character == "." {
-                number.append(character)
-                continue
-            }
-            let unit: Double
-            switch character {
-            case "h": unit = 3600
-            case "m": unit = 60
-            case "s": unit = 1
-            default: return nil
-            }
-            guard let value = NumberText.decimal(number, in: 0...maximumSeconds) else { return nil }
-            total += value * unit
-            number = ""
-            sawUnit = true
-        }
-        guard number.isEmpty, sawUnit, total <= maximumSeconds * 2 else { return nil }
-        return total
     }
 
     public var description: String {
         switch self {
         case .seconds(let seconds): Self.clock(seconds)
-        case .ayat(let count): count == 1 ? "1 ayah" : "\(count) ayat"
+        case .ayat(let count): Plural.count(count, "ayah")
         case .surah: "the surah"
         case .juz: "the juz"
         }
@@ -121,8 +91,8 @@ public enum LoopPoint: Sendable, Hashable, CustomStringConvertible {
         if let plus = trimmed.lastIndex(of: "+"), plus != trimmed.startIndex {
             let ayahText = String(trimmed[..<plus])
             let offsetText = trimmed[trimmed.index(after: plus)...]
-            guard let offset = NumberText.decimal(offsetText.hasSuffix("s") ? offsetText.dropLast() : offsetText, in: 0...3600) else {
-                throw .usage("'\(trimmed)': the offset after + is seconds into the ayah, from 0 to 3600 (36:12+3.5)")
+            guard case .value(let offset) = DurationText.seconds(offsetText), offset <= 3600 else {
+                throw .usage("'\(trimmed)': the offset after + is a time into the ayah, from 0 to 1 h (36:12+3.5, 36:12+500ms)")
             }
             guard case .ayah(let ayah) = try SeekTarget.parse(ayahText.contains(":") && !ayahText.lowercased().hasPrefix("ayah") ? "ayah " + ayahText : ayahText) else {
                 throw .usage("'\(trimmed)': before + comes an ayah (36:12+3.5)")
@@ -182,7 +152,7 @@ public struct LoopRequest: Sendable, Hashable, CustomStringConvertible {
                 }
                 return LoopRequest(start: start, end: end, passes: passes)
             }
-            throw .usage("'\(text)' is not a loop: write A-B or 'A B [N|inf]', where A and B are \(LoopPoint.forms)")
+            throw .usage("'\(text)' is not a loop: write A-B or 'A B [N|inf]', where A and B are \(LoopPoint.forms)" + Suggestion.hint(for: text, among: ["off"]))
         }
         guard words.count == 2 else {
             throw .usage("a loop takes A B [N|inf], where A and B are \(LoopPoint.forms)")

@@ -1099,7 +1099,7 @@ public struct PlaybackMachine: Sendable {
             (run.first == run.last ? "\(run.first)" : "\(run.first)-\(run.last.ayah)") + " (\(run.reason))"
         }
         let more = runs.count > skippedRunsShown ? "; and \(runs.count - skippedRunsShown) more" : ""
-        return "\(skipped.count) \(skipped.count == 1 ? "ayah" : "ayat") could not be played: \(named.joined(separator: "; "))\(more)"
+        return "\(Plural.count(skipped.count, "ayah")) could not be played: \(named.joined(separator: "; "))\(more)"
     }
 
     static let skippedRunsShown = 8

@@ -33,9 +33,9 @@ public enum PauseLength: Sendable, Hashable, CustomStringConvertible {
 
     public static let maximumSeconds = 60.0
     public static let maximumMultiple = 10.0
-    public static let forms = "seconds from 0 to 60 (2, 1.5s) or a multiple of the ayah's length from 0x to 10x (1x, 0.5x, 2.25x)"
+    public static let forms = "a time from 0 to 60 s (2, 1.5s, 500ms, 0:30) or a multiple of the ayah's length from 0x to 10x (1x, 0.5x, 2.25x)"
 
-    /// `2`, `1.5s`, `1x`, `0.5x`, `2.25x`, `off` (0).
+    /// A time (`2`, `1.5s`, `500ms`, `0:30`: any form `DurationText` reads), `1x`, `0.5x`, `2.25x`, `off` (0).
     public static func parse(_ text: String, for what: String) throws(TartilError) -> PauseLength {
         let word = text.trimmedWhitespace.lowercased()
         if word == "off" || word == "none" { return .seconds(0) }
@@ -45,8 +45,7 @@ public enum PauseLength: Sendable, Hashable, CustomStringConvertible {
             }
             return .multiple(multiple)
         }
-        let number = word.hasSuffix("s") ? word.dropLast() : word[...]
-        guard let seconds = NumberText.decimal(number, in: 0...maximumSeconds) else {
+        guard case .value(let seconds) = DurationText.seconds(word), seconds <= maximumSeconds else {
             throw .usage("\(what) takes \(forms), not '\(text)'")
         }
         return .seconds(seconds)
@@ -105,7 +104,7 @@ public struct Stepped: Sendable, Hashable, CustomStringConvertible {
             }
             return Stepped(window: window)
         }
-        throw .usage("\(what) takes on, off or window=N (N from 2 to \(maximumWindow)), not '\(text)'")
+        throw .usage("\(what) takes on, off or window=N (N from 2 to \(maximumWindow)), not '\(text)'" + Suggestion.hint(for: word, among: ["on", "off"]))
     }
 
     public var description: String { window.map { "window=\($0)" } ?? "on" }
@@ -163,7 +162,7 @@ public struct PlaybackOptions: Sendable, Hashable {
             switch name.lowercased() {
             case "basmala":
                 guard let basmala = Basmala(rawValue: value.lowercased()) else {
-                    throw .usage("basmala takes auto or off, not '\(value)'" + Suggestion.hint(for: value, among: ["auto", "off"]))
+                    throw Suggestion.unknownValue(value, for: "basmala", among: Basmala.allCases.map(\.rawValue))
                 }
                 return .basmala(basmala)
             case "repeat": return .repeatEach(try value.lowercased() == "off" ? .times(1) : RepeatCount.parse(value, for: "repeat"))
@@ -173,7 +172,7 @@ public struct PlaybackOptions: Sendable, Hashable {
             case "cycle-pause": return .cyclePause(seconds: try PlaybackOptions.cyclePause(value, for: "cycle-pause"))
             case "stepped": return .stepped(try Stepped.parse(value, for: "stepped"))
             default:
-                throw .usage("set takes \(names.joined(separator: ", ")), not '\(name)'" + Suggestion.hint(for: name, among: names))
+                throw Suggestion.unknownValue(name, for: "set", among: names)
             }
         }
     }
@@ -192,15 +191,10 @@ public struct PlaybackOptions: Sendable, Hashable {
         return options
     }
 
-    /// `--cycle-pause`: seconds from 0 to 600 (`5`, `5s`, `off`).
+    /// `--cycle-pause`: a time from 0 to 10 minutes (`5`, `5s`, `1:30`, `2m`), or `off`.
     public static func cyclePause(_ text: String, for what: String) throws(TartilError) -> Double {
-        let word = text.trimmedWhitespace.lowercased()
-        if word == "off" { return 0 }
-        let number = word.hasSuffix("s") ? word.dropLast() : word[...]
-        guard let seconds = NumberText.decimal(number, in: 0...maximumCyclePause) else {
-            throw .usage("\(what) takes seconds from 0 to \(Int(maximumCyclePause)), not '\(text)'")
-        }
-        return seconds
+        if text.trimmedWhitespace.lowercased() == "off" { return 0 }
+        return try DurationText.parse(text, in: 0...maximumCyclePause, for: what)
     }
 
     /// The options as the command line writes them (`--repeat 3 --pause 1x`), for status and messages; empty

@@ -125,7 +125,7 @@ public struct PlaybackPlan: Sendable, Hashable {
         if tooLong {
             throw .usage("""
                 that is too much to lay out: more than \(Self.maximumItems) recitations and pauses \
-                (\(ayat.count) ayat\(options.summary.isEmpty ? "" : " with " + options.summary)); \
+                (\(Plural.count(ayat.count, "ayah"))\(options.summary.isEmpty ? "" : " with " + options.summary)); \
                 use fewer repeats, a --stepped window, or inf
                 """)
         }

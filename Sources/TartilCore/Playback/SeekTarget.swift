@@ -2,8 +2,8 @@
 ///
 /// | text | target |
 /// |---|---|
-/// | `3:20`, `1:02:03`, `95`, `95.5s` | that time into the surah |
-/// | `+30`, `-10`, `+1:30` | forwards or back from where playback is |
+/// | `3:20`, `1:02:03`, `95`, `95.5s`, `2m`, `1h5m` | that time into the surah (any form `DurationText` reads) |
+/// | `+30`, `-10`, `+1:30`, `-500ms` | forwards or back from where playback is |
 /// | `45%` | that share of the surah |
 /// | `2:255`, `36:1`, `ayah 3:20`, `yasin:12` | the start of that ayah (its basmala for ayah 1) |
 ///
@@ -15,10 +15,10 @@ public enum SeekTarget: Sendable, Hashable {
     case fraction(Double)
     case ayah(AyahRef)
 
-    public static let forms = "a time (3:20, 1:02:03, 95, 95.5s), +SECONDS or -SECONDS (+30, -1:00), a share (45%), or an ayah (2:255, ayah 3:20)"
+    public static let forms = "a time (3:20, 1:02:03, 95, 95.5s, 2m), +TIME or -TIME (+30, -1:00, -500ms), a share (45%), or an ayah (2:255, ayah 3:20)"
 
     /// The longest time a target can name: 100 hours, longer than any recitation of the whole Qur'an.
-    public static let maximumSeconds = 360_000
+    public static let maximumSeconds = Int(DurationText.maximumSeconds)
 
     public static func parse(_ text: String) throws(TartilError) -> SeekTarget {
         let trimmed = text.trimmedWhitespace
@@ -29,7 +29,7 @@ public enum SeekTarget: Sendable, Hashable {
         }
         if let sign = trimmed.first, sign == "+" || sign == "-" {
             guard let seconds = try time(trimmed.dropFirst(), original: trimmed) else {
-                throw .usage("'\(trimmed)' is not a time to move by: write +SECONDS, -SECONDS, +M:SS or -M:SS")
+                throw .usage("'\(trimmed)' is not a time to move by: write + or - and a time (+30, -10, +1:30, -500ms, +2m)")
             }
             return .offset(seconds: sign == "-" ? -seconds : seconds)
         }
@@ -46,43 +46,14 @@ public enum SeekTarget: Sendable, Hashable {
         throw .usage("'\(trimmed)' is not a seek target: use \(forms)")
     }
 
-    /// `95`, `95.5`, `95s`, `M:SS` or `H:MM:SS` in seconds; nil for anything else. A time longer than
-    /// `maximumSeconds` is a usage error.
+    /// A time in seconds, in any form `DurationText` reads (`95`, `95.5s`, `2m`, `M:SS`, `H:MM:SS`); nil for
+    /// anything else. A time longer than `maximumSeconds` is a usage error.
     static func time(_ text: Substring, original: String) throws(TartilError) -> Double? {
-        let tooLong = TartilError.usage(
-            "'\(original)' is longer than any recitation: times go up to \(maximumSeconds / 3600):00:00 (\(maximumSeconds) s)")
-        var body = text
-        if body.hasSuffix("s") { body = body.dropLast() }
-        guard !body.isEmpty else { return nil }
-        let parts = body.split(separator: ":", omittingEmptySubsequences: false)
-        switch parts.count {
-        case 1:
-            switch NumberText.decimalValue(body) {
-            case .value(let seconds):
-                guard seconds <= Double(maximumSeconds) else { throw tooLong }
-                return seconds
-            case .tooLarge: throw tooLong
-            case .notANumber: return nil
-            }
-        case 2, 3:
-            guard !text.hasSuffix("s") else { return nil }
-            var total = 0
-            for (position, part) in parts.enumerated() {
-                let isFirst = position == 0
-                guard isFirst || part.count == 2 else { return nil }
-                switch NumberText.wholeValue(part) {
-                case .value(let value):
-                    guard isFirst || value < 60 else { return nil }
-                    guard value <= maximumSeconds else { throw tooLong }
-                    total = total * 60 + value
-                    guard total <= maximumSeconds else { throw tooLong }
-                case .tooLarge: throw tooLong
-                case .notANumber: return nil
-                }
-            }
-            return Double(total)
-        default:
-            return nil
+        switch DurationText.seconds(text) {
+        case .value(let seconds): return seconds
+        case .tooLarge:
+            throw .usage("'\(original)' is longer than any recitation: times go up to \(maximumSeconds / 3600):00:00 (\(maximumSeconds) s)")
+        case .notANumber: return nil
         }
     }
 

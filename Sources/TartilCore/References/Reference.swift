@@ -185,8 +185,9 @@ public enum ReferenceParser {
             let options = surahs.map(\.label).joined(separator: " or ")
             throw .usage("'\(text)' could be surah \(options): use the number")
         case .notFound(let suggestions):
-            let hint = suggestions.isEmpty
-                ? "" : "; did you mean \(suggestions.map(\.label).joined(separator: ", "))?"
+            // A misspelt division (`jzu 30`) is suggested like a surah name.
+            let words = suggestions.map(\.label) + Suggestion.closest(to: String(text), among: ["juz", "hizb", "page", "para"])
+            let hint = words.isEmpty ? "" : "; did you mean \(words.joined(separator: ", "))?"
             throw .usage("no surah is named '\(text)'\(hint) (use a number 1-\(Catalog.surahCount) or a name; `tartil surahs` lists them)")
         }
     }

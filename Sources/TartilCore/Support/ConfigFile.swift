@@ -76,10 +76,10 @@ public struct ConfigFile: Sendable, Hashable {
         case "volume": _ = try PlaybackVolume.parse(value, relative: false, for: "volume")
         case "basmala":
             guard PlaybackOptions.Basmala(rawValue: value) != nil else {
-                throw .usage("basmala takes auto or off, not '\(value)'" + Suggestion.hint(for: value, among: ["auto", "off"]))
+                throw Suggestion.unknownValue(value, for: "basmala", among: PlaybackOptions.Basmala.allCases.map(\.rawValue))
             }
         case "mpris":
-            guard switchValue(value) != nil else { throw .usage("mpris takes yes or no, not '\(value)'") }
+            guard switchValue(value) != nil else { throw Suggestion.unknownValue(value, for: "mpris", among: ["yes", "no"]) }
         case "reciter":
             guard value.utf8.count <= 64 else { throw .usage("reciter: at most 64 characters") }
         default: break

@@ -48,4 +48,16 @@ public enum Suggestion {
         let close = closest(to: word, among: candidates)
         return close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"
     }
+
+    /// The usage error for `value` where `what` takes one of `choices`: `--format takes text, json, ndjson or csv,
+    /// not 'jsn'; did you mean json?` (the hint only within the allowed distance).
+    public static func unknownValue(_ value: String, for what: String, among choices: [String]) -> TartilError {
+        .usage("\(what) takes \(list(choices)), not '\(value.prefix(80))'" + hint(for: value, among: choices))
+    }
+
+    /// `a`, `a or b`, `a, b or c`.
+    public static func list(_ words: [String]) -> String {
+        guard words.count > 1 else { return words.first ?? "" }
+        return words.dropLast().joined(separator: ", ") + " or " + words.last!
+    }
 }
