@@ -43,6 +43,33 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
     static let surahOneStart = (1...4).map { file(1, $0) }
     static let ikhlas = (1...4).map { file(112, $0) }
 
+    /// A reciter's `max_speed` in mirrors.json: `--speed` above it is refused (exit 64, nothing written), at it
+    /// plays, and the live `speed` command is held to it too.
+    @Test func maxSpeedBoundsEverySpeed() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let mirrors = directory + "/capped.json"
+        try """
+            {"version": 1, "reciters": [{"id": "fixture", "name": "Fixture", "style": "murattal", "max_speed": 1.25,
+              "mirrors": [{"name": "m1", "url": "\(environment.clean)"}]}]}
+            """.write(toFile: mirrors, atomically: true, encoding: .utf8)
+        func run(_ arguments: [String]) throws -> RunResult {
+            try runTartil(
+                arguments + ["--mirrors", mirrors, "--tables", environment.tables, "--cache-dir", directory + "/cache",
+                             "--ca-bundle", TestServer.testAuthorityCertificate],
+                home: directory)
+        }
+        let refused = try run(["render", "112:1", "--basmala", "off", "--reciter", "fixture", "--speed", "1.5", "-o", directory + "/fast.wav"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--speed 1.5: fixture is played at most at 1.25 (max_speed in mirrors.json)"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/fast.wav"))
+        let capped = try run(["render", "112:1", "--basmala", "off", "--reciter", "fixture", "--speed", "1.25", "-o", directory + "/capped.wav"])
+        #expect(capped.status == 0, "\(capped.stderr) \(capped.stdout)")
+        let live = try run(["-c", "play 112:1 --reciter fixture --output null; speed 1.5"])
+        #expect(live.status == 64)
+        #expect(live.stderr.contains("1.25"), "\(live.stderr)")
+    }
+
     @Test(arguments: [("1:1-4", surahOneStart), ("112 --basmala off", ikhlas)])
     func renderIsTheConcatenationOfMpg123sOwnDecodes(reference text: String, files: [String]) throws {
         let directory = TestPaths.makeTemporaryDirectory()
