@@ -133,25 +133,17 @@ final class FileLoader {
     /// and a length probe (`HeadRequest`, at the lowest priority) for each of the others, in the plan's order.
     private func askLengths() {
         guard let cache else { return }
-        let remembered = (try? cache.rememberedLengths(reciter: setup.reciter.id)) ?? [:]
-        var unknown: [AyahRef] = []
+        var unpinned: [AyahRef] = []
         var seen: Set<AyahRef> = []
         for item in setup.plan.items {
-            guard let file = item.file, seen.insert(file).inserted, setup.table?.files[file] == nil, remembered[file] == nil else { continue }
-            unknown.append(file)
+            guard let file = item.file, seen.insert(file).inserted, setup.table?.files[file] == nil else { continue }
+            unpinned.append(file)
         }
-        guard !unknown.isEmpty else { return }
-        let cached = Dictionary(
-            ((try? cache.files(reciter: setup.reciter.id.rawValue)) ?? []).filter { !$0.isSymbolicLink }.map { ($0.ayah, $0.bytes) },
-            uniquingKeysWith: { first, _ in first })
-        var probes: [HeadRequest] = []
-        for ayah in unknown {
-            if let bytes = cached[ayah] {
-                sizes[ayah] = (bytes, nil)
-            } else {
-                probes.append(HeadRequest(reciter: setup.reciter.id, ayah: ayah, mirrors: setup.reciter.mirrors))
-            }
-        }
+        guard !unpinned.isEmpty else { return }
+        // Remembered lengths are in the timeline already (`Player.init`).
+        guard let known = try? UnpinnedLengths.known(unpinned, reciter: setup.reciter.id, cache: cache) else { return }
+        sizes.merge(known.sizes) { old, _ in old }
+        let probes = known.missing.map { HeadRequest(reciter: setup.reciter.id, ayah: $0, mirrors: setup.reciter.mirrors) }
         estimateLengths()
         guard !probes.isEmpty, let downloader = try? startedDownloader() else { return }
         let mailbox = self.mailbox
@@ -164,12 +156,9 @@ final class FileLoader {
     /// and hands them to the audio thread.
     private func estimateLengths() {
         guard let reference else { return }
-        var lengths: [AyahRef: Timeline.Length] = [:]
-        for (ayah, size) in sizes where !estimated.contains(ayah) {
-            estimated.insert(ayah)
-            guard let estimate = LengthEstimate.samples(fileBytes: size.bytes, head: size.head, reference: reference) else { continue }
-            lengths[ayah] = Timeline.Length(samples: estimate.samples, rate: estimate.rate, isEstimated: true)
-        }
+        let new = sizes.filter { !estimated.contains($0.key) }
+        estimated.formUnion(new.keys)
+        let lengths = UnpinnedLengths.estimates(new, reference: reference)
         guard !lengths.isEmpty else { return }
         mailbox.update { box in
             box.estimates.merge(lengths) { _, new in new }

@@ -71,7 +71,7 @@ public struct Resolution: Sendable {
     public let reciter: Reciter
     public let ayat: [ResolvedAyah]
     /// Lengths of unpinned ayat learned without their tables (`UnpinnedLengths`: `resolve --lengths`).
-    public var lengths: [AyahRef: UnpinnedLengths.Length] = [:]
+    public var lengths: [AyahRef: Timeline.Length] = [:]
 
     public init(reciter: Reciter, ayat: [ResolvedAyah]) {
         self.reciter = reciter

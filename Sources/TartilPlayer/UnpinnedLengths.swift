@@ -10,30 +10,56 @@ import TartilNet
 /// reciter's, read whole, for what a file's first bytes do not show. `resolve --lengths` asks this; the player
 /// does the same as it plays (`FileLoader`).
 public enum UnpinnedLengths {
-    /// One ayah's length, and whether it is still an estimate.
-    public struct Length: Sendable, Hashable {
-        public let samples: Int
-        public let sampleRate: Int
-        public let isEstimated: Bool
+    /// What the cache tells of some files' lengths: `exact` where the index remembers a decode, the `sizes` of
+    /// the other cached files, and the files (`missing`) whose sizes must be asked of a mirror; in `ayat`'s order.
+    struct Known {
+        var exact: [AyahRef: Timeline.Length] = [:]
+        var sizes: [AyahRef: (bytes: Int, head: MPEGHead?)] = [:]
+        var missing: [AyahRef] = []
+    }
 
-        public var seconds: Double { Double(samples) / Double(sampleRate) }
+    /// Sorts `ayat` by what `cache` knows of their lengths.
+    static func known(_ ayat: [AyahRef], reciter: ReciterID, cache: Cache) throws(CacheError) -> Known {
+        let remembered = try cache.rememberedLengths(reciter: reciter)
+        let cached = Dictionary(
+            try cache.files(reciter: reciter.rawValue).filter { !$0.isSymbolicLink }.map { ($0.ayah, $0.bytes) },
+            uniquingKeysWith: { first, _ in first })
+        var known = Known()
+        for ayah in ayat {
+            if let length = remembered[ayah] {
+                known.exact[ayah] = Timeline.Length(samples: length.samples, rate: length.sampleRate)
+            } else if let bytes = cached[ayah] {
+                known.sizes[ayah] = (bytes, nil)
+            } else {
+                known.missing.append(ayah)
+            }
+        }
+        return known
+    }
+
+    /// The lengths `LengthEstimate` gives for files of these sizes (and first bytes), beside `reference`, a whole
+    /// file of the reciter's; files it cannot estimate are left out.
+    static func estimates(_ sizes: [AyahRef: (bytes: Int, head: MPEGHead?)], reference: MPEGHead?) -> [AyahRef: Timeline.Length] {
+        var lengths: [AyahRef: Timeline.Length] = [:]
+        for (ayah, size) in sizes {
+            guard let estimate = LengthEstimate.samples(fileBytes: size.bytes, head: size.head, reference: reference) else { continue }
+            lengths[ayah] = Timeline.Length(samples: estimate.samples, rate: estimate.rate, isEstimated: true)
+        }
+        return lengths
     }
 
     /// The lengths of `ayat` (those not found are left out). With `network` false, only the cache is read.
     public static func find(
         _ ayat: [AyahRef], reciter: Reciter, cacheDirectory: String, network: Bool, limits: DownloadLimits = DownloadLimits(),
         isCancelled: @escaping @Sendable () -> Bool = { false }
-    ) throws(TartilError) -> [AyahRef: Length] {
+    ) throws(TartilError) -> [AyahRef: Timeline.Length] {
         guard !ayat.isEmpty else { return [:] }
-        var lengths: [AyahRef: Length] = [:]
-        var sizes: [AyahRef: (bytes: Int, head: MPEGHead?)] = [:]
+        var known: Known
         var reference: MPEGHead?
-        var missing: [AyahRef] = []
         do {
             let cache = try Cache(directory: cacheDirectory)
-            let remembered = try cache.rememberedLengths(reciter: reciter.id)
+            known = try Self.known(ayat, reciter: reciter.id, cache: cache)
             let files = try cache.files(reciter: reciter.id.rawValue).filter { !$0.isSymbolicLink }
-            let cached = Dictionary(files.map { ($0.ayah, $0.bytes) }, uniquingKeysWith: { first, _ in first })
             // The reference: a file of the reciter's verified in the cache, read whole (its hash checked).
             for file in files.prefix(8) {
                 guard let sha256 = file.recordedSHA256,
@@ -45,28 +71,15 @@ public enum UnpinnedLengths {
                     break
                 }
             }
-            for ayah in ayat {
-                if let length = remembered[ayah] {
-                    lengths[ayah] = Length(samples: length.samples, sampleRate: length.sampleRate, isEstimated: false)
-                } else if let bytes = cached[ayah] {
-                    sizes[ayah] = (bytes, nil)
-                } else {
-                    missing.append(ayah)
-                }
-            }
         } catch {
             throw TartilError(.io, error.message)
         }
-        if network && !missing.isEmpty {
-            for head in try heads(of: missing, reciter: reciter, cacheDirectory: cacheDirectory, limits: limits, isCancelled: isCancelled) {
-                sizes[head.ayah] = (head.bytes, MPEGHead.parse(head.first))
+        if network && !known.missing.isEmpty {
+            for head in try heads(of: known.missing, reciter: reciter, cacheDirectory: cacheDirectory, limits: limits, isCancelled: isCancelled) {
+                known.sizes[head.ayah] = (head.bytes, MPEGHead.parse(head.first))
             }
         }
-        for (ayah, size) in sizes {
-            guard let estimate = LengthEstimate.samples(fileBytes: size.bytes, head: size.head, reference: reference) else { continue }
-            lengths[ayah] = Length(samples: estimate.samples, sampleRate: estimate.rate, isEstimated: true)
-        }
-        return lengths
+        return known.exact.merging(estimates(known.sizes, reference: reference)) { exact, _ in exact }
     }
 
     /// Asks the mirrors for each file's size and first bytes, and waits for every answer (or Ctrl-C).

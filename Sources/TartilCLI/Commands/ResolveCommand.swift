@@ -52,7 +52,7 @@ enum ResolveCommand {
             let pinned = item.pinned
             let learned = pinned == nil ? resolution.lengths[item.ayah] : nil
             let samples = pinned?.samples ?? learned?.samples
-            let rate = pinned?.sampleRate ?? learned?.sampleRate
+            let rate = pinned?.sampleRate ?? learned?.rate
             return [
                 ("reciter", .string(resolution.reciter.id.rawValue)),
                 ("surah", .int(item.ayah.surah)),
@@ -85,7 +85,7 @@ enum ResolveCommand {
                 let duration = (learned.isEstimated ? "~" : "") + Formatting.duration(seconds: learned.seconds)
                 lines.append(
                     "\(head)  \(Formatting.right(duration, 10))  unpinned, "
-                        + (learned.isEstimated ? "estimated from its size" : "\(Formatting.grouped(learned.samples)) samples @ \(learned.sampleRate) Hz, decoded before"))
+                        + (learned.isEstimated ? "estimated from its size" : "\(Formatting.grouped(learned.samples)) samples @ \(learned.rate) Hz, decoded before"))
             } else {
                 lines.append("\(head)  unpinned (size, hash and duration are checked and recorded on first download)")
             }
