@@ -29,11 +29,12 @@ public struct DownloadRequest: Sendable, Hashable {
 /// Limits and settings every transfer runs under.
 public struct DownloadLimits: Sendable, Hashable {
     /// Connections to each server (`--jobs`): over HTTP/1.1, transfers at once to it, one per connection; over
-    /// HTTP/2, the connections its `streams` are spread over.
+    /// HTTP/2, the most connections its `streams` may need (a second one opens only when the server allows fewer
+    /// streams per connection than `streams`).
     public var parallel: Int
-    /// Requests in flight to a server that speaks HTTP/2 (`--streams`), multiplexed over up to `parallel`
-    /// connections, `streamsPerConnection` on each. Until a server's first answer shows it multiplexes, it gets
-    /// `parallel`.
+    /// Requests in flight to a server that speaks HTTP/2 (`--streams`), all on one connection while the server
+    /// allows that many (libcurl's CURLMOPT_MAX_CONCURRENT_STREAMS), as curl --parallel does. An https server is
+    /// taken to multiplex until an answer shows HTTP/1.1 (`TransferSlots`); a plain http one gets `parallel`.
     public var streams: Int
     /// The CA certificates to trust (a PEM file: `--ca-bundle`, `SSL_CERT_FILE`, `CURL_CA_BUNDLE`), instead of
     /// libcurl's default bundle; nil for the default. Verification stays on either way.
@@ -61,11 +62,6 @@ public struct DownloadLimits: Sendable, Hashable {
 
     /// The default of `streams` (see the README for the measurements it comes from).
     public static let defaultStreams = 64
-
-    /// Requests on one HTTP/2 connection (libcurl's CURLMOPT_MAX_CONCURRENT_STREAMS): a server's streams spread
-    /// over its connections. Over an emulated 300 ms link one connection carried juz 30 in 9.2 s, two in 6.9 s,
-    /// four or eight in 6.1 s: one TCP connection does not fill a long fat link (README, "Network").
-    public var streamsPerConnection: Int { (streams + parallel - 1) / parallel }
 
     /// Transfers in flight in all, over every server (each holds an open file): room for a full share on two
     /// servers, as when files fail over from one mirror to the next.

@@ -95,13 +95,15 @@ public final class Downloader: @unchecked Sendable {
         self.validate = validate
         self.events = events
         self.openCache = openCache
-        // Connections per server, and requests per HTTP/2 connection (the server's streams spread over its
-        // connections); how many transfers are in flight is tartil's decision (`TransferSlots`), so libcurl
-        // queues none behind a busy connection.
+        // Connections per server, and requests per HTTP/2 connection: all of a server's streams on one
+        // connection, as curl --parallel does (measured against spreading them over --jobs connections: at RTT
+        // 300 ms each extra connection costs two round trips of handshake before its streams send a byte). How
+        // many transfers are in flight is tartil's decision (`TransferSlots`), so libcurl queues none behind a
+        // busy connection once a server's protocol is known.
         try NetworkLibrary.check(
             ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.parallel), "curl_multi_setopt(CURLMOPT_MAX_HOST_CONNECTIONS)")
         try NetworkLibrary.check(
-            ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, limits.streamsPerConnection), "curl_multi_setopt(CURLMOPT_MAX_CONCURRENT_STREAMS)")
+            ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, limits.streams), "curl_multi_setopt(CURLMOPT_MAX_CONCURRENT_STREAMS)")
         try NetworkLibrary.check(
             ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)), "curl_multi_setopt(CURLMOPT_PIPELINING)")
         _ = try openCache(cacheDirectory)  // a bad directory fails here, on the caller's thread
@@ -232,6 +234,8 @@ public final class Downloader: @unchecked Sendable {
         var crossCheck: CrossCheck?
         /// The mark the committed copy gets.
         var mark: SourceMark?
+        /// Taken back before libcurl sent it (`takeBackExcess`): its next start is the same attempt, not announced again.
+        var takenBack = false
 
         init(request: DownloadRequest, policy: DownloadPolicy, order: Int) {
             self.request = request
@@ -256,6 +260,8 @@ public final class Downloader: @unchecked Sendable {
         var headQueue: [(request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, mirror: Int)] = []
         var heads: [UnsafeMutableRawPointer: (request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, probe: Probe)] = [:]
         var slots = TransferSlots(connectionsPerServer: limits.parallel, streamsPerServer: limits.streams, total: limits.transfersInFlight)
+        /// Servers found to have more transfers in flight than they may (an https server that answered over HTTP/1.1).
+        var overLimit: Set<String> = []
         var mostInFlight = 0
         var submitted = 0
         var committing = 0
@@ -345,15 +351,25 @@ public final class Downloader: @unchecked Sendable {
                 let server = TransferSlots.server(of: url)
                 let transfer = try Transfer(
                     url: url, mirror: job.mirror, writer: writer, limits: limits, counter: counter,
-                    heard: { multiplexes in slots.learned(server, multiplexes: multiplexes) })
+                    heard: { multiplexes in
+                        if slots.learned(server, multiplexes: multiplexes) > 0 { overLimit.insert(server) }
+                    })
                 try NetworkLibrary.check(ccurl_multi_add_handle(multi, transfer.handle), "curl_multi_add_handle")
                 active[transfer.handle] = (job, transfer)
+                let firstToServer = !slots.isBusy(server)
                 slots.started(server)
+                // A server's first transfer starts connecting now, before the files of the others due in this
+                // round are opened (each open costs a little; a round may start a hundred).
+                if firstToServer {
+                    var running: Int32 = 0
+                    _ = ccurl_multi_perform(multi, &running)  // a failure shows again at the loop's own perform
+                }
                 if slots.count > mostInFlight {
                     mostInFlight = slots.count
                     connectionStatistics.withLock { $0.mostInFlight = mostInFlight }
                 }
-                events(.started(request.ayah, mirror: request.mirrors[job.mirror].name))
+                if !job.takenBack { events(.started(request.ayah, mirror: request.mirrors[job.mirror].name)) }
+                job.takenBack = false
             } catch {
                 // libcurl refused an option or the handle: no other attempt would go better, and none may run
                 // without its options (the http/https restriction among them).
@@ -402,6 +418,25 @@ public final class Downloader: @unchecked Sendable {
                 transfer.writer.abandon(keepPartial: true)
             }
             fail(job, failure!, mirror: transfer.mirror)
+        }
+
+        /// Takes back the transfers to `server` over its limit that libcurl has not sent yet, least urgent first, and
+        /// puts their jobs back in line: an https server that answered over HTTP/1.1 gets its connections' worth
+        /// (`TransferSlots`), and the rest wait here, where a more urgent request can still go first.
+        func takeBackExcess(of server: String) {
+            let excess = slots.excess(for: server)
+            guard excess > 0 else { return }
+            let unsent = active.filter { $0.value.1.server == server && !$0.value.1.requestSent }
+                .sorted { ($0.value.0.request.priority, $0.value.0.order) > ($1.value.0.request.priority, $1.value.0.order) }
+            for (handle, (job, transfer)) in unsent.prefix(excess) {
+                active.removeValue(forKey: handle)
+                removeHandle(handle)
+                slots.ended(server)
+                transfer.writer.abandon(keepPartial: true)
+                job.notBefore = 0
+                job.takenBack = true
+                waiting.append(job)
+            }
         }
 
         /// Carries out the cross-check's action for `job`, whose copy from `mirror` is in `writer`.
@@ -579,6 +614,9 @@ public final class Downloader: @unchecked Sendable {
                     complete(handle, message.pointee.data.result)
                 }
             }
+
+            for server in overLimit { takeBackExcess(of: server) }
+            overLimit.removeAll()
 
             // Sleep until there is network activity, a retry is due, or another thread wakes us. A job whose
             // server is full waits for a transfer to end, which is network activity.

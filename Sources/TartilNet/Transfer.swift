@@ -83,6 +83,8 @@ final class Transfer {
             try set(handle, CURLOPT_CAINFO, "CURLOPT_CAINFO", bundle)
             try set(handle, CURLOPT_PROXY_CAINFO, "CURLOPT_PROXY_CAINFO", bundle)
         }
+        // A proxy's answer to CONNECT is not the server's: the header callback sees only the server's lines.
+        try set(handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, "CURLOPT_SUPPRESS_CONNECT_HEADERS", 1)
         // Proxies: libcurl reads http_proxy, https_proxy (or HTTPS_PROXY), all_proxy and no_proxy itself.
         try set(handle, CURLOPT_NOSIGNAL, "CURLOPT_NOSIGNAL", 1)
         try set(handle, CURLOPT_TCP_KEEPALIVE, "CURLOPT_TCP_KEEPALIVE", 1)
@@ -222,6 +224,14 @@ final class Transfer {
         if ccurl_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects) != CURLE_OK { connects = 0 }
         if ccurl_easy_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version) != CURLE_OK { version = 0 }
         return (connects > 0, version == Int(CURL_HTTP_VERSION_2_0))
+    }
+
+    /// Whether libcurl has sent the request (or is about to): false while the transfer waits in libcurl's queue for
+    /// a connection, when taking it back costs nothing.
+    var requestSent: Bool {
+        var pretransfer: curl_off_t = 0
+        if ccurl_easy_getinfo_off_t(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer) != CURLE_OK { return true }
+        return pretransfer > 0 || status > 0
     }
 
     /// The failure a finished transfer stands for, or nil when its body is the complete file.

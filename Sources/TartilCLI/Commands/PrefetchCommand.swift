@@ -30,8 +30,8 @@ enum PrefetchCommand {
         arguments: [.init(name: "ref", help: "Ayat: 36, 1 36 67, juz 30, page 1-3, 1-114 (the whole Qur'an), …", repeating: true)],
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER]."),
-            .init(names: ["-j", "--jobs"], valueName: "n", help: "Connections per server, 1-64 (default 8): over HTTP/1.1, the transfers at once."),
-            .init(names: ["--streams"], valueName: "n", help: "Requests in flight to a server over HTTP/2, spread over its --jobs connections, 1-256 (default \(DownloadLimits.defaultStreams))."),
+            .init(names: ["-j", "--jobs"], valueName: "n", help: "Connections per server, 1-64 (default 8): over HTTP/1.1, the transfers at once; over HTTP/2, more than one only when the server takes fewer than --streams on one."),
+            .init(names: ["--streams"], valueName: "n", help: "Requests in flight to a server over HTTP/2, on one connection, 1-256 (default \(DownloadLimits.defaultStreams))."),
             .init(names: ["--retries"], valueName: "n", help: "Retries per file across mirrors, 0-20 (default 5)."),
             .init(names: ["--connect-timeout"], valueName: "time", help: "Give up connecting after this long, 1 s to 5 min (10, 2.5s, 1m; default 10 s)."),
             .init(names: ["--stall-timeout"], valueName: "time", help: "Abandon a transfer that stays under 512 bytes/s this long, 1 s to 10 min (default 15 s)."),
@@ -60,28 +60,44 @@ enum PrefetchCommand {
         let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
         let ayat = ReferenceParser.uniqueAyat(of: references)
         let console = context.console
-        let started = Date()
+        let startTime = Date()
 
         var progress = PrefetchProgress(requested: ayat.count)
         var requests: [DownloadRequest] = []
+        // The downloader starts on the first file missing, so its connection opens (a few round trips to a far
+        // mirror) while the rest of the list is checked against the cache.
+        var started: Started?
+        defer {
+            // An error before `fetch` took over (a link in the cache, say) stops the downloader that had begun.
+            if let started, !started.handedOver {
+                started.downloader.cancel()
+                started.downloader.shutdown()
+            }
+        }
         for ayah in ayat {
             let expectation = try cache.expectation(reciter: reciterID, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: AudioValidation.unpinnedLimit)
             if try cache.containsVerified(reciter: reciterID, ayah: ayah, expectation: expectation) {
                 progress.alreadyCached += 1
                 continue
             }
-            requests.append(DownloadRequest(reciter: reciterID, ayah: ayah, mirrors: reciter.mirrors, expectation: expectation, priority: .prefetch))
+            let request = DownloadRequest(reciter: reciterID, ayah: ayah, mirrors: reciter.mirrors, expectation: expectation, priority: .prefetch)
+            requests.append(request)
+            if started == nil {
+                started = try Started(cache: cache, limits: limits, policy: policy)
+                started!.downloader.submit([request])
+            }
         }
 
-        if !requests.isEmpty {
-            try fetch(requests, into: cache, limits: limits, policy: policy, progress: &progress, context: context, json: json, started: started)
+        if let started {
+            try fetch(requests, into: cache, limits: limits, policy: policy, progress: &progress, context: context, json: json,
+                      started: startTime, firstSubmitted: started)
         }
 
         var evicted: [Cache.CachedFile] = []
         if let budget {
             evicted = try cache.evict(toFit: budget, protecting: Set(ayat.map { Cache.key(reciterID.rawValue, $0) }))
         }
-        let seconds = Date().timeIntervalSince(started)
+        let seconds = Date().timeIntervalSince(startTime)
         if let warning = progress.disputeWarning(reciter: reciterID) { console.note(warning) }
         if json {
             console.json(.object(progress.summary(seconds: seconds, evicted: evicted.count)))
@@ -99,21 +115,37 @@ enum PrefetchCommand {
 
     /// Downloads `requests` with a progress bar on a terminal, event lines otherwise, until every one is
     /// settled (or Ctrl-C cancels the rest).
+    /// A downloader already given the first request (see `fetch`), and the queue its events go to.
+    final class Started {
+        let downloader: Downloader
+        let queue = EventQueue()
+        /// Set once `fetch` drives it (and shuts it down).
+        var handedOver = false
+
+        init(cache: Cache, limits: DownloadLimits, policy: DownloadPolicy) throws {
+            let queue = self.queue
+            downloader = try Downloader(
+                cacheDirectory: cache.directory, limits: limits, policy: policy, validate: AudioValidation.validate,
+                events: { queue.push($0) })
+        }
+    }
+
+    /// `firstSubmitted`: a downloader already given `requests[0]`; without it, one is made here.
     static func fetch(
         _ requests: [DownloadRequest], into cache: Cache, limits: DownloadLimits, policy: DownloadPolicy,
-        progress: inout PrefetchProgress, context: Context, json: Bool, started: Date
+        progress: inout PrefetchProgress, context: Context, json: Bool, started: Date, firstSubmitted: Started? = nil
     ) throws {
         let console = context.console
-        let queue = EventQueue()
-        let downloader = try Downloader(
-            cacheDirectory: cache.directory, limits: limits, policy: policy, validate: AudioValidation.validate,
-            events: { queue.push($0) })
+        let run = try firstSubmitted ?? Started(cache: cache, limits: limits, policy: policy)
+        let (downloader, queue) = (run.downloader, run.queue)
+        run.handedOver = true
+        let alreadySubmitted = firstSubmitted == nil ? 0 : 1
         // Feed the downloader a window of requests at a time rather than all 6236 of a whole Qur'an: its queue,
         // and the memory behind it, stay small; settled files make room for more. The window holds twice what
         // may be in flight, so a settled file's slot is refilled at once.
         let window = max(64, limits.transfersInFlight * 2)
-        var next = min(window, requests.count)
-        downloader.submit(Array(requests[..<next]))
+        var next = max(alreadySubmitted, min(window, requests.count))
+        downloader.submit(Array(requests[alreadySubmitted..<next]))
         var outstanding = requests.count
         var cancelling = false
         let showBar = console.errorIsTerminal && !json

@@ -1,9 +1,16 @@
 /// How many transfers may be in flight to each server, by what the server speaks. Over HTTP/1.1 a connection
 /// carries one request at a time, so a server gets as many transfers as it may have connections; over HTTP/2
-/// one connection carries many requests at once (streams), so a server known to multiplex gets
-/// `streamsPerServer`. A server is known to multiplex once one of its answers came over HTTP/2; until then (a
-/// new server, a plain http:// one) it gets the HTTP/1.1 share, so asking a server that cannot multiplex never
-/// queues more requests than it has connections for, and the player's next file never waits behind them.
+/// one connection carries many requests at once (streams), so a server that multiplexes gets
+/// `streamsPerServer`.
+///
+/// A server is known to multiplex once one of its answers came over HTTP/2, and known not to once one came over
+/// HTTP/1.x. Before its first answer, an `https://` server is taken to multiplex, as curl --parallel does: libcurl
+/// holds every request for the first connection (CURLOPT_PIPEWAIT) and sends them all on it once TLS has
+/// agreed on HTTP/2, one round trip sooner than waiting for an answer would (measured: juz 30 at RTT 300 ms,
+/// 100 Mbit/s, see the README). When the answer shows HTTP/1.1 instead, `excess(for:)` says how many of the
+/// transfers in flight are over the server's connections; the downloader takes that many back (those not sent
+/// yet) so that the player's next file never waits behind them. A plain `http://` server (no TLS, so no HTTP/2
+/// here) gets its connections from the start.
 ///
 /// A pure bookkeeping value: the downloader asks `hasRoom(for:)` before it starts a transfer and reports
 /// `started`, `ended` and `learned`.
@@ -15,7 +22,9 @@ public struct TransferSlots: Sendable, Hashable {
     /// Transfers in flight in all, whatever the servers (each holds an open file).
     public let total: Int
     private var inFlight: [String: Int] = [:]
+    /// Servers whose last answer came over HTTP/2, and over HTTP/1.x.
     private var multiplexing: Set<String> = []
+    private var single: Set<String> = []
     /// Transfers in flight now, to every server.
     public private(set) var count = 0
 
@@ -28,13 +37,28 @@ public struct TransferSlots: Sendable, Hashable {
 
     /// The transfers `server` (an origin, `https://host:port`) may have in flight.
     public func limit(for server: String) -> Int {
-        multiplexing.contains(server) ? max(streamsPerServer, connectionsPerServer) : connectionsPerServer
+        if multiplexing.contains(server) { return max(streamsPerServer, connectionsPerServer) }
+        if single.contains(server) { return connectionsPerServer }
+        return Self.mayMultiplex(server) ? max(streamsPerServer, connectionsPerServer) : connectionsPerServer
+    }
+
+    /// Whether a server not heard from yet may multiplex: only over TLS, where ALPN can agree on HTTP/2 (tartil
+    /// never asks for HTTP/2 over plain http).
+    static func mayMultiplex(_ server: String) -> Bool { server.hasPrefix("https://") }
+
+    /// How many of the transfers in flight to `server` are over its limit (after an answer showed that it does
+    /// not multiplex, or a config change): the ones to take back if they have not been sent.
+    public func excess(for server: String) -> Int {
+        max(0, inFlight[server, default: 0] - limit(for: server))
     }
 
     /// Whether one more transfer to `server` may start now.
     public func hasRoom(for server: String) -> Bool {
         count < total && inFlight[server, default: 0] < limit(for: server)
     }
+
+    /// Whether `server` has a transfer in flight.
+    public func isBusy(_ server: String) -> Bool { inFlight[server, default: 0] > 0 }
 
     /// Whether any transfer may start now, whatever the server.
     public var hasRoom: Bool { count < total }
@@ -50,9 +74,17 @@ public struct TransferSlots: Sendable, Hashable {
         count -= 1
     }
 
-    /// An answer from `server` came over HTTP/2 (`multiplexes`) or HTTP/1.x (not).
-    public mutating func learned(_ server: String, multiplexes: Bool) {
-        if multiplexes { multiplexing.insert(server) } else { multiplexing.remove(server) }
+    /// An answer from `server` came over HTTP/2 (`multiplexes`) or HTTP/1.x (not). Returns `excess(for:)`.
+    @discardableResult
+    public mutating func learned(_ server: String, multiplexes: Bool) -> Int {
+        if multiplexes {
+            multiplexing.insert(server)
+            single.remove(server)
+        } else {
+            single.insert(server)
+            multiplexing.remove(server)
+        }
+        return excess(for: server)
     }
 
     /// The origin of `url`: its scheme, host and port, lowercased (`https://everyayah.com`); the URL itself
