@@ -260,6 +260,9 @@ public final class Downloader: @unchecked Sendable {
         var headQueue: [(request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, mirror: Int)] = []
         var heads: [UnsafeMutableRawPointer: (request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, probe: Probe)] = [:]
         var slots = TransferSlots(connectionsPerServer: limits.parallel, streamsPerServer: limits.streams, total: limits.transfersInFlight)
+        /// Bytes received from each server so far (for `StallWatch`).
+        var receivedFrom: [String: Int] = [:]
+        var stallWatch = StallWatch(seconds: Double(limits.stallSeconds), bytesPerSecond: limits.stallBytesPerSecond)
         /// Servers found to have more transfers in flight than they may (an https server that answered over HTTP/1.1).
         var overLimit: Set<String> = []
         var mostInFlight = 0
@@ -350,7 +353,11 @@ public final class Downloader: @unchecked Sendable {
             do {
                 let server = TransferSlots.server(of: url)
                 let transfer = try Transfer(
-                    url: url, mirror: job.mirror, writer: writer, limits: limits, counter: counter,
+                    url: url, mirror: job.mirror, writer: writer, limits: limits, sharing: slots.sharing(for: server),
+                    counter: { count in
+                        counter(count)
+                        receivedFrom[server, default: 0] += count
+                    },
                     heard: { multiplexes in
                         if slots.learned(server, multiplexes: multiplexes) > 0 { overLimit.insert(server) }
                     })
@@ -437,6 +444,22 @@ public final class Downloader: @unchecked Sendable {
                 job.takenBack = true
                 waiting.append(job)
             }
+        }
+
+        /// Stops the transfers sharing a connection to `server`, which has stalled (`StallWatch`), and closes the
+        /// connection (a dead one must not carry their retries); each is retried as its plan says.
+        func stopStalled(_ server: String) {
+            let reason = "stalled (the connection moved under \(limits.stallBytesPerSecond) bytes/s for \(limits.stallSeconds) s)"
+            for (handle, (job, transfer)) in active where transfer.server == server && transfer.sharesConnection {
+                // The connection closes once the last of them has left it, instead of going back to the pool.
+                _ = ccurl_easy_setopt_long(handle, CURLOPT_FORBID_REUSE, 1)
+                active.removeValue(forKey: handle)
+                removeHandle(handle)
+                slots.ended(server)
+                transfer.writer.abandon(keepPartial: true)
+                fail(job, .transient(reason, retryAfter: nil), mirror: transfer.mirror)
+            }
+            stallWatch.reset(server)
         }
 
         /// Carries out the cross-check's action for `job`, whose copy from `mirror` is in `writer`.
@@ -617,6 +640,14 @@ public final class Downloader: @unchecked Sendable {
 
             for server in overLimit { takeBackExcess(of: server) }
             overLimit.removeAll()
+
+            // A connection shared by many requests stalls as a whole (`StallWatch`).
+            let sharing = Set(active.values.lazy.filter(\.1.sharesConnection).map(\.1.server))
+            let observed = now()
+            for server in sharing.union(receivedFrom.keys)
+            where stallWatch.observe(server, bytes: receivedFrom[server, default: 0], busy: sharing.contains(server), now: observed) {
+                stopStalled(server)
+            }
 
             // Sleep until there is network activity, a retry is due, or another thread wakes us. A job whose
             // server is full waits for a transfer to end, which is network activity.

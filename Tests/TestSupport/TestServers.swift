@@ -93,14 +93,16 @@ public final class TestServer: @unchecked Sendable {
     }
 
     /// tools/netproxy in front of `port` on loopback: a link with `rttMilliseconds` of round trip and
-    /// `megabitsPerSecond` per direction shared by every connection.
-    public static func slowLink(to port: Int, rttMilliseconds: Int, megabitsPerSecond: Int) throws -> TestServer {
+    /// `megabitsPerSecond` per direction shared by every connection; with `freezeAfter`, the first connection goes
+    /// silent towards the client after that many bytes (a dead connection).
+    public static func slowLink(to port: Int, rttMilliseconds: Int, megabitsPerSecond: Int, freezeAfter: Int? = nil) throws -> TestServer {
         let state = TestPaths.makeTemporaryDirectory()
         let portFile = state + "/port"
         let (process, stdin) = try launch(
             "/usr/bin/env",
             ["python3", TestPaths.repository + "/tools/netproxy", "--listen", "0", "--to", "127.0.0.1:\(port)",
-             "--rtt-ms", String(rttMilliseconds), "--mbit", String(megabitsPerSecond), "--port-file", portFile, "--exit-on-eof"])
+             "--rtt-ms", String(rttMilliseconds), "--mbit", String(megabitsPerSecond), "--port-file", portFile, "--exit-on-eof"]
+                + (freezeAfter.map { ["--freeze-after", String($0)] } ?? []))
         return TestServer(process: process, stdin: stdin, port: try waitForPortFile(portFile), state: state)
     }
 

@@ -34,7 +34,7 @@ enum PrefetchCommand {
             .init(names: ["--streams"], valueName: "n", help: "Requests in flight to a server over HTTP/2, on one connection, 1-256 (default \(DownloadLimits.defaultStreams))."),
             .init(names: ["--retries"], valueName: "n", help: "Retries per file across mirrors, 0-20 (default 5)."),
             .init(names: ["--connect-timeout"], valueName: "time", help: "Give up connecting after this long, 1 s to 5 min (10, 2.5s, 1m; default 10 s)."),
-            .init(names: ["--stall-timeout"], valueName: "time", help: "Abandon a transfer that stays under 512 bytes/s this long, 1 s to 10 min (default 15 s)."),
+            .init(names: ["--stall-timeout"], valueName: "time", help: "Abandon a transfer that stays under 512 bytes/s this long (over HTTP/2, a connection whose requests together do), 1 s to 10 min (default 15 s)."),
             .init(names: ["--max-size"], valueName: "size", help: "Afterwards, evict least-recently-used files until the cache fits (e.g. 500M, 2G; pinned and requested files stay) [env: TARTIL_CACHE_MAX_SIZE]."),
             OutputFormat.option(formats),
         ],

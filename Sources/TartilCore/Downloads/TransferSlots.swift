@@ -57,6 +57,13 @@ public struct TransferSlots: Sendable, Hashable {
         count < total && inFlight[server, default: 0] < limit(for: server)
     }
 
+    /// The transfers that may share one connection to `server`: its streams over HTTP/2 (and before an https
+    /// server's first answer), 1 over HTTP/1.1. A shared connection's stall is judged on the whole connection
+    /// (`StallWatch`), so 64 streams on a slow but moving link are not taken for 64 stalls.
+    public func sharing(for server: String) -> Int {
+        limit(for: server) > connectionsPerServer ? limit(for: server) : 1
+    }
+
     /// Whether `server` has a transfer in flight.
     public func isBusy(_ server: String) -> Bool { inFlight[server, default: 0] > 0 }
 
