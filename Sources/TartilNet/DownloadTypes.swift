@@ -39,6 +39,9 @@ public struct DownloadLimits: Sendable, Hashable {
     /// The CA certificates to trust (a PEM file: `--ca-bundle`, `SSL_CERT_FILE`, `CURL_CA_BUNDLE`), instead of
     /// libcurl's default bundle; nil for the default. Verification stays on either way.
     public var caBundle: String?
+    /// Directories of CA certificates named by their hash, trusted besides the bundle (`SSL_CERT_DIR`; several
+    /// separated by colons); nil for libcurl's default.
+    public var caDirectory: String?
     /// Seconds to establish a connection.
     public var connectTimeout: Double
     /// A transfer slower than `stallBytesPerSecond` for this many seconds is abandoned.

@@ -93,6 +93,11 @@ final class Transfer {
             try set(handle, CURLOPT_CAINFO, "CURLOPT_CAINFO", bundle)
             try set(handle, CURLOPT_PROXY_CAINFO, "CURLOPT_PROXY_CAINFO", bundle)
         }
+        if let directory = limits.caDirectory {
+            // SSL_CERT_DIR, which libcurl does not read either.
+            try set(handle, CURLOPT_CAPATH, "CURLOPT_CAPATH", directory)
+            try set(handle, CURLOPT_PROXY_CAPATH, "CURLOPT_PROXY_CAPATH", directory)
+        }
         // A proxy's answer to CONNECT is not the server's: the header callback sees only the server's lines.
         try set(handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, "CURLOPT_SUPPRESS_CONNECT_HEADERS", 1)
         // Proxies: libcurl reads http_proxy, https_proxy (or HTTPS_PROXY), all_proxy and no_proxy itself.

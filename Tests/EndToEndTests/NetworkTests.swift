@@ -131,6 +131,39 @@ import Testing
         #expect(fields?["http2"] as? Bool == true)
     }
 
+    /// SSL_CERT_DIR, a directory of certificates named by their hash (as openssl rehash makes), is trusted besides
+    /// the bundle; one that is not a readable directory is a usage error naming the variable, and nothing is asked.
+    @Test func aCADirectoryComesFromSSLCertDir() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let certificates = directory + "/certs"
+        try FileManager.default.createDirectory(atPath: certificates, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: TestServer.testAuthorityCertificate, toPath: certificates + "/test-ca.pem")
+        let rehash = Process()
+        rehash.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        rehash.arguments = ["openssl", "rehash", certificates]  // adds <hash>.0 beside it
+        try rehash.run()
+        rehash.waitUntilExit()
+        #expect(rehash.terminationStatus == 0)
+        let trusted = try environment.tartil(
+            ["prefetch", "112", "--reciter", "fixture"], urls: [environment.clean(.https)], in: directory, trust: false,
+            environment: ["SSL_CERT_DIR": "/etc/ssl/certs:" + certificates])
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+        #expect(try environment.verifiedFiles(in: directory).count == 4)
+        let version = try runTartil(["version", "--json"], environment: ["SSL_CERT_DIR": certificates], home: directory)
+        let fields = try JSONSerialization.jsonObject(with: Data(version.stdout.utf8)) as? [String: Any]
+        #expect(fields?["ca_directory"] as? String == certificates, "\(version.stdout)")
+
+        let server = try TestServer.nginx(root: TestPaths.fixtures, tls: true)
+        defer { server.stop() }
+        let refused = try environment.tartil(
+            ["prefetch", "112", "--reciter", "fixture"], urls: [server.base + "/fixture/{surah3}{ayah3}.mp3"], in: directory, trust: false,
+            environment: ["SSL_CERT_DIR": certificates + ":/etc/hostname"])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(refused.stderr.hasPrefix("Error: the CA directory /etc/hostname (from SSL_CERT_DIR) cannot be used: not a directory"), "\(refused.stderr)")
+        #expect(server.accessLog.isEmpty)
+    }
+
     /// A bundle that cannot be used is a usage error naming where it came from, before anything is downloaded.
     @Test(arguments: [
         ("SSL_CERT_FILE", "/nonexistent/ca.pem", "the CA bundle /nonexistent/ca.pem (from SSL_CERT_FILE) cannot be used"),

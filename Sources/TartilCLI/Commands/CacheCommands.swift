@@ -225,7 +225,7 @@ enum CacheCommands {
                 }
                 var progress = PrefetchProgress(requested: requests.count)
                 try PrefetchCommand.fetch(
-                    requests, into: cache, limits: DownloadLimits(caBundle: try context.settings.checkedCABundle()), policy: DownloadPolicy(),
+                    requests, into: cache, limits: try context.settings.trusting(DownloadLimits()), policy: DownloadPolicy(),
                     progress: &progress, context: context, json: format != .text, started: Date())
                 repaired += progress.downloaded
                 repairFailures += progress.failed

@@ -46,6 +46,7 @@ enum InfoCommands {
             let mirrors = try? settings.mirrorsFile()
             let caBundle = settings.caBundle.map { "\($0.path) (CA bundle from \($0.source))" }
                 ?? NetworkLibrary.defaultCABundle.map { "\($0) (CA bundle: libcurl's default)" } ?? "libcurl's default CA bundle"
+            let certificates = caBundle + (settings.caDirectory.map { "; \($0.path) (CA directory from \($0.source))" } ?? "")
             let proxyVariables = ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
                 .filter { settings.environment[$0]?.isEmpty == false }
             let proxies = proxyVariables.isEmpty ? "none" : proxyVariables.map { "\($0)=\(settings.environment[$0]!)" }.joined(separator: " ")
@@ -58,7 +59,7 @@ enum InfoCommands {
             ]
             let paths: [(String, String)] = [
                 ("http2", http2 ? "yes (HTTPS downloads multiplex many requests per connection)" : "no (libcurl without nghttp2: HTTP/1.1 only)"),
-                ("certs", caBundle),
+                ("certs", certificates),
                 ("proxy", proxies),
                 ("mirrors", mirrors.map { "\($0.path) (\($0.source))" } ?? "not found"),
                 ("tables", settings.tableDirectories.joined(separator: ", ")),
@@ -75,6 +76,7 @@ enum InfoCommands {
                 ("http2", .bool(http2)),
                 ("ca_bundle", .string(settings.caBundle?.path ?? NetworkLibrary.defaultCABundle)),
                 ("ca_bundle_source", .string(settings.caBundle?.source ?? "default")),
+                ("ca_directory", .string(settings.caDirectory?.path)),
                 ("mirrors", .string(mirrors?.path)),
                 ("mirrors_source", .string(mirrors?.source)),
                 ("tables", .array(settings.tableDirectories.map(JSONValue.string))),

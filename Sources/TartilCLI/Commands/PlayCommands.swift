@@ -481,7 +481,7 @@ enum PlayCommands {
         var setup = PlayerSetup(
             reciter: reciter, table: try library.table(for: reciter), cacheDirectory: try context.settings.checkedCacheDirectory(),
             output: output, plan: plan, start: start)
-        setup.limits.caBundle = try context.settings.checkedCABundle()
+        setup.limits = try context.settings.trusting(setup.limits)
         setup.stopAfter = stopAfter
         setup.loop = loop
         // Speed and volume: as given, else (play, resume) what the session's last player had.

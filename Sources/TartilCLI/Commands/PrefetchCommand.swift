@@ -229,7 +229,7 @@ enum PrefetchCommand {
     }
 
     static func downloadLimits(_ invocation: Invocation, _ context: Context) throws(TartilError) -> DownloadLimits {
-        var limits = DownloadLimits(caBundle: try context.settings.checkedCABundle())
+        var limits = try context.settings.trusting(DownloadLimits())
         if let jobs = try invocation.integer("--jobs", in: 1...64) { limits.parallel = jobs }
         if let streams = try invocation.integer("--streams", in: 1...256) { limits.streams = streams }
         if let seconds = try invocation.duration("--connect-timeout", in: 1...300) { limits.connectTimeout = seconds }
@@ -392,4 +392,15 @@ final class EventQueue: Sendable {
     func wait(seconds: Double) { _ = signal.wait(timeout: .now() + seconds) }
 
     func drain() -> [DownloadEvent] { events.withLock { list in defer { list.removeAll() }; return list } }
+}
+
+extension Settings {
+    /// `limits` with the CA certificates to trust (`checkedCABundle`, `checkedCADirectory`), for every command
+    /// that downloads.
+    func trusting(_ limits: DownloadLimits) throws(TartilError) -> DownloadLimits {
+        var limits = limits
+        limits.caBundle = try checkedCABundle()
+        limits.caDirectory = try checkedCADirectory()
+        return limits
+    }
 }

@@ -279,7 +279,7 @@ struct GlobalOption: Sendable {
             apply: { value, settings in settings.socketOption = value }),
         GlobalOption(
             name: "--ca-bundle", valueName: "file", variable: "SSL_CERT_FILE",
-            help: "Trust the CA certificates in this PEM file for HTTPS downloads instead of the system's (also CURL_CA_BUNDLE; verification stays on).",
+            help: "Trust the CA certificates in this PEM file for HTTPS downloads instead of the system's (also CURL_CA_BUNDLE; SSL_CERT_DIR adds a directory; verification stays on).",
             apply: { value, settings in settings.caBundleOption = value }),
         GlobalOption(
             name: "--no-mpris", valueName: "", variable: nil,

@@ -115,6 +115,10 @@ enum ManPage {
             .B CURL_CA_BUNDLE
             As \\-\\-ca\\-bundle, when SSL_CERT_FILE is not set.
             .TP
+            .B SSL_CERT_DIR
+            Directories of CA certificates named by their hash (as openssl rehash makes; several separated by colons),
+            trusted for HTTPS downloads besides the bundle.
+            .TP
             .BR https_proxy ", " http_proxy ", " all_proxy ", " no_proxy
             Proxies for downloads, read by libcurl (https_proxy for https:// mirrors, through a CONNECT tunnel).
             .TP

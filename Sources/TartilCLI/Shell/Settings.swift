@@ -189,6 +189,30 @@ public struct Settings: Sendable {
         return nil
     }
 
+    /// A directory of CA certificates downloads trust besides the bundle (`SSL_CERT_DIR`, as OpenSSL reads it: one
+    /// directory or several separated by colons, each holding certificates named by their hash), and where it
+    /// came from; nil when the variable is not set.
+    public var caDirectory: (path: String, source: String)? {
+        guard let value = environment["SSL_CERT_DIR"], !value.isEmpty else { return nil }
+        return (value, "SSL_CERT_DIR")
+    }
+
+    /// `caDirectory`'s path, checked before anything is downloaded: each of its directories exists and can be read.
+    public func checkedCADirectory() throws(TartilError) -> String? {
+        guard let (path, source) = caDirectory else { return nil }
+        for directory in path.split(separator: ":", omittingEmptySubsequences: true).map(String.init) {
+            var status = stat()
+            let reason: String? =
+                stat(directory, &status) != 0 ? String(cString: strerror(errno))
+                : (status.st_mode & S_IFMT) != S_IFDIR ? "not a directory"
+                : access(directory, R_OK | X_OK) != 0 ? String(cString: strerror(errno)) : nil
+            if let reason {
+                throw .usage("the CA directory \(directory) (from \(source)) cannot be used: \(reason) (give directories of CA certificates named by their hash, as openssl rehash makes, separated by colons)")
+            }
+        }
+        return path
+    }
+
     /// The largest CA bundle read (the system's is about 200 KB).
     static let maximumCABundleBytes = 16 << 20
 
