@@ -29,8 +29,8 @@ public struct DownloadRequest: Sendable, Hashable {
 /// Limits and settings every transfer runs under.
 public struct DownloadLimits: Sendable, Hashable {
     /// Connections to each server (`--jobs`): over HTTP/1.1, transfers at once to it, one per connection; over
-    /// HTTP/2, the most connections its `streams` may need (a second one opens only when the server allows fewer
-    /// streams per connection than `streams`).
+    /// HTTP/2, the most it may open, each carrying up to `streams` requests (so one, unless the server allows
+    /// fewer streams per connection, or `streams` is below `parallel`).
     public var parallel: Int
     /// Requests in flight to a server that speaks HTTP/2 (`--streams`), all on one connection while the server
     /// allows that many (libcurl's CURLMOPT_MAX_CONCURRENT_STREAMS), as curl --parallel does. An https server is

@@ -259,12 +259,16 @@ public final class Downloader: @unchecked Sendable {
         /// Length probes waiting (with the mirror to ask next) and running.
         var headQueue: [(request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, mirror: Int)] = []
         var heads: [UnsafeMutableRawPointer: (request: HeadRequest, answer: @Sendable (AyahRef, FileHead?) -> Void, probe: Probe)] = [:]
-        var slots = TransferSlots(connectionsPerServer: limits.parallel, streamsPerServer: limits.streams, total: limits.transfersInFlight)
-        /// Bytes received from each server so far (for `StallWatch`).
-        var receivedFrom: [String: Int] = [:]
-        var stallWatch = StallWatch(seconds: Double(limits.stallSeconds), bytesPerSecond: limits.stallBytesPerSecond)
-        /// Servers found to have more transfers in flight than they may (an https server that answered over HTTP/1.1).
-        var overLimit: Set<String> = []
+        var slots = TransferSlots(
+            connectionsPerServer: limits.parallel, streamsPerServer: limits.streams, total: limits.transfersInFlight,
+            httpsMayMultiplex: NetworkLibrary.supportsHTTP2)
+        /// Bytes received so far by the transfers sharing connections to each server (for `StallWatch`).
+        var sharedBytes: [String: Int] = [:]
+        /// Nil when stalls are not judged (a zero stall rate or time, as libcurl takes it).
+        var stallWatch = limits.stallSeconds > 0 && limits.stallBytesPerSecond > 0
+            ? StallWatch(seconds: Double(limits.stallSeconds), bytesPerSecond: limits.stallBytesPerSecond) : nil
+        /// Servers whose answer came over HTTP/1.1 since the loop last looked (an https server taken to multiplex).
+        var heardSingle: Set<String> = []
         var mostInFlight = 0
         var submitted = 0
         var committing = 0
@@ -323,6 +327,8 @@ public final class Downloader: @unchecked Sendable {
         /// given up since the attempt was planned).
         func start(_ job: Job) {
             let request = job.request
+            let announce = !job.takenBack  // a taken-back attempt was announced when it first started
+            job.takenBack = false
             if let reason = mirrorHealth(job).abandonedReason(job.mirror) {
                 follow(job.plan.failed(.untrusted(reason), on: job.mirror, health: mirrorHealth(job), now: now(), random: { 0 }), job)
                 return
@@ -353,13 +359,11 @@ public final class Downloader: @unchecked Sendable {
             do {
                 let server = TransferSlots.server(of: url)
                 let transfer = try Transfer(
-                    url: url, mirror: job.mirror, writer: writer, limits: limits, sharing: slots.sharing(for: server),
-                    counter: { count in
-                        counter(count)
-                        receivedFrom[server, default: 0] += count
-                    },
+                    url: url, mirror: job.mirror, writer: writer, limits: limits, sharesConnection: slots.multiplexes(server),
+                    counter: counter,
                     heard: { multiplexes in
-                        if slots.learned(server, multiplexes: multiplexes) > 0 { overLimit.insert(server) }
+                        slots.learned(server, multiplexes: multiplexes)
+                        if !multiplexes { heardSingle.insert(server) }
                     })
                 try NetworkLibrary.check(ccurl_multi_add_handle(multi, transfer.handle), "curl_multi_add_handle")
                 active[transfer.handle] = (job, transfer)
@@ -375,8 +379,7 @@ public final class Downloader: @unchecked Sendable {
                     mostInFlight = slots.count
                     connectionStatistics.withLock { $0.mostInFlight = mostInFlight }
                 }
-                if !job.takenBack { events(.started(request.ayah, mirror: request.mirrors[job.mirror].name)) }
-                job.takenBack = false
+                if announce { events(.started(request.ayah, mirror: request.mirrors[job.mirror].name)) }
             } catch {
                 // libcurl refused an option or the handle: no other attempt would go better, and none may run
                 // without its options (the http/https restriction among them).
@@ -388,6 +391,7 @@ public final class Downloader: @unchecked Sendable {
         /// A transfer ended: commit the file or decide the next attempt.
         func complete(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
             guard let (job, transfer) = active.removeValue(forKey: handle) else { return }
+            if transfer.sharesConnection { sharedBytes[transfer.server, default: 0] += transfer.takeUncounted() }
             slots.ended(transfer.server)
             let connection = transfer.connectionInfo
             connectionStatistics.withLock {
@@ -427,15 +431,21 @@ public final class Downloader: @unchecked Sendable {
             fail(job, failure!, mirror: transfer.mirror)
         }
 
-        /// Takes back the transfers to `server` over its limit that libcurl has not sent yet, least urgent first, and
-        /// puts their jobs back in line: an https server that answered over HTTP/1.1 gets its connections' worth
-        /// (`TransferSlots`), and the rest wait here, where a more urgent request can still go first.
-        func takeBackExcess(of server: String) {
-            let excess = slots.excess(for: server)
-            guard excess > 0 else { return }
-            let unsent = active.filter { $0.value.1.server == server && !$0.value.1.requestSent }
+        /// `server` answered over HTTP/1.1 (an https server taken to multiplex): the transfers already sent each
+        /// have a connection of their own, and libcurl judges their stalls from now on; of the rest, those over the
+        /// server's limit (`TransferSlots`) are taken back, least urgent first, and wait their turn here, where a
+        /// more urgent request can still go first.
+        func settleSingle(_ server: String) {
+            var excess = slots.excess(for: server)
+            let onServer = active.filter { $0.value.1.server == server }
                 .sorted { ($0.value.0.request.priority, $0.value.0.order) > ($1.value.0.request.priority, $1.value.0.order) }
-            for (handle, (job, transfer)) in unsent.prefix(excess) {
+            for (handle, (job, transfer)) in onServer {
+                if transfer.requestSent || excess == 0 {
+                    if transfer.sharesConnection { sharedBytes[server, default: 0] += transfer.takeUncounted() }
+                    transfer.stopSharing(limits)
+                    continue
+                }
+                excess -= 1
                 active.removeValue(forKey: handle)
                 removeHandle(handle)
                 slots.ended(server)
@@ -446,20 +456,38 @@ public final class Downloader: @unchecked Sendable {
             }
         }
 
-        /// Stops the transfers sharing a connection to `server`, which has stalled (`StallWatch`), and closes the
-        /// connection (a dead one must not carry their retries); each is retried as its plan says.
+        /// Stops everything on the shared connections to `server`, which have stalled (`StallWatch`), and closes
+        /// them: a dead connection must not carry the retries. Each transfer is retried as its plan says; a probe
+        /// counts as unanswered.
         func stopStalled(_ server: String) {
             let reason = "stalled (the connection moved under \(limits.stallBytesPerSecond) bytes/s for \(limits.stallSeconds) s)"
-            for (handle, (job, transfer)) in active where transfer.server == server && transfer.sharesConnection {
-                // The connection closes once the last of them has left it, instead of going back to the pool.
+            // A connection closes once the last request on it has left, instead of going back to the pool.
+            func leave(_ handle: UnsafeMutableRawPointer) {
                 _ = ccurl_easy_setopt_long(handle, CURLOPT_FORBID_REUSE, 1)
-                active.removeValue(forKey: handle)
                 removeHandle(handle)
+            }
+            for (handle, (job, transfer)) in active where transfer.server == server && transfer.sharesConnection {
+                active.removeValue(forKey: handle)
+                leave(handle)
                 slots.ended(server)
                 transfer.writer.abandon(keepPartial: true)
                 fail(job, .transient(reason, retryAfter: nil), mirror: transfer.mirror)
             }
-            stallWatch.reset(server)
+            for (handle, (job, probe, writer, mirror)) in probes where probe.server == server {
+                probes.removeValue(forKey: handle)
+                leave(handle)
+                crossCheck(job.crossCheck!.probed(probe.mirror, .unavailable(reason)), job, writer, mirror)
+            }
+            for (handle, head) in heads where head.probe.server == server {
+                heads.removeValue(forKey: handle)
+                leave(handle)
+                if head.probe.mirror + 1 < head.request.mirrors.count {
+                    headQueue.append((head.request, head.answer, head.probe.mirror + 1))
+                } else {
+                    head.answer(head.request.ayah, nil)
+                }
+            }
+            stallWatch?.reset(server)
         }
 
         /// Carries out the cross-check's action for `job`, whose copy from `mirror` is in `writer`.
@@ -638,15 +666,22 @@ public final class Downloader: @unchecked Sendable {
                 }
             }
 
-            for server in overLimit { takeBackExcess(of: server) }
-            overLimit.removeAll()
+            for server in heardSingle { settleSingle(server) }
+            heardSingle.removeAll()
 
-            // A connection shared by many requests stalls as a whole (`StallWatch`).
-            let sharing = Set(active.values.lazy.filter(\.1.sharesConnection).map(\.1.server))
-            let observed = now()
-            for server in sharing.union(receivedFrom.keys)
-            where stallWatch.observe(server, bytes: receivedFrom[server, default: 0], busy: sharing.contains(server), now: observed) {
-                stopStalled(server)
+            // Connections shared by many requests stall as a whole (`StallWatch`): a server is watched while a
+            // request sent on them is in flight (connecting is --connect-timeout's business).
+            if stallWatch != nil {
+                var busy: Set<String> = []
+                for (_, transfer) in active.values where transfer.sharesConnection {
+                    sharedBytes[transfer.server, default: 0] += transfer.takeUncounted()
+                    if transfer.requestSent { busy.insert(transfer.server) }
+                }
+                let observed = now()
+                for server in busy.union(sharedBytes.keys)
+                where stallWatch!.observe(server, bytes: sharedBytes[server, default: 0], busy: busy.contains(server), now: observed) {
+                    stopStalled(server)
+                }
             }
 
             // Sleep until there is network activity, a retry is due, or another thread wakes us. A job whose

@@ -13,6 +13,8 @@ import TartilCore
 final class Probe {
     let handle: UnsafeMutableRawPointer
     let mirror: Int
+    /// The server asked (`https://host:port`), for stopping what a stalled connection carries.
+    let server: String
     private let maxBytes: Int
     private var status = 0
     private var contentRange: String?
@@ -36,6 +38,7 @@ final class Probe {
         guard let handle = ccurl_easy_init() else { throw CacheError(.io, "curl_easy_init failed") }
         self.handle = handle
         self.mirror = mirror
+        self.server = TransferSlots.server(of: url)
         self.maxBytes = maxBytes
         let me = Unmanaged.passUnretained(self).toOpaque()
         try Transfer.configure(handle, url: url, owner: me, write: Probe.writeCallback, header: Probe.headerCallback, limits: limits)

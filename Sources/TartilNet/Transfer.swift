@@ -15,7 +15,9 @@ final class Transfer {
     let server: String
     /// Whether it may share its connection with other requests (HTTP/2): its stall is then the connection's,
     /// judged by the downloader's `StallWatch`, not by libcurl.
-    let sharesConnection: Bool
+    private(set) var sharesConnection: Bool
+    /// `received` as of the last `takeUncounted`.
+    private var counted = 0
     /// Status of the response block being received (a redirect starts a new block).
     private(set) var status = 0
     private var contentRange: String?
@@ -32,7 +34,7 @@ final class Transfer {
     private let errorText = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     init(
-        url: String, mirror: Int, writer: CacheWriter, limits: DownloadLimits, sharing: Int = 1, counter: @escaping (Int) -> Void,
+        url: String, mirror: Int, writer: CacheWriter, limits: DownloadLimits, sharesConnection: Bool = false, counter: @escaping (Int) -> Void,
         heard: @escaping (Bool) -> Void
     ) throws(CacheError) {
         guard let handle = ccurl_easy_init() else { throw CacheError(.io, "curl_easy_init failed") }
@@ -41,13 +43,14 @@ final class Transfer {
         self.mirror = mirror
         self.url = url
         self.server = TransferSlots.server(of: url)
-        self.sharesConnection = sharing > 1
+        self.sharesConnection = sharesConnection
         self.counter = counter
         self.heard = heard
         errorText.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let me = Unmanaged.passUnretained(self).toOpaque()
         try Self.configure(
-            handle, url: url, owner: me, write: Transfer.writeCallback, header: Transfer.headerCallback, limits: limits, sharing: sharing)
+            handle, url: url, owner: me, write: Transfer.writeCallback, header: Transfer.headerCallback, limits: limits,
+            judgesItsOwnStalls: !sharesConnection)
         try Self.check(ccurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorText), "CURLOPT_ERRORBUFFER")
         // Over https a server may offer HTTP/2: wait for its answer and multiplex on one connection. Over plain
         // http (HTTP/1.1) waiting would queue transfers behind each other instead of opening connections.
@@ -56,17 +59,37 @@ final class Transfer {
         if writer.offset > 0 { try Self.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", "\(writer.offset)-") }
     }
 
+    /// Has libcurl abandon the transfer once it stays under the stall rate for the stall time.
+    static func judgeStalls(_ handle: UnsafeMutableRawPointer, _ limits: DownloadLimits) throws(CacheError) {
+        try set(handle, CURLOPT_LOW_SPEED_LIMIT, "CURLOPT_LOW_SPEED_LIMIT", limits.stallBytesPerSecond)
+        try set(handle, CURLOPT_LOW_SPEED_TIME, "CURLOPT_LOW_SPEED_TIME", limits.stallSeconds)
+    }
+
+    /// The request turned out to have a connection of its own (an https server that answered over HTTP/1.1):
+    /// libcurl judges its stalls from now on, as it does a request started that way.
+    func stopSharing(_ limits: DownloadLimits) {
+        guard sharesConnection else { return }
+        sharesConnection = false
+        try? Self.judgeStalls(handle, limits)  // options libcurl took at the start; they cannot fail now
+    }
+
+    /// Bytes received since the last call (for the downloader's count of what a shared connection moved).
+    func takeUncounted() -> Int {
+        defer { counted = received }
+        return received - counted
+    }
+
     /// A libcurl write or header callback: `(bytes, size, count, owner) -> bytes taken`.
     typealias Callback = @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int
 
     /// The options every request of tartil's sets (a download, a cross-check probe): its URL and owner, its
-    /// callbacks, redirects and protocols limited to http and https, timeouts (a stall judged by libcurl unless the
-    /// request shares its connection: `sharing` > 1), TLS verification on. Every option
+    /// callbacks, redirects and protocols limited to http and https, timeouts (a stall judged by libcurl unless
+    /// the request shares its connection), TLS verification on. Every option
     /// is checked: one that fails (an option this libcurl does not know) fails the request with the reason,
     /// rather than letting it run without, say, the http/https restriction.
     static func configure(
         _ handle: UnsafeMutableRawPointer, url: String, owner: UnsafeMutableRawPointer, write: Callback, header: Callback,
-        limits: DownloadLimits, sharing: Int = 1
+        limits: DownloadLimits, judgesItsOwnStalls: Bool = true
     ) throws(CacheError) {
         try set(handle, CURLOPT_URL, "CURLOPT_URL", url)
         try check(ccurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, owner), "CURLOPT_PRIVATE")
@@ -80,11 +103,8 @@ final class Transfer {
         try set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "CURLOPT_REDIR_PROTOCOLS_STR", "http,https")
         try set(handle, CURLOPT_CONNECTTIMEOUT_MS, "CURLOPT_CONNECTTIMEOUT_MS", Int(limits.connectTimeout * 1000))
         // A request with a connection of its own stalls by its own rate; one that shares a connection (HTTP/2
-        // streams, `sharing` > 1) by the connection's, which the downloader watches (`StallWatch`).
-        if sharing <= 1 {
-            try set(handle, CURLOPT_LOW_SPEED_LIMIT, "CURLOPT_LOW_SPEED_LIMIT", limits.stallBytesPerSecond)
-            try set(handle, CURLOPT_LOW_SPEED_TIME, "CURLOPT_LOW_SPEED_TIME", limits.stallSeconds)
-        }
+        // streams) by the connection's, which the downloader watches (`StallWatch`).
+        if judgesItsOwnStalls { try judgeStalls(handle, limits) }
         try set(handle, CURLOPT_SSL_VERIFYPEER, "CURLOPT_SSL_VERIFYPEER", 1)
         try set(handle, CURLOPT_SSL_VERIFYHOST, "CURLOPT_SSL_VERIFYHOST", 2)
         if let bundle = limits.caBundle {

@@ -46,11 +46,17 @@ import Testing
         var slots = TransferSlots(connectionsPerServer: 2, streamsPerServer: 6, total: 20)
         let a = "https://a"
         #expect(slots.limit(for: a) == 6)
+        #expect(slots.multiplexes(a))
         #expect(slots.limit(for: "http://a") == 2)
+        #expect(!slots.multiplexes("http://a"))
+        // A libcurl without HTTP/2 never multiplexes.
+        let plain = TransferSlots(connectionsPerServer: 2, streamsPerServer: 6, total: 20, httpsMayMultiplex: false)
+        #expect(plain.limit(for: a) == 2 && !plain.multiplexes(a))
         for _ in 0..<6 { slots.started(a) }
         #expect(!slots.hasRoom(for: a))
         #expect(slots.excess(for: a) == 0)
         #expect(slots.learned(a, multiplexes: false) == 4)
+        #expect(!slots.multiplexes(a))
         #expect(slots.excess(for: a) == 4)
         for _ in 0..<4 { slots.ended(a) }  // taken back
         #expect(slots.excess(for: a) == 0)
@@ -58,7 +64,10 @@ import Testing
         slots.ended(a)
         #expect(slots.hasRoom(for: a))
         #expect(slots.learned(a, multiplexes: true) == 0)
-        #expect(slots.limit(for: a) == 6)
+        #expect(slots.limit(for: a) == 6 && slots.multiplexes(a))
+        // Streams below connections: still one connection's requests, sharing it.
+        let few = TransferSlots(connectionsPerServer: 8, streamsPerServer: 4, total: 20)
+        #expect(few.multiplexes(a) && few.limit(for: a) == 8)
         #expect(slots.isBusy(a))
         slots.ended(a)
         #expect(!slots.isBusy(a))

@@ -30,11 +30,11 @@ enum PrefetchCommand {
         arguments: [.init(name: "ref", help: "Ayat: 36, 1 36 67, juz 30, page 1-3, 1-114 (the whole Qur'an), …", repeating: true)],
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER]."),
-            .init(names: ["-j", "--jobs"], valueName: "n", help: "Connections per server, 1-64 (default 8): over HTTP/1.1, the transfers at once; over HTTP/2, more than one only when the server takes fewer than --streams on one."),
+            .init(names: ["-j", "--jobs"], valueName: "n", help: "Connections per server, 1-64 (default 8): over HTTP/1.1, the transfers at once; over HTTP/2, the most it may open (one carries up to --streams requests)."),
             .init(names: ["--streams"], valueName: "n", help: "Requests in flight to a server over HTTP/2, on one connection, 1-256 (default \(DownloadLimits.defaultStreams))."),
             .init(names: ["--retries"], valueName: "n", help: "Retries per file across mirrors, 0-20 (default 5)."),
             .init(names: ["--connect-timeout"], valueName: "time", help: "Give up connecting after this long, 1 s to 5 min (10, 2.5s, 1m; default 10 s)."),
-            .init(names: ["--stall-timeout"], valueName: "time", help: "Abandon a transfer that stays under 512 bytes/s this long (over HTTP/2, a connection whose requests together do), 1 s to 10 min (default 15 s)."),
+            .init(names: ["--stall-timeout"], valueName: "time", help: "Abandon a transfer that stays under 512 bytes/s this long (over HTTP/2: a server whose requests together do), 1 s to 10 min (default 15 s)."),
             .init(names: ["--max-size"], valueName: "size", help: "Afterwards, evict least-recently-used files until the cache fits (e.g. 500M, 2G; pinned and requested files stay) [env: TARTIL_CACHE_MAX_SIZE]."),
             OutputFormat.option(formats),
         ],
@@ -113,9 +113,8 @@ enum PrefetchCommand {
         }
     }
 
-    /// Downloads `requests` with a progress bar on a terminal, event lines otherwise, until every one is
-    /// settled (or Ctrl-C cancels the rest).
-    /// A downloader already given the first request (see `fetch`), and the queue its events go to.
+    /// A downloader made as soon as `run` finds the first file to fetch and given that file (so its connection
+    /// opens while the rest of the list is checked), and the queue its events go to; `fetch` takes it over.
     final class Started {
         let downloader: Downloader
         let queue = EventQueue()
@@ -130,7 +129,9 @@ enum PrefetchCommand {
         }
     }
 
-    /// `firstSubmitted`: a downloader already given `requests[0]`; without it, one is made here.
+    /// Downloads `requests` with a progress bar on a terminal, event lines otherwise, until every one is
+    /// settled (or Ctrl-C cancels the rest). `firstSubmitted`: a downloader already given `requests[0]`; without
+    /// it, one is made here.
     static func fetch(
         _ requests: [DownloadRequest], into cache: Cache, limits: DownloadLimits, policy: DownloadPolicy,
         progress: inout PrefetchProgress, context: Context, json: Bool, started: Date, firstSubmitted: Started? = nil

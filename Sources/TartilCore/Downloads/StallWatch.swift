@@ -2,8 +2,9 @@
 /// data largely one stream after another (nginx does), so on a slow link a request can wait tens of seconds
 /// for its first byte while the connection is busy with the others: judged one by one, as libcurl's
 /// CURLOPT_LOW_SPEED_LIMIT does, it would be taken for a stall and retried, and the retry would wait again. A
-/// stall is judged instead on everything received from the server while it has such requests in flight: the
-/// server has stalled when, for the last `seconds` without a break, it sent under `bytesPerSecond` in all.
+/// stall is judged instead on everything its shared connections received (there is usually one) while requests
+/// sent on them are in flight: the server has stalled when, for the last `seconds` without a break, it sent
+/// under `bytesPerSecond` in all.
 ///
 /// A pure value: the downloader reports each server's running total of bytes received and whether requests
 /// that share a connection are in flight to it, and stops those requests when `observe` says it stalled.

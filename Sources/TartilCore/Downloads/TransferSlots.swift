@@ -28,23 +28,31 @@ public struct TransferSlots: Sendable, Hashable {
     /// Transfers in flight now, to every server.
     public private(set) var count = 0
 
-    public init(connectionsPerServer: Int, streamsPerServer: Int, total: Int) {
+    /// Whether an https server not heard from yet may multiplex: false when this libcurl cannot speak HTTP/2.
+    public let httpsMayMultiplex: Bool
+
+    public init(connectionsPerServer: Int, streamsPerServer: Int, total: Int, httpsMayMultiplex: Bool = true) {
         precondition(connectionsPerServer > 0 && streamsPerServer > 0 && total > 0, "at least one transfer at a time")
         self.connectionsPerServer = connectionsPerServer
         self.streamsPerServer = streamsPerServer
         self.total = total
+        self.httpsMayMultiplex = httpsMayMultiplex
     }
 
     /// The transfers `server` (an origin, `https://host:port`) may have in flight.
     public func limit(for server: String) -> Int {
-        if multiplexing.contains(server) { return max(streamsPerServer, connectionsPerServer) }
-        if single.contains(server) { return connectionsPerServer }
-        return Self.mayMultiplex(server) ? max(streamsPerServer, connectionsPerServer) : connectionsPerServer
+        multiplexes(server) ? max(streamsPerServer, connectionsPerServer) : connectionsPerServer
     }
 
-    /// Whether a server not heard from yet may multiplex: only over TLS, where ALPN can agree on HTTP/2 (tartil
-    /// never asks for HTTP/2 over plain http).
-    static func mayMultiplex(_ server: String) -> Bool { server.hasPrefix("https://") }
+    /// Whether `server`'s transfers share connections: it answered over HTTP/2, or it is an https server not heard
+    /// from yet (TLS may agree on HTTP/2; tartil never asks for HTTP/2 over plain http). A shared connection's
+    /// stall is judged on all of them together (`StallWatch`), so 64 streams on a slow but moving link are not
+    /// taken for 64 stalls.
+    public func multiplexes(_ server: String) -> Bool {
+        if multiplexing.contains(server) { return true }
+        if single.contains(server) { return false }
+        return httpsMayMultiplex && server.hasPrefix("https://")
+    }
 
     /// How many of the transfers in flight to `server` are over its limit (after an answer showed that it does
     /// not multiplex, or a config change): the ones to take back if they have not been sent.
@@ -55,13 +63,6 @@ public struct TransferSlots: Sendable, Hashable {
     /// Whether one more transfer to `server` may start now.
     public func hasRoom(for server: String) -> Bool {
         count < total && inFlight[server, default: 0] < limit(for: server)
-    }
-
-    /// The transfers that may share one connection to `server`: its streams over HTTP/2 (and before an https
-    /// server's first answer), 1 over HTTP/1.1. A shared connection's stall is judged on the whole connection
-    /// (`StallWatch`), so 64 streams on a slow but moving link are not taken for 64 stalls.
-    public func sharing(for server: String) -> Int {
-        limit(for: server) > connectionsPerServer ? limit(for: server) : 1
     }
 
     /// Whether `server` has a transfer in flight.
