@@ -20,7 +20,7 @@ enum PrefetchCommand {
             same last 16 KiB, by one ranged request): a copy two mirrors agree on wins; a file only one mirror could \
             serve is marked single-source, one the mirrors disagree on is kept marked disputed, with a warning. \
             Failing mirrors are retried with backoff and passed over for the next; a mirror whose HTTPS certificate \
-            does not verify is given up for the whole run at once (trust its CA with --ca-bundle). Ctrl-C stops \
+            does not verify is given up for the whole run at once (trust its CA with SSL_CERT_DIR, or --ca-bundle with the system's CAs). Ctrl-C stops \
             at once and the next run resumes where this one stopped. Exit 0 only when every requested ayah is \
             verified in the cache.
             With --format json or ndjson (the same: a stream), one JSON object per line for each file (event: \
@@ -30,8 +30,8 @@ enum PrefetchCommand {
         arguments: [.init(name: "ref", help: "Ayat: 36, 1 36 67, juz 30, page 1-3, 1-114 (the whole Qur'an), …", repeating: true)],
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER]."),
-            .init(names: ["-j", "--jobs"], valueName: "n", help: "Connections per server, 1-64 (default 8): over HTTP/1.1, the transfers at once; over HTTP/2, the most it may open (one carries up to --streams requests)."),
-            .init(names: ["--streams"], valueName: "n", help: "Requests in flight to a server over HTTP/2, on one connection, 1-256 (default \(DownloadLimits.defaultStreams))."),
+            .init(names: ["-j", "--jobs"], valueName: "n", help: "Connections per server, 1-64 (default 8): over HTTP/1.1, the transfers at once; over HTTP/2, the most it may open (one usually carries all --streams)."),
+            .init(names: ["--streams"], valueName: "n", help: "Requests in flight to a server over HTTP/2, all on one connection when the server allows that many, 1-256 (default \(DownloadLimits.defaultStreams))."),
             .init(names: ["--retries"], valueName: "n", help: "Retries per file across mirrors, 0-20 (default 5)."),
             .init(names: ["--connect-timeout"], valueName: "time", help: "Give up connecting after this long, 1 s to 5 min (10, 2.5s, 1m; default 10 s)."),
             .init(names: ["--stall-timeout"], valueName: "time", help: "Abandon a transfer that stays under 512 bytes/s this long (over HTTP/2: a server whose requests together do), 1 s to 10 min (default 15 s)."),
@@ -223,7 +223,7 @@ enum PrefetchCommand {
         case .mirrorAbandoned(let mirror, let reason):
             // Once per mirror, whatever the format: the failures that follow all come from this.
             lines.error += "\(mirror): given up for this run: \(reason)"
-                + (reason.contains("certificate") ? " (to trust its CA: --ca-bundle FILE or SSL_CERT_FILE)" : "") + "\n"
+                + (reason.contains("certificate") ? " (to trust its CA: put it in an SSL_CERT_DIR folder, or in a PEM file together with the system's CAs for --ca-bundle or SSL_CERT_FILE)" : "") + "\n"
         case .started, .cancelled, .marked:
             break
         }
