@@ -370,8 +370,9 @@ public final class Downloader: @unchecked Sendable {
                 let firstToServer = !slots.isBusy(server)
                 slots.started(server)
                 // A server's first transfer starts connecting now, before the files of the others due in this
-                // round are opened (each open costs a little; a round may start a hundred).
-                if firstToServer {
+                // round are opened (each open costs a little; a round may start a hundred); over HTTP/1.1 every
+                // transfer has a connection of its own to open or a request to send, and goes at once too.
+                if firstToServer || !slots.multiplexes(server) {
                     var running: Int32 = 0
                     _ = ccurl_multi_perform(multi, &running)  // a failure shows again at the loop's own perform
                 }
@@ -389,17 +390,24 @@ public final class Downloader: @unchecked Sendable {
         }
 
         /// A transfer ended: commit the file or decide the next attempt.
-        func complete(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
-            guard let (job, transfer) = active.removeValue(forKey: handle) else { return }
+        /// A transfer ended: its slot and its connection are free again at once (`settle` then settles it,
+        /// after the next transfers have been started on them).
+        func release(_ handle: UnsafeMutableRawPointer) -> (Job, Transfer)? {
+            guard let (job, transfer) = active.removeValue(forKey: handle) else { return nil }
             if transfer.sharesConnection { sharedBytes[transfer.server, default: 0] += transfer.takeUncounted() }
             slots.ended(transfer.server)
+            removeHandle(handle)  // the easy handle stays valid until the transfer is gone
+            return (job, transfer)
+        }
+
+        /// A released transfer's outcome: commit the file or decide the next attempt.
+        func settle(_ job: Job, _ transfer: Transfer, _ result: CURLcode) {
             let connection = transfer.connectionInfo
             connectionStatistics.withLock {
                 $0.transfers += 1
                 $0.connections += connection.opened ? 1 : 0
                 $0.http2Transfers += connection.http2 ? 1 : 0
             }
-            removeHandle(handle)
             let request = job.request
             let failure = transfer.failure(for: result)
             // A body cut short, or a range past the end, may still be the whole file: let the hash decide.
@@ -554,6 +562,23 @@ public final class Downloader: @unchecked Sendable {
             }.joined(separator: "; ")
         }
 
+        /// Starts what is due, most urgent first, while its server has room; whether any started.
+        @discardableResult
+        func startDue() -> Bool {
+            let current = now()
+            let before = active.count
+            waiting.sort { ($0.request.priority, $0.order) < ($1.request.priority, $1.order) }
+            var index = 0
+            while slots.hasRoom && index < waiting.count {
+                if waiting[index].notBefore <= current && slots.hasRoom(for: waiting[index].server) {
+                    start(waiting.remove(at: index))
+                } else {
+                    index += 1
+                }
+            }
+            return active.count > before
+        }
+
         func cancelEverything() {
             for handle in heads.keys { removeHandle(handle) }
             heads.removeAll()
@@ -598,17 +623,8 @@ public final class Downloader: @unchecked Sendable {
                 break
             }
 
-            // Start what is due, most urgent first, while its server has room.
+            startDue()
             let current = now()
-            waiting.sort { ($0.request.priority, $0.order) < ($1.request.priority, $1.order) }
-            var index = 0
-            while slots.hasRoom && index < waiting.count {
-                if waiting[index].notBefore <= current && slots.hasRoom(for: waiting[index].server) {
-                    start(waiting.remove(at: index))
-                } else {
-                    index += 1
-                }
-            }
 
             // Length probes last: only while no download is due, never in the last free slot (and at most half the rest).
             while !cancelled, !headQueue.isEmpty, heads.count < max(2, limits.parallel / 2), active.count + probes.count + heads.count < limits.parallel - 1,
@@ -645,6 +661,7 @@ public final class Downloader: @unchecked Sendable {
                 }
             }
             var remaining: Int32 = 0
+            var ended: [(Job, Transfer, CURLcode)] = []
             while let message = ccurl_multi_info_read(multi, &remaining) {
                 if message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle {
                     if probes[handle] != nil {
@@ -662,8 +679,14 @@ public final class Downloader: @unchecked Sendable {
                         }
                         continue
                     }
-                    complete(handle, message.pointee.data.result)
+                    if let (job, transfer) = release(handle) { ended.append((job, transfer, message.pointee.data.result)) }
                 }
+            }
+            if !ended.isEmpty {
+                // The next requests go out on the freed connections first; committing what ended (handing blocks and
+                // files to other threads, which may take this core) comes after. Retries start in a later round.
+                if startDue() { _ = ccurl_multi_perform(multi, &running) }
+                for (job, transfer, result) in ended { settle(job, transfer, result) }
             }
 
             for server in heardSingle { settleSingle(server) }
