@@ -151,6 +151,24 @@ struct Engine {
         #expect(!machine.timeline.isEstimated(in: index(1)..<plan.items.count))
     }
 
+    /// A new layout (`set repeat 2`) keeps what was learned: measured lengths stay exact and size estimates stay
+    /// (still marked as estimates) instead of falling back to the mean guess.
+    @Test func estimatesSurviveANewLayout() throws {
+        let plan = try PlaybackPlan(ayat: (1...3).map { AyahRef(unchecked: 112, $0) }, options: .init(basmala: .off))
+        var machine = PlaybackMachine(plan: plan, timeline: PlaybackMachine.timeline(for: plan) { _ in nil })
+        _ = machine.start(at: nil)
+        _ = machine.on(.fileReady(AyahRef(unchecked: 112, 1), samples: 1000, rate: 100))
+        _ = machine.on(.lengthsEstimated([AyahRef(unchecked: 112, 2): .init(samples: 2500, rate: 100)]))
+        _ = try machine.on(.set(.repeatEach(.times(2))))
+        let lengths = { (ayah: Int) in
+            machine.plan.items.indices.filter { machine.plan.items[$0].file == AyahRef(unchecked: 112, ayah) && machine.plan.items[$0].kind == .ayah }
+                .map { machine.timeline.lengths[$0] }
+        }
+        #expect(lengths(1) == Array(repeating: Timeline.Length(samples: 1000, rate: 100), count: 2))
+        #expect(lengths(2) == Array(repeating: Timeline.Length(samples: 2500, rate: 100, isEstimated: true), count: 2))
+        #expect(lengths(3).allSatisfy { $0.isEstimated && $0.samples != 2500 })  // the mean guess
+    }
+
     // MARK: - Starting and buffering
 
     @Test func startingWithCachedFilesNeverSaysBuffering() {

@@ -170,6 +170,8 @@ public struct PlaybackMachine: Sendable {
 
     public private(set) var plan: PlaybackPlan
     public private(set) var timeline: Timeline
+    /// Lengths estimated from file sizes (`lengthsEstimated`), kept so that a new layout (`set`) has them too.
+    private var sizeEstimates: [AyahRef: Timeline.Length] = [:]
     public private(set) var state: State = .playing
     /// The state the listener was last told, and the file they were told playback waits for. Nothing is told
     /// at the start (or on resume, or after a seek while buffering) until sound is written or a download is
@@ -401,7 +403,8 @@ public struct PlaybackMachine: Sendable {
     // MARK: - Memorisation controls
 
     /// Lays the plan out again with other options, keeping the listener on the same ayah (the same repetition and
-    /// the same place in it where the new plan has them). Known lengths carry over; an A-B loop is cleared.
+    /// the same place in it where the new plan has them). Known lengths carry over, and so do size estimates (still
+    /// marked as estimates); an A-B loop is cleared.
     private mutating func replan(_ newPlan: PlaybackPlan, _ actions: inout [Action]) {
         let mapped = Self.map(heard, from: plan, to: newPlan)
         var known: [AyahRef: Timeline.Length] = [:]
@@ -409,7 +412,10 @@ public struct PlaybackMachine: Sendable {
             if let file = item.file, known[file] == nil, !timeline.lengths[index].isEstimated { known[file] = timeline.lengths[index] }
         }
         plan = newPlan
-        timeline = Self.timeline(for: newPlan) { known[$0] }
+        // Measured lengths carry over as they are, size estimates as estimates; the rest gets the mean again.
+        timeline = Self.timeline(for: newPlan) { file in
+            known[file] ?? sizeEstimates[file].map { Timeline.Length(samples: $0.samples, rate: $0.rate, isEstimated: true) }
+        }
         loop = nil
         loopMark = nil
         let position = PlanPosition(index: mapped.index, offset: mapped.index < plan.items.count ? min(mapped.offset, max(0, timeline.lengths[mapped.index].samples - 1)) : 0)
@@ -595,6 +601,7 @@ public struct PlaybackMachine: Sendable {
             files[ayah] = .ready
             if let samples, let rate { measure(ayah, samples: samples, rate: rate) }
         case .lengthsEstimated(let lengths):
+            sizeEstimates.merge(lengths) { _, new in new }
             estimate(lengths)
         case .fileDownloading(let ayah):
             if files[ayah] == nil { files[ayah] = .downloading }
