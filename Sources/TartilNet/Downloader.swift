@@ -234,7 +234,7 @@ public final class Downloader: @unchecked Sendable {
         var crossCheck: CrossCheck?
         /// The mark the committed copy gets.
         var mark: SourceMark?
-        /// Taken back before libcurl sent it (`takeBackExcess`): its next start is the same attempt, not announced again.
+        /// Taken back before libcurl sent it (`settleSingle`): its next start is the same attempt, not announced again.
         var takenBack = false
 
         init(request: DownloadRequest, policy: DownloadPolicy, order: Int) {
@@ -389,12 +389,17 @@ public final class Downloader: @unchecked Sendable {
             }
         }
 
-        /// A transfer ended: commit the file or decide the next attempt.
-        /// A transfer ended: its slot and its connection are free again at once (`settle` then settles it,
-        /// after the next transfers have been started on them).
+        /// Adds what a transfer sharing a connection received since last asked to its server's count (`StallWatch`).
+        func countShared(_ transfer: Transfer) {
+            if transfer.sharesConnection { sharedBytes[transfer.server, default: 0] += transfer.takeUncounted() }
+        }
+
+        /// Takes a transfer out (it ended, or is stopped): its slot and its connection are free again at once. A
+        /// finished one is settled after the next transfers have been started (`settle`); a stopped one's writer
+        /// is abandoned by the caller.
         func release(_ handle: UnsafeMutableRawPointer) -> (Job, Transfer)? {
             guard let (job, transfer) = active.removeValue(forKey: handle) else { return nil }
-            if transfer.sharesConnection { sharedBytes[transfer.server, default: 0] += transfer.takeUncounted() }
+            countShared(transfer)
             slots.ended(transfer.server)
             removeHandle(handle)  // the easy handle stays valid until the transfer is gone
             return (job, transfer)
@@ -449,14 +454,12 @@ public final class Downloader: @unchecked Sendable {
                 .sorted { ($0.value.0.request.priority, $0.value.0.order) > ($1.value.0.request.priority, $1.value.0.order) }
             for (handle, (job, transfer)) in onServer {
                 if transfer.requestSent || excess == 0 {
-                    if transfer.sharesConnection { sharedBytes[server, default: 0] += transfer.takeUncounted() }
+                    countShared(transfer)
                     transfer.stopSharing(limits)
                     continue
                 }
                 excess -= 1
-                active.removeValue(forKey: handle)
-                removeHandle(handle)
-                slots.ended(server)
+                _ = release(handle)
                 transfer.writer.abandon(keepPartial: true)
                 job.notBefore = 0
                 job.takenBack = true
@@ -470,30 +473,24 @@ public final class Downloader: @unchecked Sendable {
         func stopStalled(_ server: String) {
             let reason = "stalled (the connection moved under \(limits.stallBytesPerSecond) bytes/s for \(limits.stallSeconds) s)"
             // A connection closes once the last request on it has left, instead of going back to the pool.
-            func leave(_ handle: UnsafeMutableRawPointer) {
+            func closingItsConnection(_ handle: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
                 _ = ccurl_easy_setopt_long(handle, CURLOPT_FORBID_REUSE, 1)
-                removeHandle(handle)
+                return handle
             }
             for (handle, (job, transfer)) in active where transfer.server == server && transfer.sharesConnection {
-                active.removeValue(forKey: handle)
-                leave(handle)
-                slots.ended(server)
+                _ = release(closingItsConnection(handle))
                 transfer.writer.abandon(keepPartial: true)
                 fail(job, .transient(reason, retryAfter: nil), mirror: transfer.mirror)
             }
             for (handle, (job, probe, writer, mirror)) in probes where probe.server == server {
                 probes.removeValue(forKey: handle)
-                leave(handle)
+                removeHandle(closingItsConnection(handle))
                 crossCheck(job.crossCheck!.probed(probe.mirror, .unavailable(reason)), job, writer, mirror)
             }
             for (handle, head) in heads where head.probe.server == server {
                 heads.removeValue(forKey: handle)
-                leave(handle)
-                if head.probe.mirror + 1 < head.request.mirrors.count {
-                    headQueue.append((head.request, head.answer, head.probe.mirror + 1))
-                } else {
-                    head.answer(head.request.ayah, nil)
-                }
+                removeHandle(closingItsConnection(handle))
+                askNextMirror(head.request, head.answer, after: head.probe.mirror)
             }
             stallWatch?.reset(server)
         }
@@ -579,6 +576,15 @@ public final class Downloader: @unchecked Sendable {
             return active.count > before
         }
 
+        /// A length probe got no answer from `mirror`: the next mirror is asked, or, after the last, nil is the answer.
+        func askNextMirror(_ request: HeadRequest, _ answer: @escaping @Sendable (AyahRef, FileHead?) -> Void, after mirror: Int) {
+            if mirror + 1 < request.mirrors.count {
+                headQueue.append((request, answer, mirror + 1))
+            } else {
+                answer(request.ayah, nil)
+            }
+        }
+
         func cancelEverything() {
             for handle in heads.keys { removeHandle(handle) }
             heads.removeAll()
@@ -589,13 +595,11 @@ public final class Downloader: @unchecked Sendable {
                 events(.cancelled(job.request.ayah))
             }
             probes.removeAll()
-            for (handle, (job, transfer)) in active {
-                removeHandle(handle)
-                slots.ended(transfer.server)
+            for handle in active.keys {
+                guard let (job, transfer) = release(handle) else { continue }
                 transfer.writer.abandon(keepPartial: true)
                 events(.cancelled(job.request.ayah))
             }
-            active.removeAll()
             for job in waiting { events(.cancelled(job.request.ayah)) }
             waiting.removeAll()
         }
@@ -647,13 +651,11 @@ public final class Downloader: @unchecked Sendable {
                 // The multi handle is broken (out of memory, say): every transfer in it fails now, each with the
                 // reason, and is retried as its plan says, instead of waiting on a handle that does not move.
                 let reason = "curl_multi_perform failed: \(NetworkLibrary.multiReason(performed))"
-                for (handle, (job, transfer)) in active {
-                    removeHandle(handle)
-                    slots.ended(transfer.server)
+                for handle in active.keys {
+                    guard let (job, transfer) = release(handle) else { continue }
                     transfer.writer.abandon(keepPartial: true)
                     fail(job, .transient(reason, retryAfter: nil), mirror: transfer.mirror)
                 }
-                active.removeAll()
                 for handle in Array(probes.keys) {
                     guard let (job, probe, writer, mirror) = probes.removeValue(forKey: handle) else { continue }
                     removeHandle(handle)
@@ -672,10 +674,8 @@ public final class Downloader: @unchecked Sendable {
                         removeHandle(handle)
                         if let (bytes, first) = probe.head(for: message.pointee.data.result) {
                             answer(request.ayah, FileHead(ayah: request.ayah, bytes: bytes, first: first))
-                        } else if probe.mirror + 1 < request.mirrors.count {
-                            headQueue.append((request, answer, probe.mirror + 1))
                         } else {
-                            answer(request.ayah, nil)
+                            askNextMirror(request, answer, after: probe.mirror)
                         }
                         continue
                     }
@@ -697,7 +697,7 @@ public final class Downloader: @unchecked Sendable {
             if stallWatch != nil {
                 var busy: Set<String> = []
                 for (_, transfer) in active.values where transfer.sharesConnection {
-                    sharedBytes[transfer.server, default: 0] += transfer.takeUncounted()
+                    countShared(transfer)
                     if transfer.requestSent { busy.insert(transfer.server) }
                 }
                 let observed = now()

@@ -82,9 +82,9 @@ public struct TransferSlots: Sendable, Hashable {
         count -= 1
     }
 
-    /// An answer from `server` came over HTTP/2 (`multiplexes`) or HTTP/1.x (not). Returns `excess(for:)`.
-    @discardableResult
-    public mutating func learned(_ server: String, multiplexes: Bool) -> Int {
+    /// An answer from `server` came over HTTP/2 (`multiplexes`) or HTTP/1.x (not); `excess(for:)` then says how
+    /// many of its transfers are over its new limit.
+    public mutating func learned(_ server: String, multiplexes: Bool) {
         if multiplexes {
             multiplexing.insert(server)
             single.remove(server)
@@ -92,7 +92,6 @@ public struct TransferSlots: Sendable, Hashable {
             single.insert(server)
             multiplexing.remove(server)
         }
-        return excess(for: server)
     }
 
     /// The origin of `url`: its scheme, host and port, lowercased (`https://everyayah.com`); the URL itself
