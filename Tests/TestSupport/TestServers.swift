@@ -79,11 +79,15 @@ public final class TestServer: @unchecked Sendable {
     public static func nginx(root: String, tls: Bool = false, authority: String? = nil) throws -> TestServer {
         let state = TestPaths.makeTemporaryDirectory()
         for _ in 0..<20 {
-            let port = Int.random(in: 20000..<60000)
+            // Below the kernel's ephemeral range (32768-60999 here), where the servers started on port 0 and every
+            // outgoing connection get theirs: a port one of those holds would look like nginx listening.
+            let port = Int.random(in: 20000..<32768)
             let (process, stdin) = try launch(
                 TestPaths.repository + "/tools/testserver/nginx-serve",
                 [root, String(port), state + "/nginx", "--exit-on-eof"] + (tls ? ["--tls", authority ?? testAuthority] : []))
-            if waitForListening(port: port, process: process) {
+            // nginx writes its pid file only once it holds its port: a listener there before then is another's.
+            let pidFile = state + "/nginx/nginx.pid"
+            if waitForListening(port: port, process: process, ready: { FileManager.default.fileExists(atPath: pidFile) }) {
                 return TestServer(process: process, stdin: stdin, port: port, scheme: tls ? "https" : "http", state: state + "/nginx")
             }
             try? stdin.fileHandleForWriting.close()
@@ -131,9 +135,13 @@ public final class TestServer: @unchecked Sendable {
         throw TestServerError(message: "the server did not write its port to \(path)")
     }
 
-    private static func waitForListening(port: Int, process: Process) -> Bool {
+    private static func waitForListening(port: Int, process: Process, ready: () -> Bool = { true }) -> Bool {
         for _ in 0..<200 {
             guard process.isRunning else { return false }
+            guard ready() else {
+                usleep(25_000)
+                continue
+            }
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
