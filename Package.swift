@@ -35,19 +35,21 @@ let package = Package(
 
         // MARK: Swift modules
         .target(name: "TartilCore"),
+        // Threads, locks, files, clocks and the system-call funnel: what TartilCore, being pure, leaves out.
+        .target(name: "TartilSystem", dependencies: ["TartilCore"]),
         .target(name: "TartilSQLite", dependencies: ["CSQLite"]),
-        .target(name: "TartilJournal", dependencies: ["TartilCore", "TartilSQLite"]),
-        .target(name: "TartilCache", dependencies: ["TartilCore", "CCrypto", "CSystem", "TartilSQLite"]),
-        .target(name: "TartilNet", dependencies: ["TartilCore", "CCurl", "TartilCache"]),
-        .target(name: "TartilAudio", dependencies: ["TartilCore", "CMpg123", "CALSA", "CSonic"]),
+        .target(name: "TartilJournal", dependencies: ["TartilCore", "TartilSystem", "TartilSQLite"]),
+        .target(name: "TartilCache", dependencies: ["TartilCore", "TartilSystem", "CCrypto", "CSystem", "TartilSQLite"]),
+        .target(name: "TartilNet", dependencies: ["TartilCore", "TartilSystem", "CCurl", "TartilCache"]),
+        .target(name: "TartilAudio", dependencies: ["TartilCore", "TartilSystem", "CMpg123", "CALSA", "CSonic"]),
         .target(
             name: "TartilPlayer",
-            dependencies: ["TartilCore", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal"]),
-        .target(name: "TartilMPRIS", dependencies: ["TartilCore", "TartilPlayer", "CSdBus"]),
+            dependencies: ["TartilCore", "TartilSystem", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal"]),
+        .target(name: "TartilMPRIS", dependencies: ["TartilCore", "TartilSystem", "TartilPlayer", "CSdBus"]),
         .target(
             name: "TartilCLI",
             dependencies: [
-                "TartilCore", "TartilPlayer", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal",
+                "TartilCore", "TartilSystem", "TartilPlayer", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal",
                 "TartilSQLite", "TartilMPRIS", "CEdit",
             ]),
         .executableTarget(name: "tartil", dependencies: ["TartilCLI"]),
@@ -57,7 +59,7 @@ let package = Package(
         .testTarget(name: "TartilCoreTests", dependencies: ["TartilCore", "TestSupport"]),
         .testTarget(name: "TartilAudioTests", dependencies: ["TartilAudio", "TartilCore", "TestSupport"]),
         .testTarget(name: "TartilCacheTests", dependencies: ["TartilCache", "TestSupport"]),
-        .testTarget(name: "TartilNetTests", dependencies: ["TartilNet", "TartilCache", "TartilCore", "TestSupport"]),
+        .testTarget(name: "TartilNetTests", dependencies: ["TartilNet", "TartilCache", "TartilCore", "TartilSystem", "TestSupport"]),
         .testTarget(name: "TartilSQLiteTests", dependencies: ["TartilSQLite", "TartilJournal", "TestSupport"]),
         .testTarget(
             name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore", "TartilPlayer", "TestSupport"],

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import TartilCore
+import TartilSystem
 
 /// Writes whole files so that a reader sees either the old contents or the new, never a mix: the bytes go to a
 /// temporary file in the same directory, are fsynced, renamed over the final name, and the directory is fsynced.

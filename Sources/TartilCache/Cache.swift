@@ -2,6 +2,7 @@ import CSystem
 import FoundationEssentials
 import Glibc
 import TartilCore
+import TartilSystem
 
 /// The verified disk cache: `<directory>/<reciter>/<SSSAAA>.mp3`, temporary `.part` files beside them, and the
 /// index (`<directory>/index.sqlite`). A file with a final name was verified when it was written, and every

@@ -1,6 +1,7 @@
 import CSystem
 import Glibc
 import TartilCore
+import TartilSystem
 
 /// One file's side of the writing threads: its descriptor, its SHA-256 and the state of direct I/O on it.
 ///

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import TartilCore
 import TartilSQLite
+import TartilSystem
 
 /// `journal sync DIR`: journals exchanged through a folder that a file-sync tool (Syncthing, Dropbox, Nextcloud,
 /// rclone, a network share) keeps the same on several machines.

@@ -1,4 +1,5 @@
 import TartilCore
+import TartilSystem
 
 /// Appends to the journal on a thread of its own, so that the player's threads never wait for an fsync: the
 /// player hands positions over with `append` and goes on; `flush` waits until everything handed over is durable

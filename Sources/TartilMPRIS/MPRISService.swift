@@ -2,6 +2,7 @@ import CSdBus
 import Glibc
 import TartilCore
 import TartilPlayer
+import TartilSystem
 
 /// What the MPRIS thread needs from the session that owns the player: its published status (with the reciter's
 /// name), and the way every other front end controls it.

@@ -5,6 +5,7 @@ import Glibc
 import Synchronization
 import TartilCache
 import TartilCore
+import TartilSystem
 
 /// Downloads ayah files into the cache on one thread that owns a libcurl multi handle and every easy handle.
 /// Other threads `submit` requests and `cancel`; the inbox is a mutex-guarded queue and `ccurl_multi_wakeup`

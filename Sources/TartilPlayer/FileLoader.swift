@@ -3,6 +3,7 @@ import TartilAudio
 import TartilCache
 import TartilCore
 import TartilNet
+import TartilSystem
 
 /// The player's loader thread: reads each wanted file from the cache with its hash re-checked, hands the bytes
 /// to the audio thread, and asks the downloader (at playback priority) for files that are not cached yet.

@@ -4,6 +4,7 @@ import TartilCache
 import TartilCore
 import TartilJournal
 import TartilNet
+import TartilSystem
 
 /// Plays a `PlaybackPlan`: gapless from one ayah to the next, with three ayat fetched ahead at top priority,
 /// "buffering" only while a wanted file downloads, and a sample-exact scrubber over the current surah. Every

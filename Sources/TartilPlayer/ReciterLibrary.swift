@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import TartilCore
+import TartilSystem
 
 /// The reciters tartil knows (from `mirrors.json`) with their tables, and what a reference means for one of
 /// them: each ayah's download URLs and, where the table pins it, its size, hash and exact sample count.

@@ -5,6 +5,7 @@ import Synchronization
 import TartilAudio
 import TartilCache
 import TartilCore
+import TartilSystem
 
 /// Builds a reciter table from a folder of `SSSAAA.mp3` files, or from the files verified in the cache: each
 /// file's size, SHA-256 (libcrypto) and the exact number of PCM frames mpg123 decodes from it with gapless

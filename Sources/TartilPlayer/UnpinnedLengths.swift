@@ -3,6 +3,7 @@ import Synchronization
 import TartilCache
 import TartilCore
 import TartilNet
+import TartilSystem
 
 /// The lengths of ayat a reciter's table does not pin, learned as cheaply as they can be: exact where the cache
 /// index remembers a decode, else estimated (`LengthEstimate`) from each file's size — on disk for cached files,

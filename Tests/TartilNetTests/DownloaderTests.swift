@@ -6,6 +6,7 @@ import Testing
 @testable import TartilCache
 @testable import TartilCore
 @testable import TartilNet
+import TartilSystem
 
 @Suite struct DownloaderTests {
     /// Collects events from the download thread.

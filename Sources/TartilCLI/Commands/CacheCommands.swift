@@ -6,6 +6,7 @@ import TartilCache
 import TartilCore
 import TartilNet
 import TartilPlayer
+import TartilSystem
 
 /// `tartil cache …`: what is in the verified cache, checking it, pins, and importing files.
 enum CacheCommands {

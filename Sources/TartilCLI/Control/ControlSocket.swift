@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Synchronization
 import TartilCore
+import TartilSystem
 
 /// The control socket: how another process (`tartil pause` in a second terminal, a script, a program speaking
 /// the protocol) reaches the player of this user.

@@ -1,4 +1,5 @@
 import TartilCore
+import TartilSystem
 
 /// Prints playback events as JSON lines on a thread of its own, so that a reader that is slow, or never reads,
 /// holds up neither the player nor the journal. Up to `capacity` lines wait; past that the reader is dropped

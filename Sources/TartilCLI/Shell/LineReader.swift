@@ -2,6 +2,7 @@ import CEdit
 import FoundationEssentials
 import Glibc
 import TartilCore
+import TartilSystem
 
 /// Reads command lines: with libedit (line editing and a history file) when standard input is a terminal,
 /// plain lines otherwise (and at a terminal where libedit cannot be loaded).

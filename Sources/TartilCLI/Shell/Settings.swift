@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import TartilCore
+import TartilSystem
 
 /// The global options every command shares, each also settable by an environment variable, with defaults
 /// under the XDG base directories.

@@ -1,4 +1,5 @@
 import Glibc
+import TartilCore
 
 /// File system calls with the system's own reasons: `TartilError(.io, …, cause: "Permission denied")`.
 ///
@@ -53,31 +54,36 @@ public enum FileSystem {
         defer { close(descriptor) }
         var status = stat()
         let size = fstat(descriptor, &status) == 0 ? Int(status.st_size) : 0
-        var failure: Int32 = 0
+        var failure: Errno?
         // Read into uninitialized memory (a table is 400 KB: no zero-filling first), one byte more than the size
         // so that the read that finds the end needs no second buffer.
         var bytes = [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, count in
             count = 0
             while count < buffer.count {
-                let result = Glibc.read(descriptor, buffer.baseAddress! + count, buffer.count - count)
-                if result < 0 && errno == EINTR { continue }
-                if result < 0 { failure = errno }
-                if result <= 0 { return }
-                count += result
+                do throws(Errno) {
+                    let result = try SystemCall.retrying { Glibc.read(descriptor, buffer.baseAddress! + count, buffer.count - count) }
+                    if result == 0 { return }
+                    count += result
+                } catch {
+                    failure = error
+                    return
+                }
             }
         }
         // A file that grew while it was read: the rest in pieces.
         var piece = [UInt8](repeating: 0, count: bytes.count > size ? 65536 : 0)
-        while failure == 0 && !piece.isEmpty {
-            let result = piece.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, $0.count) }
-            if result < 0 && errno == EINTR { continue }
-            if result < 0 { failure = errno }
-            if result <= 0 { break }
-            bytes.append(contentsOf: piece[..<result])
+        while failure == nil && !piece.isEmpty {
+            let result = piece.withUnsafeMutableBytes { buffer in
+                Result { () throws(Errno) in try SystemCall.retrying { Glibc.read(descriptor, buffer.baseAddress!, buffer.count) } }
+            }
+            switch result {
+            case .success(0): piece = []
+            case .success(let count): bytes.append(contentsOf: piece[..<count])
+            case .failure(let error): failure = error
+            }
         }
-        if failure != 0 {
-            errno = failure
-            throw TartilError(.io, "cannot read \(path)", cause: reason())
+        if let failure {
+            throw TartilError(.io, "cannot read \(path)", cause: failure.description)
         }
         return bytes
     }

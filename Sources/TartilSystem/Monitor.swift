@@ -1,4 +1,5 @@
 import Glibc
+import TartilCore
 
 /// State guarded by a POSIX mutex, with a condition variable for threads that wait until it changes.
 ///
@@ -29,6 +30,13 @@ public final class Monitor<State>: @unchecked Sendable {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
         condition.deallocate()
+    }
+
+    /// Wakes every waiter, changing nothing (a manual clock moved: waits with a deadline look again).
+    private func wakeAll() {
+        pthread_mutex_lock(mutex)
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
     }
 
     /// Reads the state under the lock, waking no one.
@@ -82,17 +90,31 @@ public final class Monitor<State>: @unchecked Sendable {
         return try body(&state)
     }
 
-    /// Like `wait(until:then:)`, but gives up after `seconds`; `body` then runs with the predicate still false
-    /// and gets `false` as its second argument.
+    /// Like `wait(until:then:)`, but gives up after `seconds` of `clock`'s time; `body` then runs with the
+    /// predicate still false and gets `false` as its second argument.
     @discardableResult
     public func wait<Result>(
-        until predicate: (State) -> Bool, timeout seconds: Double, then body: (inout State, Bool) throws -> Result
+        until predicate: (State) -> Bool, timeout seconds: Double, clock: any TartilClock = SystemClock.shared,
+        then body: (inout State, Bool) throws -> Result
     ) rethrows -> Result {
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let nanoseconds = Int(deadline.tv_nsec) + Int(max(0, seconds) * 1e9)
-        deadline.tv_sec += nanoseconds / 1_000_000_000
-        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        try wait(until: predicate, deadline: clock.now.adding(seconds: max(0, seconds)), clock: clock, then: body)
+    }
+
+    /// Like `wait(until:then:)`, but gives up at `deadline` on `clock`; `body` then runs with the predicate still
+    /// false and gets `false` as its second argument. On a manual clock the wait ends when the clock is advanced
+    /// past the deadline.
+    @discardableResult
+    public func wait<Result>(
+        until predicate: (State) -> Bool, deadline: ClockInstant, clock: any TartilClock,
+        then body: (inout State, Bool) throws -> Result
+    ) rethrows -> Result {
+        var waker: Int?
+        if !clock.isRealTime {
+            waker = clock.addWaker { [self] in self.wakeAll() }
+        }
+        defer { if let waker { clock.removeWaker(waker) } }
+        var timespecDeadline = timespec(
+            tv_sec: Int(deadline.nanoseconds / 1_000_000_000), tv_nsec: Int(deadline.nanoseconds % 1_000_000_000))
         pthread_mutex_lock(mutex)
         defer {
             pthread_cond_broadcast(condition)
@@ -100,9 +122,14 @@ public final class Monitor<State>: @unchecked Sendable {
         }
         var holds = predicate(state)
         while !holds {
-            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT {
-                holds = predicate(state)
-                break
+            if clock.isRealTime {
+                if pthread_cond_timedwait(condition, mutex, &timespecDeadline) == ETIMEDOUT {
+                    holds = predicate(state)
+                    break
+                }
+            } else {
+                if clock.now >= deadline { break }
+                pthread_cond_wait(condition, mutex)
             }
             holds = predicate(state)
         }

@@ -1,0 +1,89 @@
+import Glibc
+
+/// A system error number, with the system's own text for it.
+///
+/// The corresponding C variable is `errno`; the text comes from `strerror`.
+public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// The calling thread's `errno` now.
+    public static var current: Errno { Errno(rawValue: errno) }
+
+    public static let interrupted = Errno(rawValue: EINTR)
+    public static let wouldBlock = Errno(rawValue: EAGAIN)
+    public static let noEntry = Errno(rawValue: ENOENT)
+    public static let exists = Errno(rawValue: EEXIST)
+    public static let brokenPipe = Errno(rawValue: EPIPE)
+    public static let connectionRefused = Errno(rawValue: ECONNREFUSED)
+    public static let notConnected = Errno(rawValue: ENOTCONN)
+
+    /// `No such file or directory`.
+    public var description: String { String(cString: strerror(rawValue)) }
+
+    /// Lets `catch Errno.noEntry` and `case .noEntry` match by number.
+    public static func ~= (pattern: Errno, error: any Error) -> Bool {
+        (error as? Errno)?.rawValue == pattern.rawValue
+    }
+}
+
+/// The one funnel for system calls that report failure as -1 and `errno`, as swift-system's
+/// `valueOrErrno(retryOnInterrupt:)`: an interrupted call (EINTR) is made again, any other failure is thrown as
+/// the `Errno` it set. Every module calls the kernel through it instead of writing its own EINTR loop.
+///
+/// ```swift
+/// let count = try SystemCall.retrying { read(descriptor, buffer, size) }
+/// ```
+public enum SystemCall {
+    /// Calls `body` until it does not fail with EINTR (unless `retryOnInterrupt` is false); returns what it
+    /// returned, or throws `errno` when it returned -1.
+    @inline(__always)
+    public static func retrying<Value: FixedWidthInteger>(
+        retryOnInterrupt: Bool = true, _ body: () -> Value
+    ) throws(Errno) -> Value {
+        while true {
+            let value = body()
+            if value != -1 { return value }
+            let error = Errno.current
+            if retryOnInterrupt && error == .interrupted { continue }
+            throw error
+        }
+    }
+
+    /// For calls that return the error number itself instead of setting `errno` (`pthread_*`, `clock_nanosleep`,
+    /// `posix_fallocate`): 0 is success, EINTR is tried again, anything else is thrown.
+    @inline(__always)
+    public static func returningError(retryOnInterrupt: Bool = true, _ body: () -> Int32) throws(Errno) {
+        while true {
+            let result = body()
+            if result == 0 { return }
+            if retryOnInterrupt && result == EINTR { continue }
+            throw Errno(rawValue: result)
+        }
+    }
+
+    /// Writes all of `bytes` to `descriptor` (a partial write is followed by the rest, EINTR is retried);
+    /// `flags` other than 0 use send(2) (MSG_NOSIGNAL for sockets).
+    public static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, flags: Int32 = 0) throws(Errno) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try retrying {
+                flags == 0
+                    ? Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    : Glibc.send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, flags)
+            }
+            offset += written
+        }
+    }
+
+    /// Writes all of `text` (UTF-8) to `descriptor`.
+    public static func writeAll(_ descriptor: Int32, _ text: String, flags: Int32 = 0) throws(Errno) {
+        var failure: Errno?
+        var text = text
+        text.withUTF8 { buffer in
+            do throws(Errno) { try writeAll(descriptor, UnsafeRawBufferPointer(buffer), flags: flags) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+}
