@@ -44,13 +44,18 @@ let package = Package(
         .target(name: "TartilAudio", dependencies: ["TartilCore", "TartilSystem", "CMpg123", "CALSA", "CSonic"]),
         .target(
             name: "TartilPlayer",
-            dependencies: ["TartilCore", "TartilSystem", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal"]),
-        .target(name: "TartilMPRIS", dependencies: ["TartilCore", "TartilSystem", "TartilPlayer", "CSdBus"]),
+            dependencies: ["TartilCore", "TartilSystem", "TartilAudio", "TartilNet", "TartilCache"]),
+        // The session: the one owner of playback, the journal writer and events; every front end is its client.
+        .target(
+            name: "TartilSession",
+            dependencies: ["TartilCore", "TartilSystem", "TartilPlayer", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal"]),
+        // The control socket: a front end of the session (server), and how another process reaches it (client).
+        .target(name: "TartilControl", dependencies: ["TartilCore", "TartilSystem", "TartilSession"]),
+        .target(name: "TartilMPRIS", dependencies: ["TartilCore", "TartilSystem", "TartilSession", "CSdBus"]),
         .target(
             name: "TartilCLI",
             dependencies: [
-                "TartilCore", "TartilSystem", "TartilPlayer", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal",
-                "TartilSQLite", "TartilMPRIS", "CEdit",
+                "TartilCore", "TartilSystem", "TartilSession", "TartilControl", "TartilMPRIS", "CEdit",
             ]),
         .executableTarget(name: "tartil", dependencies: ["TartilCLI"]),
 
@@ -60,14 +65,14 @@ let package = Package(
         .testTarget(name: "TartilAudioTests", dependencies: ["TartilAudio", "TartilCore", "TestSupport"]),
         .testTarget(name: "TartilCacheTests", dependencies: ["TartilCache", "TestSupport"]),
         .testTarget(name: "TartilNetTests", dependencies: ["TartilNet", "TartilCache", "TartilCore", "TartilSystem", "TestSupport"]),
-        .testTarget(name: "TartilSQLiteTests", dependencies: ["TartilSQLite", "TartilJournal", "TestSupport"]),
+        .testTarget(name: "TartilSQLiteTests", dependencies: ["TartilSQLite", "TartilJournal", "TartilCore", "TestSupport"]),
         .testTarget(
-            name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore", "TartilPlayer", "TestSupport"],
+            name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore", "TartilSession", "TartilPlayer", "TestSupport"],
             exclude: ["Golden"]),
         .testTarget(name: "TartilMPRISTests", dependencies: ["TartilMPRIS", "TartilCore", "TartilPlayer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TartilCore", "TestSupport"], exclude: ["Golden"]),
         // Fuzzing every parser, in-process and through the built executable (tools/fuzz runs a longer budget).
-        .testTarget(name: "FuzzTests", dependencies: ["TartilCLI", "TartilCore", "TestSupport"]),
+        .testTarget(name: "FuzzTests", dependencies: ["TartilCLI", "TartilCore", "TartilSession", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,6 @@
 import Glibc
+import TartilCore
+import TartilSystem
 
 /// Where decoded PCM goes: a sound device (`ALSAOutput`), a WAV file (`WAVOutput`) or nowhere (`NullOutput`).
 /// An output is owned by the audio thread.
@@ -23,44 +25,14 @@ public protocol AudioOutput: AnyObject {
     func abandon()
 }
 
-/// How the user chose the output: `--output alsa` (with `--device NAME`), `wav:PATH`, `null` or `silent`.
-public enum OutputChoice: Sendable, Hashable, CustomStringConvertible {
-    case alsa(device: String)
-    case wav(path: String)
-    case null
-    case silent
-
-    /// Parses `--output` (`alsa`, `wav:PATH`, `null`, `silent`); `device` is `--device` (ALSA's device name).
-    public static func parse(_ text: String, device: String) -> OutputChoice? {
-        if text == "alsa" { return .alsa(device: device) }
-        if text == "null" { return .null }
-        if text == "silent" { return .silent }
-        if text.hasPrefix("wav:") && text.count > 4 { return .wav(path: String(text.dropFirst(4))) }
-        return nil
-    }
-
-    /// The sinks named by a word alone (`wav:PATH` carries a path), for did-you-mean.
-    public static let names = ["alsa", "null", "silent"]
-
-    public static let forms =
-        "alsa (the sound card; --device NAME picks the ALSA device), wav:PATH, null (discard as fast as decoded) or silent (discard in real time, like a sound card)"
-
-    /// Opens the output (a WAV file is created here).
-    public func open() throws(AudioError) -> any AudioOutput {
+extension OutputChoice {
+    /// Opens the output (a WAV file is created here); `silent` keeps time by `clock`.
+    public func open(clock: any TartilClock = SystemClock.shared) throws(AudioError) -> any AudioOutput {
         switch self {
         case .alsa(let device): try ALSAOutput(device: device)
         case .wav(let path): try WAVOutput(path: path)
         case .null: NullOutput()
-        case .silent: SilentOutput()
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .alsa(let device): "alsa:\(device)"
-        case .wav(let path): "wav:\(path)"
-        case .null: "null"
-        case .silent: "silent"
+        case .silent: SilentOutput(clock: clock)
         }
     }
 }
@@ -70,13 +42,19 @@ public enum OutputChoice: Sendable, Hashable, CustomStringConvertible {
 /// device, by contrast, takes everything at once.
 public final class SilentOutput: AudioOutput {
     public let name = "silent"
+    private let clock: any TartilClock
     private var sampleRate = 22050
+    private var channels = 1
     /// The device clock: when frame 0 of the current stream was (or would have been) heard.
-    private var startNanoseconds: UInt64 = 0
+    private var start: ClockInstant
     private var framesWritten = 0
-    private static let bufferFrames = 0.2
+    private static let bufferSeconds = 0.2
 
-    public init() {}
+    /// A silent device that keeps time by `clock` (a manual clock in tests).
+    public init(clock: any TartilClock = SystemClock.shared) {
+        self.clock = clock
+        start = clock.now
+    }
 
     public let isPaced = true
 
@@ -91,8 +69,8 @@ public final class SilentOutput: AudioOutput {
         if played >= framesWritten { restartAt(played: framesWritten) }  // an underrun: the clock waited for us
         framesWritten += pcm.count / 2 / max(1, channels)
         // Block while more than the buffer's worth is waiting to be "heard".
-        let ahead = framesWritten - playedFrames - Int(Self.bufferFrames * Double(sampleRate))
-        if ahead > 0 { Self.sleep(seconds: Double(ahead) / Double(sampleRate)) }
+        let ahead = framesWritten - Int(Self.bufferSeconds * Double(sampleRate))
+        if ahead > playedFrames { clock.sleep(until: start.adding(seconds: Double(ahead) / Double(sampleRate))) }
     }
 
     public var unplayedFrames: Int { max(0, framesWritten - playedFrames) }
@@ -101,36 +79,21 @@ public final class SilentOutput: AudioOutput {
     public func abandon() { restart() }
 
     public func finish() throws(AudioError) {
-        let left = unplayedFrames
-        if left > 0 { Self.sleep(seconds: Double(left) / Double(sampleRate)) }
+        if unplayedFrames > 0 { clock.sleep(until: start.adding(seconds: Double(framesWritten) / Double(sampleRate))) }
     }
 
-    private var channels = 1
-
     private var playedFrames: Int {
-        Int(Double(Self.now() &- startNanoseconds) / 1e9 * Double(sampleRate))
+        Int(clock.now.seconds(since: start) * Double(sampleRate))
     }
 
     private func restart() {
         framesWritten = 0
-        startNanoseconds = Self.now()
+        start = clock.now
     }
 
     /// Moves the clock so that `played` frames count as heard now.
     private func restartAt(played: Int) {
-        startNanoseconds = Self.now() &- UInt64(Double(played) / Double(sampleRate) * 1e9)
-    }
-
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-
-    private static func sleep(seconds: Double) {
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+        start = clock.now.adding(seconds: -Double(played) / Double(sampleRate))
     }
 }
 

@@ -1,3 +1,4 @@
+import TartilCore
 import FoundationEssentials
 import Glibc
 import TartilSQLite
@@ -10,15 +11,6 @@ import TartilSQLite
 /// SQLite's quick check, fsynced, and only then given its name; the directory is fsynced after. A reader of the
 /// destination sees the old file or the complete new one, never a part.
 extension Journal {
-    /// What a backup wrote.
-    public struct BackupResult: Sendable, Hashable {
-        /// The destination.
-        public let path: String
-        /// Events in the copy.
-        public let events: Int
-        /// Size of the copy, in bytes.
-        public let bytes: Int
-    }
 
     /// Writes a consistent copy of this journal to `destination`. Throws `.badDestination` (nothing written)
     /// when `destination` is this journal or one of its side files, is not a regular file, has a non-empty

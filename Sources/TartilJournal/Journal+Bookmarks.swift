@@ -1,29 +1,5 @@
+import TartilCore
 import TartilSQLite
-
-/// A bookmark as it stands after the events about it: not removed, with its latest note.
-public struct Bookmark: Sendable, Hashable {
-    /// The bookmark event's id: what `bookmark rm` and `bookmark note` take (or a unique prefix of it).
-    public let eventID: String
-    public let deviceID: String
-    /// When it was made, milliseconds since 1970 (UTC).
-    public let timeMs: Int64
-    public let reciter: String?
-    public let surah: Int
-    public let ayah: Int
-    /// The latest note: of the `bookmark-note` events about it, the latest by (time, device id, event id), else
-    /// the bookmark's own. Nil when there is none (an edit to an empty note clears it).
-    public let note: String?
-}
-
-extension Bookmark {
-    /// The bookmark a `bookmark` event makes, as it was made (its own note); nil for another kind of event.
-    public init?(_ event: JournalEvent) {
-        guard event.kind == .bookmark, let surah = event.surah, let ayah = event.ayah else { return nil }
-        self.init(
-            eventID: event.eventID, deviceID: event.deviceID, timeMs: event.timeMs, reciter: event.reciter, surah: surah, ayah: ayah,
-            note: event.note)
-    }
-}
 
 /// Bookmarks are events; removing one or editing its note appends an event naming it (`target_id`), so the
 /// journal stays append-only and the change merges to other devices like any event. What a list shows is

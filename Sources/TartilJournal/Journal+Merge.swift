@@ -19,7 +19,7 @@ extension Journal {
         /// far ahead would be "the latest" position forever in an append-only journal. 10 minutes.
         public static let futureSkewMs: Int64 = 10 * 60 * 1000
         /// The longest note, in bytes of UTF-8 (a bookmark's `--note` has the same limit). 4 KiB.
-        public static let noteBytes = 4096
+        public static let noteBytes = JournalLimits.noteBytes
         /// The longest event id, device id and reciter id, in bytes.
         public static let idBytes = 128
         /// The largest device sequence number (2^53: every device's count stays an exact integer everywhere).

@@ -19,33 +19,6 @@ import TartilSystem
 ///    run learnt is published in the same run, and a run that learnt nothing writes nothing (a sync tool has
 ///    nothing to send).
 extension Journal {
-    /// One file `sync` did not merge, and why.
-    public struct SyncSkip: Sendable, Hashable {
-        /// The file's name in the folder.
-        public let name: String
-        public let reason: String
-    }
-
-    /// One file `sync` merged.
-    public struct SyncMerge: Sendable, Hashable {
-        public let name: String
-        /// Events it had that this journal lacked.
-        public let newEvents: Int
-    }
-
-    /// What a sync did.
-    public struct SyncReport: Sendable, Hashable {
-        /// The folder.
-        public let folder: String
-        /// This device's snapshot in it.
-        public let ownFile: String
-        public var merged: [SyncMerge] = []
-        public var skipped: [SyncSkip] = []
-        /// The snapshot written, or nil when the one in the folder already held every event.
-        public var published: BackupResult?
-        /// How many entries of the folder were not tartil's (not listed).
-        public var ignored = 0
-    }
 
     /// How long a run waits for another run's lock before giving up: 60 s.
     public static let syncLockWaitMilliseconds = 60_000

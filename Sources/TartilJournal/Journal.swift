@@ -3,85 +3,6 @@ import Glibc
 import TartilCore
 import TartilSQLite
 
-/// One event of the journal, as stored.
-public struct JournalEvent: Sendable, Hashable {
-    public enum Kind: String, Sendable, CaseIterable {
-        case position
-        case sessionStart = "session-start"
-        case sessionEnd = "session-end"
-        case bookmark
-        /// A bookmark removed: `targetID` is the removed bookmark's event id. The bookmark event stays in the
-        /// journal (it is append-only); lists leave it out.
-        case bookmarkRemoved = "bookmark-removed"
-        /// A bookmark's note replaced: `targetID` is the bookmark's event id, `note` the new note (empty: none).
-        /// Of several, the latest by (time, device id, event id) wins.
-        case bookmarkNote = "bookmark-note"
-    }
-
-    /// Why a position was recorded.
-    public enum Reason: String, Sendable, CaseIterable {
-        case ayahStart = "ayah-start"
-        case pause, seek, stop, quit
-        /// Playback reached the end of what was asked (the position is the end of the last ayah).
-        case end
-    }
-
-    public let eventID: String
-    public let deviceID: String
-    /// The device's own count of its events (1, 2, …).
-    public let deviceSeq: Int64
-    /// Wall-clock time, milliseconds since 1970 (UTC).
-    public let timeMs: Int64
-    public let kind: Kind
-    public let reciter: String?
-    public let surah: Int?
-    public let ayah: Int?
-    /// Where in the ayah's recitation, in PCM frames and in milliseconds.
-    public let offsetSamples: Int64?
-    public let offsetMs: Int64?
-    public let reason: Reason?
-    public let note: String?
-    /// The event this one is about (the bookmark a `bookmark-removed` or `bookmark-note` changes).
-    public let targetID: String?
-}
-
-/// What to append; the journal adds the event id, device, sequence number and time.
-public struct EventDraft: Sendable, Hashable {
-    public var kind: JournalEvent.Kind
-    public var reciter: String?
-    public var surah: Int?
-    public var ayah: Int?
-    public var offsetSamples: Int64?
-    public var offsetMs: Int64?
-    public var reason: JournalEvent.Reason?
-    public var note: String?
-    public var targetID: String?
-
-    public init(
-        kind: JournalEvent.Kind, reciter: String? = nil, surah: Int? = nil, ayah: Int? = nil, offsetSamples: Int64? = nil,
-        offsetMs: Int64? = nil, reason: JournalEvent.Reason? = nil, note: String? = nil, targetID: String? = nil
-    ) {
-        self.targetID = targetID
-        self.kind = kind
-        self.reciter = reciter
-        self.surah = surah
-        self.ayah = ayah
-        self.offsetSamples = offsetSamples
-        self.offsetMs = offsetMs
-        self.reason = reason
-        self.note = note
-    }
-
-    /// A listening position: `offsetSamples` into the ayah's recitation at `sampleRate`.
-    public static func position(
-        reciter: String, surah: Int, ayah: Int, offsetSamples: Int, sampleRate: Int, reason: JournalEvent.Reason
-    ) -> EventDraft {
-        EventDraft(
-            kind: .position, reciter: reciter, surah: surah, ayah: ayah, offsetSamples: Int64(offsetSamples),
-            offsetMs: Int64((Double(offsetSamples) * 1000 / Double(max(1, sampleRate))).rounded()), reason: reason)
-    }
-}
-
 /// The error TartilJournal throws: what went wrong with which file, with SQLite's own words.
 public struct JournalError: Error, Sendable, CustomStringConvertible {
     public enum Code: Sendable, Hashable {
@@ -260,8 +181,7 @@ public final class Journal {
 
     // MARK: - Reading
 
-    static let columns =
-        "event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples, offset_ms, reason, note, target_id"
+    static let columns = JournalEvent.columnNames.joined(separator: ", ")
 
     /// `columns` as a query of this journal selects them: a journal made before `target_id` existed (opened
     /// read-only, so not migrated) gives NULL for it.
@@ -315,29 +235,6 @@ public final class Journal {
         return try query("SELECT \(selectColumns) FROM events \(filter) ORDER BY ts_ms, device_id, event_id", values)
     }
 
-    /// What `history` asks for; nil fields do not filter.
-    public struct HistoryFilter: Sendable, Hashable {
-        public var reciter: String?
-        public var surah: Int?
-        public var kinds: Set<JournalEvent.Kind>?
-        public var sinceMs: Int64?
-        /// Up to (not including) this time.
-        public var untilMs: Int64?
-        /// Only the latest this many (still returned oldest first).
-        public var limit: Int?
-
-        public init(
-            reciter: String? = nil, surah: Int? = nil, kinds: Set<JournalEvent.Kind>? = nil, sinceMs: Int64? = nil,
-            untilMs: Int64? = nil, limit: Int? = nil
-        ) {
-            self.reciter = reciter
-            self.surah = surah
-            self.kinds = kinds
-            self.sinceMs = sinceMs
-            self.untilMs = untilMs
-            self.limit = limit
-        }
-    }
 
     /// Events that `filter` keeps, oldest first by (time, device id, event id). A session end records no
     /// reciter or surah: it belongs to the session its device started last before it, so `reciter` and `surah`
@@ -459,25 +356,6 @@ public final class Journal {
         }
     }
 
-    /// Counts for `journal stats`.
-    public struct Stats: Sendable, Hashable {
-        /// One device's share of the journal.
-        public struct Device: Sendable, Hashable {
-            public var deviceID: String
-            public var events: Int
-            public var firstMs: Int64
-            public var lastMs: Int64
-        }
-
-        public var events = 0
-        public var byKind: [JournalEvent.Kind: Int] = [:]
-        /// Every device with events, most events first (then by device id).
-        public var byDevice: [Device] = []
-        public var devices = 0
-        public var surahsWithPositions = 0
-        public var firstMs: Int64?
-        public var lastMs: Int64?
-    }
 
     public func stats() throws(JournalError) -> Stats {
         let connection = database.connection
@@ -536,3 +414,18 @@ public final class Journal {
 }
 
 @available(*, unavailable) extension Journal: Sendable {}
+
+extension Journal {
+    public typealias HistoryFilter = JournalHistoryFilter
+    public typealias Stats = JournalStats
+    public typealias SyncReport = JournalSyncReport
+    public typealias SyncSkip = JournalSyncSkip
+    public typealias SyncMerge = JournalSyncMerge
+    public typealias BackupResult = JournalBackupResult
+    public typealias ExportFormat = JournalExportFormat
+}
+
+extension Journal {
+    /// The SQLite library's version (for `tartil version`).
+    public static var sqliteVersion: String { Connection.libraryVersion }
+}

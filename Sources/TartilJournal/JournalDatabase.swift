@@ -1,3 +1,4 @@
+import TartilCore
 import FoundationEssentials
 import Glibc
 import TartilSQLite

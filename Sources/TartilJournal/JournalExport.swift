@@ -9,20 +9,12 @@ import TartilSQLite
 /// `kind`, `reciter`, `surah`, `ayah`, `offset_samples`, `offset_ms`, `reason`, `note`, `target_id`. Missing values are JSON
 /// `null` and empty CSV fields (CSV quoting by `CSVRule`, LF line ends). Rows come in order of (time, device id, event id).
 extension Journal {
-    public enum ExportFormat: String, Sendable, CaseIterable {
-        /// One object per line.
-        case ndjson
-        /// One array of the same objects, on one line.
-        case json
-        /// A header line, then one line per event.
-        case csv
-    }
 
     /// The CSV header line (without its line end).
     public static var exportHeader: String { columnNames.joined(separator: ",") }
 
     /// The exported columns' names, in order.
-    public static let columnNames = columns.split(separator: ",").map { $0.trimmedWhitespace }
+    public static let columnNames = JournalEvent.columnNames
 
     /// The export query (also what the benchmark gives `sqlite3 -json`).
     public static func exportSQL(sinceMs: Int64?) -> String { exportSQL(sinceMs: sinceMs, columns: columns) }

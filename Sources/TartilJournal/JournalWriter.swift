@@ -103,19 +103,23 @@ public final class JournalWriter: Sendable {
 
     /// Hands an event over; it is appended (and made durable) on the writer's thread. After `close` (or when the
     /// journal could not be opened) the event is not recorded: it counts as failed, and the next `flush` says so.
-    public func append(_ draft: EventDraft) {
+    public func append(_ draft: EventDraft) { append(contentsOf: [draft]) }
+
+    /// Hands events over together: they go into the journal in the same transaction (one fsync), in this order.
+    public func append(contentsOf drafts: [EventDraft]) {
+        guard !drafts.isEmpty else { return }
         let refused = state.update { box -> JournalError? in
             if box.closing || box.closed || box.isFailedOpen {
                 let error = JournalError(.failed, "cannot append to the journal \(path): its writer is closed (the event was not recorded)")
                 if box.failure == nil { box.failure = error }
-                box.failedEvents += 1
+                box.failedEvents += drafts.count
                 return error
             }
-            box.queue.append(draft)
-            box.handedOver += 1
+            box.queue.append(contentsOf: drafts)
+            box.handedOver += drafts.count
             return nil
         }
-        if let refused { failures?(refused, 1) }
+        if let refused { failures?(refused, drafts.count) }
     }
 
     /// Waits until every event handed over so far is durable; returns the first append that failed since the

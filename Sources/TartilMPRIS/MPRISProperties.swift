@@ -1,5 +1,4 @@
 import TartilCore
-import TartilPlayer
 
 /// What MPRIS clients see of a player (the `org.mpris.MediaPlayer2.Player` properties), decided from its status
 /// alone: pure, so every mapping is tested directly. One track is one surah; its position and length are the

@@ -1,7 +1,7 @@
 import CSdBus
 import Glibc
 import TartilCore
-import TartilPlayer
+import TartilSession
 import TartilSystem
 
 /// What the MPRIS thread needs from the session that owns the player: its published status (with the reciter's
@@ -10,11 +10,12 @@ public struct MPRISController: Sendable {
     /// The current player's status and reciter's name; nil before a player has started.
     public var status: @Sendable () -> (status: PlayerStatus, reciterName: String)?
     /// Carries out a command as the prompt and the control socket do (returns once it has taken effect).
-    public var perform: @Sendable (PlaybackMachine.Command) throws(TartilError) -> Void
+    /// Returns the status the moment the command took effect.
+    public var perform: @Sendable (PlaybackMachine.Command) throws(TartilError) -> PlayerStatus?
 
     public init(
         status: @escaping @Sendable () -> (status: PlayerStatus, reciterName: String)?,
-        perform: @escaping @Sendable (PlaybackMachine.Command) throws(TartilError) -> Void
+        perform: @escaping @Sendable (PlaybackMachine.Command) throws(TartilError) -> PlayerStatus?
     ) {
         self.status = status
         self.perform = perform
@@ -33,8 +34,8 @@ public final class MPRISService: Sendable {
     private struct Shared {
         var stopping = false
         var ended = false
-        /// A seek happened since `Seeked` was last emitted.
-        var seeked = false
+        /// A seek happened since `Seeked` was last emitted, landing here (in microseconds into the track).
+        var seeked: Int64?
         /// The bus name owned, once it is.
         var name: String?
     }
@@ -43,7 +44,12 @@ public final class MPRISService: Sendable {
     /// An eventfd the MPRIS thread polls beside the bus: writing to it wakes the thread.
     private let wakeDescriptor: Int32
 
-    private init(wakeDescriptor: Int32) { self.wakeDescriptor = wakeDescriptor }
+    private let controller: MPRISController
+
+    private init(wakeDescriptor: Int32, controller: MPRISController) {
+        self.wakeDescriptor = wakeDescriptor
+        self.controller = controller
+    }
 
     deinit { close(wakeDescriptor) }
 
@@ -60,8 +66,8 @@ public final class MPRISService: Sendable {
         guard csdbus_load(&reason, reason.count) == 0 else { return nil }
         let wake = csdbus_eventfd()
         guard wake >= 0 else { return nil }
-        let service = MPRISService(wakeDescriptor: wake)
-        NativeThread.start(stackSize: 512 << 10) { service.run(controller) }
+        let service = MPRISService(wakeDescriptor: wake, controller: controller)
+        NativeThread.start(stackSize: 512 << 10) { service.run() }
         return service
     }
 
@@ -76,14 +82,35 @@ public final class MPRISService: Sendable {
         return "on while playing, as org.mpris.MediaPlayer2.tartil (sd-bus from libsystemd.so.0)"
     }
 
+    /// Serves MPRIS for `session`'s player (the calls become the session's commands, as the prompt's and the
+    /// control socket's do), when MPRIS is on and a session bus is named in `environment`; nil otherwise.
+    public static func start(session: Session, environment: [String: String], enabled: Bool) -> MPRISService? {
+        let controller = MPRISController(
+            status: { [weak session] in
+                guard let session, let status = session.status() else { return nil }
+                return (status, session.reciterName ?? "")
+            },
+            perform: { [weak session] command throws(TartilError) in
+                guard let session else { return nil }
+                return try session.perform(command, verb: "mpris")
+            })
+        guard let service = start(environment: environment, enabled: enabled, controller: controller) else { return nil }
+        _ = session.subscribe { event in
+            if case .player(let playerEvent) = event { service.playerEvent(playerEvent) } else { service.wake() }
+        }
+        return service
+    }
+
     /// The bus name owned (`org.mpris.MediaPlayer2.tartil`, or `….instance<pid>` when that was taken), once it is.
     public var busName: String? { shared.read { $0.name } }
 
     /// Called with each of the player's events (any thread; never waits): the MPRIS thread looks at the status
     /// again, and a seek is announced with `Seeked`.
     public func playerEvent(_ event: PlayerEvent) {
-        if case .position(let position) = event, position.reason == .seek {
-            shared.update { $0.seeked = true }
+        if case .position(let position) = event, position.reason == .seek, let status = controller.status()?.status {
+            // Where it landed: read now, right after the seek took effect (a seek MPRIS made itself is known exactly).
+            let landed = MPRISProperties(status: status, reciterName: "").positionMicroseconds
+            shared.update { $0.seeked = $0.seeked ?? landed }
         }
         wake()
     }
@@ -100,7 +127,12 @@ public final class MPRISService: Sendable {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private func wake() {
+    /// A seek MPRIS made itself landed here: `Seeked` says exactly this.
+    func landed(_ microseconds: Int64) {
+        shared.update { $0.seeked = microseconds }
+    }
+
+    func wake() {
         var one: UInt64 = 1
         _ = write(wakeDescriptor, &one, 8)
     }
@@ -108,9 +140,9 @@ public final class MPRISService: Sendable {
     // MARK: - The MPRIS thread
 
     /// The MPRIS thread: connects, owns the name, and serves until `stop` or the bus goes away.
-    private func run(_ controller: MPRISController) {
+    private func run() {
         defer { shared.update { $0.ended = true } }
-        let connection = MPRISConnection(controller: controller)
+        let connection = MPRISConnection(controller: controller, service: self)
         defer { withExtendedLifetime(connection) {} }  // the C callbacks reach it until the connection is closed
         var name = [CChar](repeating: 0, count: 256)
         var reason = [CChar](repeating: 0, count: 512)
@@ -133,8 +165,8 @@ public final class MPRISService: Sendable {
                 for name in names { free(UnsafeMutablePointer(mutating: name)) }
                 announced = now
             }
-            if woken == 0, shared.update({ state in defer { state.seeked = false }; return state.seeked }) {
-                _ = csdbus_emit_seeked(handle, now.positionMicroseconds)
+            if woken == 0, let landed = shared.update({ state in defer { state.seeked = nil }; return state.seeked }) {
+                _ = csdbus_emit_seeked(handle, landed)
             }
         }
     }
@@ -143,8 +175,13 @@ public final class MPRISService: Sendable {
 /// The MPRIS thread's side of the C callbacks: it lives on that thread, as long as the connection.
 private final class MPRISConnection {
     let controller: MPRISController
+    /// The service whose thread this connection lives on (it outlives the connection).
+    unowned let service: MPRISService
 
-    init(controller: MPRISController) { self.controller = controller }
+    init(controller: MPRISController, service: MPRISService) {
+        self.controller = controller
+        self.service = service
+    }
 
     func properties() -> MPRISProperties {
         let current = controller.status()
@@ -157,7 +194,12 @@ private final class MPRISConnection {
         case .ignore: return nil
         case .refuse(let reason): return reason
         case .perform(let command):
-            do { try controller.perform(command) } catch { return error.message }
+            do {
+                let effect = try controller.perform(command)
+                if case .seek = command, let effect { service.landed(MPRISProperties(status: effect, reciterName: "").positionMicroseconds) }
+            } catch {
+                return error.message
+            }
             return nil
         }
     }

@@ -59,7 +59,8 @@ public final class Downloader: @unchecked Sendable {
     private let bytesReceived = Atomic<Int>(0)
     private let connectionStatistics = Mutex(DownloadStatistics())
     private let cacheDirectory: String
-    private let limits: DownloadLimits
+    /// The limits it runs under.
+    public let limits: DownloadLimits
     private let policy: DownloadPolicy
     private let validate: AudioCheck
     private let events: @Sendable (DownloadEvent) -> Void

@@ -1,6 +1,5 @@
 import TartilAudio
 import TartilCore
-import TartilJournal
 
 /// The player's audio thread: owns the playback machine, the decoders and the output. It feeds the machine the
 /// commands and what happened (files arriving, chunks written, the device drained) and carries out its actions
@@ -8,7 +7,8 @@ import TartilJournal
 /// leave through the event queue, so nothing here waits on the disk, the network or a reader; the only blocking
 /// call is the output's write, which is what paces playback.
 final class AudioThread {
-    private unowned let player: Player
+    private let channels: Player.Channels
+    private let clock: any TartilClock
     private var machine: PlaybackMachine
     private let output: any AudioOutput
     /// The decoder playing, and one holding the next file open for a gapless hand-over.
@@ -44,14 +44,18 @@ final class AudioThread {
 
     private enum Told { case ready, downloading, failed }
 
-    init(player: Player, machine: PlaybackMachine, output: any AudioOutput, decoders: (Mpg123Decoder, Mpg123Decoder)) {
-        self.player = player
+    init(
+        channels: Player.Channels, machine: PlaybackMachine, output: any AudioOutput, decoders: (Mpg123Decoder, Mpg123Decoder),
+        clock: any TartilClock
+    ) {
+        self.channels = channels
+        self.clock = clock
         self.machine = machine
         self.output = output
         (decoder, spare) = decoders
-        // A device is fed in small chunks so commands act within a few tens of milliseconds; files and `null`
-        // in large ones.
-        chunkFrames = output.isPaced ? 1024 : 16384
+        // A device is fed in small chunks (23 ms at 22050 Hz) so commands act at once and the published position
+        // is fresh; files and `null` in large ones.
+        chunkFrames = output.isPaced ? 512 : 16384
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkFrames * 4, alignment: 16)
     }
 
@@ -79,19 +83,19 @@ final class AudioThread {
             } else {
                 // Nothing to write: wait for a command or a file.
                 let seen = seenFilesVersion
-                player.mailbox.wait(until: { !$0.commands.isEmpty || $0.filesVersion != seen }, timeout: 0.5) { _, _ in }
+                channels.mailbox.wait(until: { !$0.commands.isEmpty || $0.filesVersion != seen }, timeout: 0.5) { _, _ in }
             }
         }
         flushEvents()
-        player.mailbox.update { $0.audioEnded = true }
-        player.closeEvents()
+        channels.mailbox.update { $0.audioEnded = true }
+        channels.closeEvents()
     }
 
     // MARK: - Feeding the machine
 
     private func takeCommands() {
-        guard !player.mailbox.read({ $0.commands.isEmpty }) else { return }
-        let commands = player.mailbox.update { box in
+        guard !channels.mailbox.read({ $0.commands.isEmpty }) else { return }
+        let commands = channels.mailbox.update { box in
             defer { box.commands.removeAll() }
             return box.commands
         }
@@ -106,8 +110,8 @@ final class AudioThread {
                 }
             }
             if !ended { publishStatus() }  // a command that changed only settings emits no action
-            let effect = player.published.withLock { $0 }
-            player.mailbox.update { box in
+            let effect = channels.published.withLock { $0 }
+            channels.mailbox.update { box in
                 if let refusal { box.refusals[ticket] = refusal }
                 box.effects[ticket] = effect
                 box.commandsDone = ticket
@@ -117,8 +121,8 @@ final class AudioThread {
 
     /// Tells the machine what changed in the mailbox's files since it was last told.
     private func tellFiles() {
-        guard player.mailbox.read({ $0.filesVersion != seenFilesVersion }) else { return }
-        let (files, version, estimates) = player.mailbox.read { box in
+        guard channels.mailbox.read({ $0.filesVersion != seenFilesVersion }) else { return }
+        let (files, version, estimates) = channels.mailbox.read { box in
             (box.files.mapValues { state -> (Told, (samples: Int, rate: Int)?, String?) in
                 switch state {
                 case .ready(_, let measured): (.ready, measured, nil)
@@ -160,7 +164,7 @@ final class AudioThread {
 
     /// Hands the waiting events to the event thread (after `publishStatus`).
     private func flushEvents() {
-        for event in outbox { player.emit(event) }
+        for event in outbox { channels.emit(event) }
         outbox.removeAll()
     }
 
@@ -170,7 +174,7 @@ final class AudioThread {
         for action in actions {
             switch action {
             case .want(let files):
-                player.mailbox.update { box in
+                channels.mailbox.update { box in
                     box.wanted = files
                     box.wantedVersion += 1
                 }
@@ -196,8 +200,8 @@ final class AudioThread {
                 stages.volume = volume
             case .record(let record):
                 emit(.position(PlaybackPosition(
-                    reciter: player.reciter, ayah: record.ayah, offsetSamples: record.offsetSamples, sampleRate: record.rate,
-                    reason: JournalEvent.Reason(rawValue: record.reason.rawValue) ?? .seek)))
+                    reciter: channels.reciter, ayah: record.ayah, offsetSamples: record.offsetSamples, sampleRate: record.rate,
+                    reason: record.reason)))
             case .notify(let notice):
                 switch notice {
                 case .state(let state):
@@ -234,7 +238,7 @@ final class AudioThread {
             source = .silence(remaining: machine.timeline.lengths[position.index].samples - position.offset)
             return
         }
-        guard case .ready(let bytes, _)? = player.mailbox.read({ $0.files[file] }) else {
+        guard case .ready(let bytes, _)? = channels.mailbox.read({ $0.files[file] }) else {
             told[file] = nil
             execute(machine.on(.openedFileGone(file)))
             return
@@ -264,7 +268,7 @@ final class AudioThread {
 
     /// Opens item `index`'s file in the spare decoder; before any file has played, its format is the output's.
     private func prepare(_ index: Int) {
-        guard let file = machine.plan.items[index].file, case .ready(let bytes, _)? = player.mailbox.read({ $0.files[file] }) else {
+        guard let file = machine.plan.items[index].file, case .ready(let bytes, _)? = channels.mailbox.read({ $0.files[file] }) else {
             return
         }
         do {
@@ -328,6 +332,7 @@ final class AudioThread {
             return
         }
         execute(machine.on(.wrote(frames: frames, unplayed: unplayedFrames)))
+        if !ended { publishStatus() }  // the position moved on, whether or not the machine had anything to do
     }
 
     /// Writes processed PCM, noting the speed it was stretched to.
@@ -360,12 +365,35 @@ final class AudioThread {
 
     // MARK: - Publishing
 
-    /// The status `status` reads.
+    /// The status `status` reads: the machine's, with how it moves on by itself while sound flows (to the end of the
+    /// item heard, and no further than what was written). A snapshot a little behind one a reader may already have
+    /// extrapolated (the device's clock and the system's differ by a little) keeps the extrapolated position, so the
+    /// position never moves back while sound flows.
     private func publishStatus() {
-        let status = Self.status(
-            of: machine, reciter: player.reciter, bufferingAyah: bufferingAyah, writtenFrames: writtenFrames,
+        var status = Self.status(
+            of: machine, reciter: channels.reciter, bufferingAyah: bufferingAyah, writtenFrames: writtenFrames,
             writtenSeconds: writtenSeconds)
-        player.published.withLock { $0 = status }
+        let now = clock.now
+        if output.isPaced && machine.state == .playing && (source != nil || draining), machine.heard.index < machine.plan.items.count {
+            let timeline = machine.timeline
+            let heard = machine.heard
+            let spanStart = timeline.sample(at: PlanPosition(index: machine.plan.surahSpan(containing: heard.index).lowerBound))
+            let itemEnd = timeline.sample(at: PlanPosition(index: heard.index, offset: timeline.lengths[heard.index].samples))
+            let written = machine.head.index < machine.plan.items.count && machine.head >= heard ? timeline.sample(at: machine.head) : itemEnd
+            status.motion = PlayerStatus.Motion(since: now, limitSamples: min(itemEnd, written) - spanStart)
+        }
+        channels.published.withLock { previous in
+            let extrapolated = previous.at(now)
+            let tolerance = status.sampleRate / 20  // 50 ms
+            if status.motion != nil, extrapolated.motion != nil, extrapolated.index == status.index,
+                extrapolated.cycle == status.cycle, extrapolated.positionSamples > status.positionSamples,
+                extrapolated.positionSamples - status.positionSamples <= tolerance
+            {
+                status.positionSamples = extrapolated.positionSamples
+                status.positionSeconds = extrapolated.positionSeconds
+            }
+            previous = status
+        }
     }
 
     /// The machine's state and the scrubber over the heard item's surah.

@@ -2,7 +2,6 @@ import Synchronization
 import TartilAudio
 import TartilCache
 import TartilCore
-import TartilJournal
 import TartilNet
 import TartilSystem
 
@@ -30,9 +29,40 @@ public final class Player: Sendable {
     /// The plan as it began (`set` lays it out again: the status has the options in force).
     public let plan: PlaybackPlan
     public let reciter: ReciterID
-    let mailbox: Monitor<Mailbox>
-    let published: Mutex<PlayerStatus>
-    let eventQueue: Monitor<EventQueue>
+    /// Where the player's threads meet; the threads hold it themselves (never the `Player`, which its owner may
+    /// let go of while they finish).
+    let channels: Channels
+    private let clock: any TartilClock
+    var mailbox: Monitor<Mailbox> { channels.mailbox }
+    var eventQueue: Monitor<EventQueue> { channels.events }
+
+    /// The mailbox, the published status and the event queue, shared by the caller's side and the player's
+    /// threads.
+    final class Channels: Sendable {
+        let mailbox: Monitor<Mailbox>
+        let published: Mutex<PlayerStatus>
+        let events = Monitor(EventQueue())
+        let reciter: ReciterID
+
+        init(mailbox: Mailbox, status: PlayerStatus, reciter: ReciterID) {
+            self.mailbox = Monitor(mailbox)
+            published = Mutex(status)
+            self.reciter = reciter
+        }
+
+        /// Queues an event for the event thread (from the audio thread: never blocks on the receiver).
+        func emit(_ event: PlayerEvent) {
+            events.update { queue in
+                queue.events.append(event)
+                queue.emitted += 1
+            }
+        }
+
+        /// No more events after these.
+        func closeEvents() {
+            events.update { $0.closed = true }
+        }
+    }
 
     /// A file for the audio thread: its verified bytes (with its length when the table does not pin it, counted
     /// by the loader so the audio thread need not), or that it is downloading, or why it cannot be had.
@@ -83,9 +113,33 @@ public final class Player: Sendable {
     /// Opens the output (so that a missing sound card fails here, on the caller's thread, with a clear message)
     /// and checks where to start (a `--from` past the end is a usage error here, before anything plays), then
     /// starts playing. `events` is called on the player's event thread, in order.
-    public init(setup: PlayerSetup, events: @escaping @Sendable (PlayerEvent) -> Void) throws {
+    public convenience init(
+        setup: PlayerSetup, clock: any TartilClock = SystemClock.shared, events: @escaping @Sendable (PlayerEvent) -> Void
+    ) throws {
+        try self.init(setup: setup, output: nil, clock: clock, events: events)
+    }
+
+    /// An output opened before the player that will own it (so that a player already playing can go on while a
+    /// new one's output is tried). Only the player it is handed to uses it, on its audio thread.
+    public struct OpenedOutput: @unchecked Sendable {
+        // @unchecked: the output moves to the new player's audio thread whole; nothing else touches it.
+        let output: any AudioOutput
+        public var name: String { output.name }
+    }
+
+    /// Opens `choice` on the caller's thread (a missing sound card fails here, with a clear message).
+    public static func open(_ choice: OutputChoice, clock: any TartilClock = SystemClock.shared) throws(AudioError) -> OpenedOutput {
+        OpenedOutput(output: try choice.open(clock: clock))
+    }
+
+    /// Like `init(setup:clock:events:)`, playing into `output` when given (opened with `Player.open`).
+    public init(
+        setup: PlayerSetup, output opened: OpenedOutput?, clock: any TartilClock = SystemClock.shared,
+        events: @escaping @Sendable (PlayerEvent) -> Void
+    ) throws {
         plan = setup.plan
         reciter = setup.reciter.id
+        self.clock = clock
         // Unpinned files decoded before have their exact lengths in the cache index: the scrubber is exact for
         // them from the start.
         let unpinned = setup.plan.items.contains { item in item.file.map { setup.table?.files[$0] == nil } ?? false }
@@ -105,8 +159,6 @@ public final class Player: Sendable {
         if let loop = setup.loop { actions += try machine.on(.loop(loop)) }
         if let stop = setup.stopAfter { actions += try machine.on(.stopAfter(stop)) }
         let startActions = actions
-        published = Mutex(
-            AudioThread.status(of: machine, reciter: setup.reciter.id, bufferingAyah: nil, writtenFrames: 0, writtenSeconds: 0))
         // The loader starts first, on the files the start wants, so the first file is read from the cache or its
         // download is under way (libcurl loaded, the connection opening) while the output device opens.
         var firstWanted = Mailbox()
@@ -114,21 +166,23 @@ public final class Player: Sendable {
             firstWanted.wanted = files
             firstWanted.wantedVersion = 1
         }
-        mailbox = Monitor(firstWanted)
-        eventQueue = Monitor(EventQueue())
-        let loader = UnsafeHandOver(FileLoader(setup: setup, mailbox: mailbox))
+        channels = Channels(
+            mailbox: firstWanted,
+            status: AudioThread.status(of: machine, reciter: setup.reciter.id, bufferingAyah: nil, writtenFrames: 0, writtenSeconds: 0),
+            reciter: setup.reciter.id)
+        let loader = UnsafeHandOver(FileLoader(setup: setup, mailbox: channels.mailbox))
         NativeThread.start(stackSize: 512 << 10) { loader.value.run() }
         let output: any AudioOutput
         let decoders: (Mpg123Decoder, Mpg123Decoder)
         do {
-            output = try setup.output.open()
+            output = try opened?.output ?? setup.output.open(clock: clock)
             decoders = (try Mpg123Decoder(), try Mpg123Decoder())
         } catch {
-            mailbox.update { $0.audioEnded = true }  // the loader stops its downloads and ends
+            channels.mailbox.update { $0.audioEnded = true }  // the loader stops its downloads and ends
             throw error
         }
-        let audio = UnsafeHandOver(AudioThread(player: self, machine: machine, output: output, decoders: decoders))
-        let queue = eventQueue
+        let audio = UnsafeHandOver(AudioThread(channels: channels, machine: machine, output: output, decoders: decoders, clock: clock))
+        let queue = channels.events
         NativeThread.start(stackSize: 256 << 10) { Self.deliverEvents(queue, to: events) }
         NativeThread.start(stackSize: 512 << 10) { audio.value.run(startActions) }
     }
@@ -156,19 +210,21 @@ public final class Player: Sendable {
         // handed over, so the caller can then wait for the journal.
         let mark = eventQueue.read { $0.emitted }
         eventQueue.wait(until: { $0.handedOver >= mark || $0.delivered }) { _ in }
-        return effect ?? status
+        return effect.map { $0.at(clock.now) } ?? status
     }
 
     /// Stops playback; `quit` records the last position as a quit (tartil is leaving) rather than a stop.
-    public func stop(reason: JournalEvent.Reason = .stop) { try? perform(reason == .quit ? .quit : .stop) }
+    public func stop(quitting: Bool = false) { try? perform(quitting ? .quit : .stop) }
 
-    /// A snapshot of where playback is.
-    public var status: PlayerStatus { published.withLock { $0 } }
+    /// Where playback is now: the audio thread's last snapshot, moved on by the time since it was taken while sound
+    /// flows (`PlayerStatus.at`), so it is never more than a few milliseconds behind what the output has played.
+    public var status: PlayerStatus { channels.published.withLock { $0 }.at(clock.now) }
 
     /// Blocks until playback has ended, the downloads have stopped and every event has been handed over, or
     /// `seconds` pass; true when ended.
     @discardableResult
     public func waitUntilEnded(timeout seconds: Double = .infinity) -> Bool {
+        // Real time: a caller waiting for the end polls, on whatever clock playback runs.
         if seconds == .infinity {
             mailbox.wait(until: { $0.loaderEnded }) { _ in }
             eventQueue.wait(until: { $0.delivered }) { _ in }
@@ -179,19 +235,6 @@ public final class Player: Sendable {
     }
 
     // MARK: - Events
-
-    /// Queues an event for the event thread (from the audio thread: never blocks on the receiver).
-    func emit(_ event: PlayerEvent) {
-        eventQueue.update { queue in
-            queue.events.append(event)
-            queue.emitted += 1
-        }
-    }
-
-    /// No more events after these.
-    func closeEvents() {
-        eventQueue.update { $0.closed = true }
-    }
 
     /// The event thread: hands each event to `receiver`, in order, until the queue is closed and empty.
     private static func deliverEvents(_ queue: Monitor<EventQueue>, to receiver: @Sendable (PlayerEvent) -> Void) {

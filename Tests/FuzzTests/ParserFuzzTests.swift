@@ -1,3 +1,4 @@
+import TartilSession
 import Foundation
 import TestSupport
 import Testing

@@ -1,3 +1,4 @@
+import TartilSession
 import TartilCore
 import Testing
 

@@ -1,3 +1,4 @@
+import TartilSession
 import Foundation
 import TartilCore
 import TestSupport
@@ -145,7 +146,8 @@ import Testing
             state: state, reciter: try! ReciterID("r"), index: 0, item: nil, itemCount: ayat, surah: 36,
             positionSeconds: Double(position) / 100, positionSamples: position, durationSeconds: Double(ayat),
             durationSamples: ayat * 100, sampleRate: 100, isEstimated: false, ayahStarts: (0..<ayat).map { Double($0) },
-            bufferingAyah: nil, skipped: [:], totalSamples: ayat * 100, writtenFrames: 0, writtenSeconds: 0, endMessage: nil, options: .init(), cycle: 1)
+            bufferingAyah: nil, skipped: [:], totalSamples: ayat * 100, writtenFrames: 0, writtenSeconds: 0, endMessage: nil,
+            options: PlaybackOptions(), cycle: 1, loop: nil, loopMarkSeconds: nil, stopAfter: nil, sleepSecondsLeft: nil)
     }
 
     @Test func aFewAyatGetATickEach() {

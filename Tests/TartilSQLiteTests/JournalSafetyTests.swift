@@ -1,3 +1,4 @@
+import TartilCore
 import Foundation
 import Synchronization
 import TestSupport

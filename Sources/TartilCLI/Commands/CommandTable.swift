@@ -1,3 +1,4 @@
+import TartilSession
 import TartilCore
 
 /// Every command tartil understands, in the order help lists them.

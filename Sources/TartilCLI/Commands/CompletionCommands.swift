@@ -1,3 +1,4 @@
+import TartilSession
 import TartilCore
 
 /// `tartil completions` and `tartil manpage`: generated from the command table (Shell/Completions.swift,

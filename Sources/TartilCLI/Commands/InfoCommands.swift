@@ -1,12 +1,8 @@
+import TartilSession
 import FoundationEssentials
 import Glibc
-import TartilAudio
-import TartilCache
 import TartilCore
 import TartilMPRIS
-import TartilNet
-import TartilPlayer
-import TartilSQLite
 
 /// Commands that describe tartil and the Qur'an: `help`, `version`, `surahs`, `reciters`, `quit`.
 enum InfoCommands {
@@ -44,19 +40,15 @@ enum InfoCommands {
             let settings = context.settings
             let format = try OutputFormat.chosen(invocation, context)
             let mirrors = try? settings.mirrorsFile()
+            let installed = Session.libraries()
             let caBundle = settings.caBundle.map { "\($0.path) (CA bundle from \($0.source))" }
-                ?? NetworkLibrary.defaultCABundle.map { "\($0) (CA bundle: libcurl's default)" } ?? "libcurl's default CA bundle"
+                ?? installed.defaultCABundle.map { "\($0) (CA bundle: libcurl's default)" } ?? "libcurl's default CA bundle"
             let certificates = caBundle + (settings.caDirectory.map { "; \($0.path) (CA directory from \($0.source))" } ?? "")
             let proxyVariables = ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
                 .filter { settings.environment[$0]?.isEmpty == false }
             let proxies = proxyVariables.isEmpty ? "none" : proxyVariables.map { "\($0)=\(settings.environment[$0]!)" }.joined(separator: " ")
-            let http2 = NetworkLibrary.supportsHTTP2
-            let libraries: [(String, String)] = [
-                ("network", NetworkLibrary.versionDescription),
-                ("audio", AudioLibrary.versionDescription),
-                ("sqlite", "SQLite \(Connection.libraryVersion)"),
-                ("crypto", SHA256.libraryVersion),
-            ]
+            let http2 = installed.http2
+            let libraries = installed.entries
             let paths: [(String, String)] = [
                 ("http2", http2 ? "yes (HTTPS downloads multiplex many requests per connection)" : "no (libcurl without nghttp2: HTTP/1.1 only)"),
                 ("certs", certificates),
@@ -74,7 +66,7 @@ enum InfoCommands {
                 ("version", .string(Help.version)),
                 ("libraries", .object(libraries.map { ($0.0, .string($0.1)) })),
                 ("http2", .bool(http2)),
-                ("ca_bundle", .string(settings.caBundle?.path ?? NetworkLibrary.defaultCABundle)),
+                ("ca_bundle", .string(settings.caBundle?.path ?? installed.defaultCABundle)),
                 ("ca_bundle_source", .string(settings.caBundle?.source ?? "default")),
                 ("ca_directory", .string(settings.caDirectory?.path)),
                 ("mirrors", .string(mirrors?.path)),
@@ -156,11 +148,9 @@ enum InfoCommands {
         examples: ["tartil reciters", "tartil reciters --json"],
         run: { invocation, context in
             let format = try OutputFormat.chosen(invocation, context)
-            let library = try context.library()
-            var entries: [(Reciter, ReciterTable?)] = []
-            for reciter in library.reciters { entries.append((reciter, try library.table(for: reciter))) }
+            let (mirrorsFile, entries) = try context.session.reciters(settings: context.settings)
             let columns = ["reciter", "name", "style", "bitrate_kbps", "pinned", "total", "table", "mirrors"]
-            let listing = Listing(columns: columns, rows: entries.map { reciter, table in
+            let listing = Listing(columns: columns, rows: entries.map { reciter, table, tablePath in
                 [
                     ("reciter", .string(reciter.id.rawValue)),
                     ("name", .string(reciter.name)),
@@ -168,20 +158,20 @@ enum InfoCommands {
                     ("bitrate_kbps", .int(reciter.bitrateKbps)),
                     ("pinned", .int(table?.coverage ?? 0)),
                     ("total", .int(Catalog.totalAyat)),
-                    ("table", .string(table == nil ? nil : library.tablePath(for: reciter))),
+                    ("table", .string(tablePath)),
                     ("mirrors", .array(reciter.mirrors.map { .object([("name", .string($0.name)), ("url", .string($0.template.text))]) })),
                 ]
             })
             context.console.print(listing, as: format) {
                 var rows = [["ID", "NAME", "STYLE", "KBPS", "MIRRORS", "PINNED"]]
-                for (reciter, table) in entries {
+                for (reciter, table, _) in entries {
                     rows.append([
                         reciter.id.rawValue, reciter.name, reciter.style, reciter.bitrateKbps.map(String.init) ?? "-",
                         String(reciter.mirrors.count), "\(table?.coverage ?? 0)/\(Catalog.totalAyat)",
                     ])
                 }
                 for line in Formatting.table(rows, rightAligned: [3, 4, 5]) { context.console.line(line) }
-                context.console.line("\(Plural.count(entries.count, "reciter")) from \(library.mirrorsFile)")
+                context.console.line("\(Plural.count(entries.count, "reciter")) from \(mirrorsFile)")
             }
         })
 

@@ -1,8 +1,7 @@
+import TartilSession
 import FoundationEssentials
 import Glibc
 import TartilCore
-import TartilJournal
-import TartilPlayer
 
 /// `positions`, `history`, `bookmark` and `journal export|merge|stats|check`: the journal for people and scripts.
 enum JournalCommands {
@@ -31,16 +30,8 @@ enum JournalCommands {
             let surah = try invocation.surah("--surah")
             let since = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
             let format = try OutputFormat.chosen(invocation, context)
-            let journal = try openForReading(context)
-            defer { journal?.close() }
-            let reciter = try listedReciter(invocation, context, journal)
-            guard let journal else {
-                printPositions([], format: format, console: context.console)
-                return
-            }
-            let events = try PlayCommands.journalCall { () throws(JournalError) in
-                try journal.latestPositions(reciter: reciter, surah: surah, sinceMs: since)
-            }
+            let events = try context.session.positions(
+                reciter: invocation.value("--reciter"), surah: surah, sinceMs: since, settings: context.settings)
             printPositions(events, format: format, console: context.console)
         })
 
@@ -68,61 +59,29 @@ enum JournalCommands {
             "tartil history --surah yasin --kind position,bookmark --limit 20",
         ],
         run: { invocation, context in
-            var filter = Journal.HistoryFilter()
+            var filter = JournalHistoryFilter()
             filter.sinceMs = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
             filter.untilMs = try invocation.value("--until").map { text throws(TartilError) in try parseSince(text, option: "--until") }
             filter.surah = try invocation.surah("--surah")
             filter.limit = try invocation.integer("--limit", in: 1...1_000_000)
             if let text = invocation.value("--kind") { filter.kinds = try kinds(text) }
             let format = try OutputFormat.chosen(invocation, context)
-            let journal = try openForReading(context)
-            defer { journal?.close() }
-            filter.reciter = try listedReciter(invocation, context, journal)
-            let events = try journal.map { journal throws(TartilError) in
-                try PlayCommands.journalCall { () throws(JournalError) in try journal.history(filter) }
-            } ?? []
-            context.console.print(Listing(columns: Journal.columnNames, rows: events.map(eventObject)), as: format) {
+            filter.reciter = invocation.value("--reciter")
+            let events = try context.session.history(filter, settings: context.settings)
+            context.console.print(Listing(columns: JournalEvent.columnNames, rows: events.map(eventObject)), as: format) {
                 for event in events { context.console.line(line(for: event)) }
             }
         })
 
-    static let bookmark = CommandSpec(
-        path: ["bookmark"],
-        overview: "Record a bookmark at an ayah (or, while playing, where playback is).",
-        arguments: [.init(name: "ref", help: "One ayah: 36:12, yasin:12 (default: the position playing now)", optional: true)],
-        options: [
-            .init(names: ["--note"], valueName: "text", help: "Words to keep with it (at most 4096 bytes)."),
-            .init(names: ["--reciter"], valueName: "id", help: "The reciter it is for (default: the one playing, or none)."),
-            OutputFormat.option(),
-        ],
-        examples: ["tartil bookmark 2:255 --note 'Ayat al-Kursi'"],
-        run: { invocation, context in
-            // A reciter mirrors.json does not list is refused before anything is written (the journal keeps it for good).
+    static let bookmark = CommandSpec(ControlVerbs.bookmark, adding: [OutputFormat.option()]) { invocation, context in
             let format = try OutputFormat.chosen(invocation, context)
-            let reciter = try invocation.value("--reciter").map { name throws(TartilError) in try context.library().reciter(named: name).id.rawValue }
-            var draft = EventDraft(kind: .bookmark, reciter: reciter, note: invocation.value("--note"))
-            if let note = draft.note, note.utf8.count > Journal.MergeLimits.noteBytes {
-                throw TartilError.usage("--note takes at most \(Journal.MergeLimits.noteBytes) bytes, not \(note.utf8.count)")
-            }
-            if let note = draft.note, note.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                throw TartilError.usage("--note takes text without control characters (tabs, new lines, escapes)")
-            }
-            if let reciter = draft.reciter { _ = try ReciterID(reciter) }  // an id other journals can merge
-            if let text = invocation.arguments.first {
-                let references = try ReferenceParser.parse([text])
-                guard references.count == 1, references[0].range.first == references[0].range.last else {
-                    throw TartilError.usage("bookmark takes one ayah (36:12), not '\(text)'")
-                }
-                draft.surah = references[0].range.first.surah
-                draft.ayah = references[0].range.first.ayah
-            } else {
-                try bookmarkWherePlaying(&draft, context.session)
-            }
-            let bookmark = try saveBookmark(draft, context)
+            let request = try ControlRequest(invocation)
+            let (result, _) = try PlayCommands.dispatch(request, invocation, context)
+            guard case .bookmark(let bookmark) = result else { throw TartilError(.failure, "the journal did not record a bookmark") }
             context.console.print(report: bookmarkObject(bookmark), as: format) {
                 context.console.line("bookmarked \(bookmark.surah):\(bookmark.ayah)" + (bookmark.note.map { " — \($0)" } ?? ""))
             }
-        })
+        }
 
     static let bookmarks = CommandSpec(
         path: ["bookmarks"],
@@ -142,14 +101,10 @@ enum JournalCommands {
         run: { invocation, context in
             let surah = try invocation.surah("--surah")
             let format = try OutputFormat.chosen(invocation, context)
-            let journal = try openForReading(context)
-            defer { journal?.close() }
-            let reciter = try listedReciter(invocation, context, journal)
-            let list = try journal.map { journal throws(TartilError) in
-                try PlayCommands.journalCall { () throws(JournalError) in try journal.bookmarks(reciter: reciter, surah: surah) }
-            } ?? []
+            let found = try context.session.bookmarks(reciter: invocation.value("--reciter"), surah: surah, settings: context.settings)
+            let list = found ?? []
             context.console.print(Listing(columns: bookmarkFields, rows: list.map(bookmarkObject)), as: format) {
-                if list.isEmpty { context.console.note(journal == nil ? "no bookmarks yet" : "no bookmarks") }
+                if list.isEmpty { context.console.note(found == nil ? "no bookmarks yet" : "no bookmarks") }
                 for bookmark in list {
                     let name = (try? Catalog.surah(bookmark.surah))?.nameTransliterated ?? ""
                     context.console.line(
@@ -169,7 +124,7 @@ enum JournalCommands {
         run: { invocation, context in
             let id = invocation.arguments[0]
             let format = try OutputFormat.chosen(invocation, context)
-            let bookmark = try editBookmark(context) { journal throws(JournalError) in try journal.removeBookmark(id: id) }
+            let bookmark = try context.session.removeBookmark(id: id, settings: context.settings)
             context.console.print(report: bookmarkObject(bookmark) + [("removed", .bool(true))], as: format) {
                 context.console.line("removed the bookmark \(bookmark.surah):\(bookmark.ayah) (\(bookmark.eventID.prefix(8)))")
             }
@@ -188,63 +143,16 @@ enum JournalCommands {
             let id = invocation.arguments[0]
             let text = invocation.arguments[1]
             let format = try OutputFormat.chosen(invocation, context)
-            guard text.utf8.count <= Journal.MergeLimits.noteBytes else {
-                throw TartilError.usage("a note takes at most \(Journal.MergeLimits.noteBytes) bytes, not \(text.utf8.count)")
-            }
-            let bookmark = try editBookmark(context) { journal throws(JournalError) in try journal.editBookmarkNote(id: id, note: text) }
+            let bookmark = try context.session.editBookmarkNote(id: id, note: text, settings: context.settings)
             context.console.print(report: bookmarkObject(bookmark), as: format) {
                 context.console.line(
                     "bookmark \(bookmark.surah):\(bookmark.ayah) (\(bookmark.eventID.prefix(8))): " + (bookmark.note.map { "— \($0)" } ?? "no note"))
             }
         })
 
-    /// Runs a bookmark change on the session's journal writer (after every event handed over before it), so the
-    /// lookup and the append see the same journal; an unknown id is a usage error and writes nothing.
-    static func editBookmark(
-        _ context: Context, _ body: @escaping @Sendable (Journal) throws(JournalError) -> Bookmark
-    ) throws(TartilError) -> Bookmark {
-        let writer = try context.session.journal(context.settings)
-        do throws(JournalError) {
-            return try writer.withJournal(body)
-        } catch {
-            throw commandError(error)
-        }
-    }
+    static let bookmarkFields = SessionJSON.bookmarkFieldNames
 
-    static let bookmarkFields = ["event_id", "surah", "ayah", "reciter", "note", "ts_ms", "device_id"]
-
-    static func bookmarkObject(_ bookmark: Bookmark) -> Fields {
-        [
-            ("event_id", .string(bookmark.eventID)), ("surah", .int(bookmark.surah)), ("ayah", .int(bookmark.ayah)),
-            ("reciter", .string(bookmark.reciter)), ("note", .string(bookmark.note)), ("ts_ms", .int(Int(bookmark.timeMs))),
-            ("device_id", .string(bookmark.deviceID)),
-        ]
-    }
-
-    /// Fills in a bookmark's ayah (and reciter, unless given) from where the session's playback is; a usage error
-    /// when nothing is playing.
-    static func bookmarkWherePlaying(_ draft: inout EventDraft, _ session: PlaybackSession) throws(TartilError) {
-        guard let player = session.current, let item = player.status.item else {
-            throw TartilError.usage("bookmark needs an ayah (36:12) when nothing is playing")
-        }
-        draft.surah = item.ayah.surah
-        draft.ayah = item.ayah.ayah
-        draft.reciter = draft.reciter ?? player.reciter.rawValue
-    }
-
-    /// Appends a bookmark to the journal on the session's writer (after every event handed over before it) and
-    /// returns it once it is durable.
-    static func saveBookmark(_ draft: EventDraft, _ context: Context) throws(TartilError) -> Bookmark {
-        let writer = try context.session.journal(context.settings)
-        let event: JournalEvent
-        do throws(JournalError) {
-            event = try writer.withJournal { journal throws(JournalError) in try journal.append(draft) }
-        } catch {
-            throw TartilError(.failure, error.message)
-        }
-        guard let bookmark = Bookmark(event) else { throw TartilError(.failure, "the journal did not record a bookmark") }
-        return bookmark
-    }
+    static func bookmarkObject(_ bookmark: Bookmark) -> Fields { SessionJSON.fields(bookmark) }
 
     static let group = CommandSpec(path: ["journal"], overview: "Export, merge, sync, back up, check and count the positions journal.", run: nil)
 
@@ -266,14 +174,10 @@ enum JournalCommands {
         run: { invocation, context in
             let since = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
             let chosen = try OutputFormat.chosen(invocation, context, allowed: exportFormats, default: .ndjson)
-            let format = Journal.ExportFormat(rawValue: chosen.rawValue)!
-            guard let journal = try openForReading(context) else {
-                context.console.print(Listing(columns: Journal.columnNames, rows: []), as: chosen) {}
+            let format = JournalExportFormat(rawValue: chosen.rawValue)!
+            guard try context.session.exportJournal(sinceMs: since, format: format, to: context.console.outputDescriptor, settings: context.settings) else {
+                context.console.print(Listing(columns: JournalEvent.columnNames, rows: []), as: chosen) {}
                 return
-            }
-            defer { journal.close() }
-            _ = try PlayCommands.journalCall { () throws(JournalError) in
-                try journal.export(sinceMs: since, format: format, to: context.console.outputDescriptor)
             }
         })
 
@@ -299,17 +203,8 @@ enum JournalCommands {
         run: { invocation, context in
             let other = invocation.arguments[0]
             let format = try OutputFormat.chosen(invocation, context)
-            guard FileManager.default.fileExists(atPath: other) else { throw TartilError.usage("\(other) does not exist") }
             // The merge runs on the session's journal writer, which stays open for the commands after it.
-            let writer = try context.session.journal(context.settings)
-            let added: Int
-            do throws(JournalError) {
-                added = try writer.withJournal { journal throws(JournalError) in
-                    try journal.merge(from: other, shouldStop: { Interrupt.isPending })
-                }
-            } catch {
-                throw commandError(error)
-            }
+            let added = try context.session.mergeJournal(from: other, settings: context.settings, shouldStop: context.isCancelled)
             context.console.print(report: [("file", .string(other)), ("new_events", .int(added))], as: format) {
                 context.console.line("\(added) new event\(added == 1 ? "" : "s") from \(other)")
             }
@@ -331,18 +226,10 @@ enum JournalCommands {
         examples: ["tartil journal backup ~/backups/tartil-journal.sqlite", "tartil journal backup /mnt/usb/journal.sqlite --force"],
         run: { invocation, context in
             let format = try OutputFormat.chosen(invocation, context)
-            guard let journal = try openForReading(context) else {
-                throw TartilError(.notFound, "there is no journal at \(context.settings.journalFile) yet")
-            }
-            defer { journal.close() }
-            let result: Journal.BackupResult
-            do throws(JournalError) {
-                result = try journal.backup(to: invocation.arguments[0], replacing: invocation.flag("--force"))
-            } catch {
-                throw commandError(error)
-            }
+            let (journal, result) = try context.session.backupJournal(
+                to: invocation.arguments[0], replacing: invocation.flag("--force"), settings: context.settings)
             let fields: Fields = [
-                ("file", .string(result.path)), ("journal", .string(journal.path)), ("events", .int(result.events)), ("bytes", .int(result.bytes)),
+                ("file", .string(result.path)), ("journal", .string(journal)), ("events", .int(result.events)), ("bytes", .int(result.bytes)),
             ]
             context.console.print(report: fields, as: format) {
                 context.console.line(
@@ -378,20 +265,12 @@ enum JournalCommands {
             let watch = invocation.flag("--watch")
             let interval = try invocation.duration("--interval", in: 1...86_400).map { Int($0.rounded()) }
             if interval != nil && !watch { throw TartilError.usage("--interval goes with --watch") }
-            let writer = try context.session.journal(context.settings)
             var round = 0
             while true {
                 round += 1
                 do throws(TartilError) {
-                    let report: Journal.SyncReport
-                    do throws(JournalError) {
-                        report = try writer.withJournal { journal throws(JournalError) in
-                            try journal.sync(folder: folder, shouldStop: { Interrupt.isPending })
-                        }
-                    } catch {
-                        throw commandError(error)
-                    }
-                    printSync(report, deviceID: writer.deviceID, context)
+                    let (report, deviceID) = try context.session.syncJournal(folder: folder, settings: context.settings, shouldStop: context.isCancelled)
+                    printSync(report, deviceID: deviceID, context)
                 } catch {
                     // A watch goes on after a failed round (a folder unmounted for a while); the first round's
                     // failure, or an interruption, ends it.
@@ -408,7 +287,7 @@ enum JournalCommands {
 
     /// Prints what a sync did: merges and the snapshot on standard output, skips on standard error (and all of it
     /// as one JSON object with --json).
-    static func printSync(_ report: Journal.SyncReport, deviceID: String, _ context: Context) {
+    static func printSync(_ report: JournalSyncReport, deviceID: String, _ context: Context) {
         let console = context.console
         for skip in report.skipped { console.note("skipped \(skip.name): \(skip.reason)") }
         let total = report.merged.reduce(0) { $0 + $1.newEvents }
@@ -461,15 +340,11 @@ enum JournalCommands {
         examples: ["tartil journal stats", "tartil journal stats --json"],
         run: { invocation, context in
             let format = try OutputFormat.chosen(invocation, context)
-            guard let journal = try openForReading(context) else {
-                throw TartilError(.notFound, "there is no journal at \(context.settings.journalFile) yet")
-            }
-            defer { journal.close() }
-            let stats = try PlayCommands.journalCall { () throws(JournalError) in try journal.stats() }
-            let sizes = journal.fileSizes()
+            let report = try context.session.journalStats(settings: context.settings)
+            let stats = report.stats
             let fields: Fields = [
-                ("journal", .string(journal.path)), ("device_id", .string(journal.deviceID)),
-                ("bytes", .int(sizes.journal)), ("wal_bytes", .int(sizes.log)), ("events", .int(stats.events)),
+                ("journal", .string(report.path)), ("device_id", .string(report.deviceID)),
+                ("bytes", .int(report.bytes)), ("wal_bytes", .int(report.logBytes)), ("events", .int(stats.events)),
                 ("by_kind", .array(JournalEvent.Kind.allCases.map { .object([("kind", .string($0.rawValue)), ("events", .int(stats.byKind[$0] ?? 0))]) })),
                 ("devices", .int(stats.devices)),
                 ("by_device", .array(stats.byDevice.map { device in
@@ -482,19 +357,20 @@ enum JournalCommands {
                 ("first_ts_ms", stats.firstMs.map { .int(Int($0)) } ?? .null),
                 ("last_ts_ms", stats.lastMs.map { .int(Int($0)) } ?? .null),
             ]
-            context.console.print(report: fields, as: format) { statsText(stats, sizes: sizes, journal: journal, context.console) }
+            context.console.print(report: fields, as: format) { statsText(report, context.console) }
         })
 
     /// `journal stats` for people.
-    static func statsText(_ stats: Journal.Stats, sizes: (journal: Int, log: Int), journal: Journal, _ console: Console) {
-        console.line("journal   \(journal.path) (\(Formatting.bytes(sizes.journal)); log \(Formatting.bytes(sizes.log)))")
-        console.line("device    \(journal.deviceID)")
+    static func statsText(_ report: Session.JournalReport, _ console: Console) {
+        let stats = report.stats
+        console.line("journal   \(report.path) (\(Formatting.bytes(report.bytes)); log \(Formatting.bytes(report.logBytes)))")
+        console.line("device    \(report.deviceID)")
         console.line("events    \(Formatting.grouped(stats.events)): "
             + JournalEvent.Kind.allCases.map { "\(Formatting.grouped(stats.byKind[$0] ?? 0)) \($0.rawValue)" }.joined(separator: ", "))
         console.line("devices   \(stats.devices); positions in \(Plural.count(stats.surahsWithPositions, "surah"))")
         for device in stats.byDevice {
             console.line(
-                "  " + Formatting.left(device.deviceID + (device.deviceID == journal.deviceID ? " (this one)" : ""), 50)
+                "  " + Formatting.left(device.deviceID + (device.deviceID == report.deviceID ? " (this one)" : ""), 50)
                     + Formatting.left(Plural.count(device.events, "event", number: Formatting.grouped(device.events)), 16)
                     + "\(Formatting.timestamp(milliseconds: device.firstMs)) to \(Formatting.timestamp(milliseconds: device.lastMs))")
         }
@@ -510,43 +386,17 @@ enum JournalCommands {
         options: [OutputFormat.option()],
         run: { invocation, context in
             let format = try OutputFormat.chosen(invocation, context)
-            guard let journal = try openForReading(context) else {
-                throw TartilError(.notFound, "there is no journal at \(context.settings.journalFile) yet")
-            }
-            defer { journal.close() }
-            let problems = try PlayCommands.journalCall { () throws(JournalError) in try journal.problems() }
-            let fields: Fields = [("journal", .string(journal.path)), ("ok", .bool(problems.isEmpty)), ("problems", .array(problems.map(JSONValue.string)))]
+            let (path, problems) = try context.session.journalProblems(settings: context.settings)
+            let fields: Fields = [("journal", .string(path)), ("ok", .bool(problems.isEmpty)), ("problems", .array(problems.map(JSONValue.string)))]
             context.console.print(report: fields, as: format) {
-                if problems.isEmpty { context.console.line("\(journal.path): ok (integrity check passed, append-only triggers present, WAL on)") }
+                if problems.isEmpty { context.console.line("\(path): ok (integrity check passed, append-only triggers present, WAL on)") }
             }
             if !problems.isEmpty {
-                throw TartilError(.failure, "\(journal.path): " + problems.joined(separator: "; "))
+                throw TartilError(.failure, "\(path): " + problems.joined(separator: "; "))
             }
         })
 
     // MARK: - Helpers
-
-    /// A journal's error as the CLI reports it: a file that is not a journal, events that cannot be true and a
-    /// destination that cannot be written are usage errors (nothing was changed); Ctrl-C is an interruption.
-    static func commandError(_ error: JournalError) -> TartilError {
-        switch error.code {
-        case .notAJournal, .refused, .badDestination, .unknownBookmark: return TartilError(.usage, error.message)
-        case .interrupted: return TartilError(.interrupted, error.message)
-        case .failed, .unreadable: return TartilError(.failure, error.message)
-        }
-    }
-
-    /// The reciter `--reciter` names for a journal listing: one of mirrors.json's, or one the journal has events
-    /// of (a reciter since taken out of mirrors.json); anything else is mirrors.json's usage error.
-    static func listedReciter(_ invocation: Invocation, _ context: Context, _ journal: Journal?) throws(TartilError) -> String? {
-        guard let id = invocation.value("--reciter") else { return nil }
-        do {
-            return try context.library().reciter(named: id).id.rawValue
-        } catch {
-            if let journal, (try? journal.mentions(reciter: id)) == true { return id }
-            throw error
-        }
-    }
 
     /// `--kind`'s comma-separated kinds.
     static func kinds(_ text: String) throws(TartilError) -> Set<JournalEvent.Kind> {
@@ -561,19 +411,6 @@ enum JournalCommands {
             kinds.insert(kind)
         }
         return kinds
-    }
-
-    /// The journal opened read-only, or nil when there is none yet. A file that is not a journal is refused.
-    static func openForReading(_ context: Context) throws(TartilError) -> Journal? {
-        let path = context.settings.journalFile
-        // No journal yet, or an empty file that the first writer will make one.
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_size > 0 || info.st_mode & S_IFMT != S_IFREG else { return nil }
-        do {
-            return try Journal(path: path, readOnly: true)
-        } catch {
-            throw TartilError(error.code == .notAJournal && context.settings.journalIsExplicit ? .usage : .failure, error.message)
-        }
     }
 
     static let positionFields = ["surah", "ayah", "offset_ms", "offset_samples", "reciter", "reason", "ts_ms", "device_id", "event_id"]

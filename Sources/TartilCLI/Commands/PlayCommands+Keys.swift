@@ -1,7 +1,6 @@
 import Glibc
 import TartilCore
-import TartilJournal
-import TartilPlayer
+import TartilSession
 
 /// `tartil play` on a terminal: keys (see `PlayerKeys`) read on the thread that waits for the end, and the live
 /// line on standard error, fitted to the terminal's width.
@@ -24,31 +23,61 @@ extension PlayCommands {
             facts: progressFacts(status), name: surahName(status), bar: bar(status), notice: notice, width: width)
     }
 
-    /// Blocks until `player` ends, reading keys and redrawing the live line every 0.25 s (at once after a key, a
+    /// How the command line follows playback until it ends: reading keys with the live line, or drawing the live
+    /// line alone (`progress`), or just waiting.
+    static func follow(_ context: Context, keys: Bool, progress: Bool) throws {
+        if keys {
+            try waitWithKeys(context)
+        } else {
+            try waitForEnd(context, stopOnInterrupt: true, progress: progress ? context.console : nil)
+        }
+    }
+
+    /// Blocks until the session's playback ends (a replacement from another terminal is followed too). Ctrl-C
+    /// stops it (`stopOnInterrupt`) or only stops the waiting, and throws `.interrupted` either way. With
+    /// `progress`, the live line is redrawn on standard error.
+    static func waitForEnd(_ context: Context, stopOnInterrupt: Bool, progress: Console? = nil) throws {
+        let session = context.session
+        var width = progress.flatMap { _ in RawTerminal.columns(of: 2) } ?? 80
+        while !session.hasEnded(waiting: 0.25) {
+            if Interrupt.isPending {
+                if stopOnInterrupt { session.stopAndWait(quitting: true) }
+                progress?.writeError("\n")
+                throw TartilError(.interrupted, stopOnInterrupt ? "playback stopped" : "stopped waiting; playback goes on")
+            }
+            if let progress, let status = session.status() {
+                width = RawTerminal.columns(of: 2) ?? width  // cheap, and no handler needed without keys
+                progress.writeError("\r\u{1B}[K" + liveLine(status, width: width))
+            }
+        }
+        session.flushJournal()
+        progress?.writeError("\r\u{1B}[K")
+    }
+
+    /// Blocks until playback ends, reading keys and redrawing the live line every 0.25 s (at once after a key, a
     /// resize or a return from Ctrl-Z). Raw mode is left on every way out, a thrown error included. Ctrl-C and
     /// SIGTERM stop playback (recording the position as a quit) and throw `.interrupted`, like `waitForEnd`.
-    static func waitWithKeys(of player: Player, _ context: Context) throws {
+    static func waitWithKeys(_ context: Context) throws {
         do {
             try RawTerminal.enter()
         } catch {
             // No keys (the terminal would not change modes): playback goes on with the live line alone.
             context.console.note("Error: \(error.message); keys are off")
-            return try waitForEnd(
-                of: player, stopOnInterrupt: true, progress: context.console.errorIsTerminal ? context.console : nil)
+            return try waitForEnd(context, stopOnInterrupt: true, progress: context.console.errorIsTerminal ? context.console : nil)
         }
         defer { RawTerminal.leave() }
+        let session = context.session
         let console = context.console
         let draws = console.errorIsTerminal
         var decoder = KeyDecoder()
-        var notice: (text: String, until: ContinuousClock.Instant)?
+        var notice: (text: String, until: ClockInstant)?
         var width = RawTerminal.columns(of: 2) ?? 80
         var inputOpen = true
         var buffer = [UInt8](repeating: 0, count: 256)
-        while !player.waitUntilEnded(timeout: 0) {
+        while !session.hasEnded(waiting: 0) {
             if Interrupt.isPending {
                 RawTerminal.leave()
-                player.stop(reason: .quit)
-                player.waitUntilEnded()
+                session.stopAndWait(quitting: true)
                 if draws { console.writeError("\n") }
                 throw TartilError(.interrupted, "playback stopped")
             }
@@ -78,15 +107,16 @@ extension PlayCommands {
                 guard let action = PlayerKeys.action(for: key) else { continue }
                 if let text = perform(action, context) {
                     let seconds = action == .help ? helpSeconds : noticeSeconds
-                    notice = (text, .now + .milliseconds(Int(seconds * 1000)))
+                    notice = (text, session.clock.now.adding(seconds: seconds))
                 }
                 if action == .command(.quit) { break }
             }
-            if let shown = notice, shown.until < .now { notice = nil }
-            if draws && foreground && !player.status.state.isEnded {  // in the background, the shell's line is left alone
-                console.writeError("\r\u{1B}[K" + liveLine(player.status, notice: notice?.text, width: width))
+            if let shown = notice, shown.until < session.clock.now { notice = nil }
+            if draws && foreground, let status = session.status() {  // in the background, the shell's line is left alone
+                console.writeError("\r\u{1B}[K" + liveLine(status, notice: notice?.text, width: width))
             }
         }
+        session.flushJournal()
         if draws { console.writeError("\r\u{1B}[K") }
     }
 
@@ -96,32 +126,30 @@ extension PlayCommands {
         do {
             switch action {
             case .command(.markLoop):
-                let status = try context.session.control("loop", .markLoop)
+                let status = try context.session.perform(.markLoop, verb: "loop")
                 if let loop = status.loop { return "loop \(clock(loop.startSeconds))-\(clock(loop.endSeconds)) (l again: off)" }
                 if let mark = status.loopMarkSeconds { return "loop from \(clock(mark)): l again marks its end" }
                 return "loop off"
             case .command(let command):
-                let status = try context.session.control(name(of: command), command)
+                let status = try context.session.perform(command, verb: name(of: command))
                 if case .setVolume = command { return "volume \(status.volume)%" }
                 return nil
             case .bookmark:
-                var draft = EventDraft(kind: .bookmark)
-                try JournalCommands.bookmarkWherePlaying(&draft, context.session)
-                let bookmark = try JournalCommands.saveBookmark(draft, context)
+                let bookmark = try context.session.bookmark(BookmarkRequest(), settings: context.settings)
                 return "bookmarked \(bookmark.surah):\(bookmark.ayah)"
             case .toggleRepeat:
-                let forever = context.session.current?.status.options.repeatEach == .forever
-                try context.session.control("set", .set(.repeatEach(forever ? .times(1) : .forever)))
+                let forever = context.session.status()?.options.repeatEach == .forever
+                try context.session.perform(.set(.repeatEach(forever ? .times(1) : .forever)), verb: "set")
                 return forever ? "repeat off" : "repeating this ayah until you move on (r again: off)"
             case .help:
                 return PlayerKeys.helpLine
             case .speed(let steps):
-                let current = try context.session.player(for: "speed").status.speed
-                let status = try context.session.control("speed", .setSpeed(PlaybackSpeed.stepped(current, by: steps)))
+                guard let current = context.session.status()?.speed else { throw TartilError.usage("speed: nothing is playing") }
+                let status = try context.session.perform(.setSpeed(PlaybackSpeed.stepped(current, by: steps)), verb: "speed")
                 return "speed \(PlaybackSpeed.text(status.speed))×"
             }
         } catch {
-            return error.message
+            return ExitStatus.describe(error).1
         }
     }
 

@@ -1,12 +1,8 @@
-import Dispatch
+import TartilSession
 import FoundationEssentials
 import Glibc
 import Synchronization
-import TartilAudio
-import TartilCache
 import TartilCore
-import TartilNet
-import TartilPlayer
 
 /// `tartil prefetch REF… --reciter ID`: puts ayat in the verified cache for offline listening.
 enum PrefetchCommand {
@@ -50,143 +46,38 @@ enum PrefetchCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws {
         let json = try OutputFormat.chosen(invocation, context, allowed: formats) != .text
         let references = try ReferenceParser.parse(invocation.arguments)
-        let reciterID = try context.reciterID(invocation)
-        let limits = try downloadLimits(invocation, context)
-        let policy = DownloadPolicy(maxAttempts: 1 + (try invocation.integer("--retries", in: 0...20) ?? 5))
+        let attempts = 1 + (try invocation.integer("--retries", in: 0...20) ?? 5)
         let budget = try (invocation.value("--max-size") ?? context.settings.environment["TARTIL_CACHE_MAX_SIZE"]).map(parseSize)
-        let library = try context.library()
-        let reciter = try library.reciter(reciterID)
-        let table = try library.table(for: reciter)
-        let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
-        let ayat = ReferenceParser.uniqueAyat(of: references)
+        let request = Session.PrefetchRequest(
+            ayat: ReferenceParser.uniqueAyat(of: references), reciter: invocation.value("--reciter"),
+            limits: try downloadLimits(invocation, context), attempts: attempts, budget: budget)
         let console = context.console
-        let startTime = Date()
-
-        var progress = PrefetchProgress(requested: ayat.count)
-        var requests: [DownloadRequest] = []
-        // The downloader starts on the first file missing, so its connection opens (a few round trips to a far
-        // mirror) while the rest of the list is checked against the cache.
-        var started: Started?
-        defer {
-            // An error before `fetch` took over (a link in the cache, say) stops the downloader that had begun.
-            if let started, !started.handedOver {
-                started.downloader.cancel()
-                started.downloader.shutdown()
-            }
+        let showBar = console.errorIsTerminal && !json
+        let clock = context.session.clock
+        let started = clock.now
+        let (reciter, outcome) = try context.session.prefetch(request, settings: context.settings, isCancelled: context.isCancelled) { events, progress in
+            var lines = ReportLines()
+            for event in events { report(event, json: json, showBar: showBar, into: &lines) }
+            lines.write(to: console)
+            if showBar { console.writeError("\r\u{1B}[K" + bar(progress, seconds: clock.now.seconds(since: started))) }
         }
-        for ayah in ayat {
-            let expectation = try cache.expectation(reciter: reciterID, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: AudioValidation.unpinnedLimit)
-            if try cache.containsVerified(reciter: reciterID, ayah: ayah, expectation: expectation) {
-                progress.alreadyCached += 1
-                continue
-            }
-            let request = DownloadRequest(reciter: reciterID, ayah: ayah, mirrors: reciter.mirrors, expectation: expectation, priority: .prefetch)
-            requests.append(request)
-            if started == nil {
-                started = try Started(cache: cache, limits: limits, policy: policy)
-                started!.downloader.submit([request])
-            }
-        }
-
-        if let started {
-            try fetch(requests, into: cache, limits: limits, policy: policy, progress: &progress, context: context, json: json,
-                      started: startTime, firstSubmitted: started)
-        }
-
-        var evicted: [Cache.CachedFile] = []
-        if let budget {
-            evicted = try cache.evict(toFit: budget, protecting: Set(ayat.map { Cache.key(reciterID.rawValue, $0) }))
-        }
-        let seconds = Date().timeIntervalSince(startTime)
-        if let warning = progress.disputeWarning(reciter: reciterID) { console.note(warning) }
+        if showBar { console.writeError("\r\u{1B}[K") }
+        let progress = outcome.progress
+        if let warning = disputeWarning(progress, reciter: reciter) { console.note(warning) }
         if json {
-            console.json(.object(progress.summary(seconds: seconds, evicted: evicted.count)))
+            console.json(.object(summary(progress, seconds: outcome.seconds, evicted: outcome.evicted)))
         } else {
-            for (ayah, reason) in progress.failed { console.note("failed \(ayah): \(reason)") }
-            console.line(progress.summaryLine(seconds: seconds) + (evicted.isEmpty ? "" : "; evicted \(evicted.count) least-recently-used files to fit --max-size"))
+            for failure in progress.failed { console.note("failed \(failure.ayah): \(failure.reason)") }
+            console.line(
+                summaryLine(progress, seconds: outcome.seconds)
+                    + (outcome.evicted == 0 ? "" : "; evicted \(outcome.evicted) least-recently-used files to fit --max-size"))
         }
-        if progress.cancelled > 0 || Interrupt.isPending {
+        if outcome.interrupted {
             throw TartilError(.interrupted, "prefetch stopped; \(Plural.count(progress.cancelled, "file")) not fetched (run it again to resume)")
         }
         if !progress.failed.isEmpty {
-            throw TartilError(.failure, "\(progress.failed.count) of \(Plural.count(ayat.count, "ayah")) could not be downloaded")
+            throw TartilError(.failure, "\(progress.failed.count) of \(Plural.count(progress.requested, "ayah")) could not be downloaded")
         }
-    }
-
-    /// A downloader made as soon as `run` finds the first file to fetch and given that file (so its connection
-    /// opens while the rest of the list is checked), and the queue its events go to; `fetch` takes it over.
-    final class Started {
-        let downloader: Downloader
-        let queue = EventQueue()
-        /// Set once `fetch` drives it (and shuts it down).
-        var handedOver = false
-
-        init(cache: Cache, limits: DownloadLimits, policy: DownloadPolicy) throws {
-            let queue = self.queue
-            downloader = try Downloader(
-                cacheDirectory: cache.directory, limits: limits, policy: policy, validate: AudioValidation.validate,
-                events: { queue.push($0) })
-        }
-    }
-
-    /// Downloads `requests` with a progress bar on a terminal, event lines otherwise, until every one is
-    /// settled (or Ctrl-C cancels the rest). `firstSubmitted`: a downloader already given `requests[0]`; without
-    /// it, one is made here.
-    static func fetch(
-        _ requests: [DownloadRequest], into cache: Cache, limits: DownloadLimits, policy: DownloadPolicy,
-        progress: inout PrefetchProgress, context: Context, json: Bool, started: Date, firstSubmitted: Started? = nil
-    ) throws {
-        let console = context.console
-        let run = try firstSubmitted ?? Started(cache: cache, limits: limits, policy: policy)
-        let (downloader, queue) = (run.downloader, run.queue)
-        run.handedOver = true
-        let alreadySubmitted = firstSubmitted == nil ? 0 : 1
-        // Feed the downloader a window of requests at a time rather than all 6236 of a whole Qur'an: its queue,
-        // and the memory behind it, stay small; settled files make room for more. The window holds twice what
-        // may be in flight, so a settled file's slot is refilled at once.
-        let window = max(64, limits.transfersInFlight * 2)
-        var next = max(alreadySubmitted, min(window, requests.count))
-        downloader.submit(Array(requests[alreadySubmitted..<next]))
-        var outstanding = requests.count
-        var cancelling = false
-        let showBar = console.errorIsTerminal && !json
-        var lastDrain = DispatchTime.now().uptimeNanoseconds
-        while outstanding > 0 {
-            queue.wait(seconds: 0.1)
-            // At most a hundred drains a second: events that arrive meanwhile wait in the queue, so a whole Qur'an
-            // costs a few hundred wake-ups of this thread instead of one per file.
-            let since = DispatchTime.now().uptimeNanoseconds - lastDrain
-            if since < 10_000_000 { usleep(UInt32((10_000_000 - since) / 1000)) }
-            lastDrain = DispatchTime.now().uptimeNanoseconds
-            if Interrupt.isPending && !cancelling {
-                cancelling = true
-                downloader.cancel()
-                // Requests never handed to the downloader are cancelled too.
-                outstanding -= requests.count - next
-                progress.cancelled += requests.count - next
-                next = requests.count
-            }
-            var settled = 0
-            var lines = ReportLines()
-            for event in queue.drain() {
-                settled += progress.apply(event) ? 1 : 0
-                report(event, json: json, showBar: showBar, into: &lines)
-            }
-            lines.write(to: console)
-            outstanding -= settled
-            if settled > 0 && next < requests.count && !cancelling {
-                let end = min(requests.count, next + settled)
-                downloader.submit(Array(requests[next..<end]))
-                next = end
-            }
-            if showBar {
-                console.writeError("\r\u{1B}[K" + progress.bar(bytes: downloader.totalBytesReceived, seconds: Date().timeIntervalSince(started)))
-            }
-        }
-        downloader.shutdown()
-        if showBar { console.writeError("\r\u{1B}[K") }
-        progress.bytes += downloader.totalBytesReceived
-        progress.connections = downloader.statistics
     }
 
     /// Lines for standard output and standard error, written with one call each.
@@ -263,66 +154,23 @@ enum PrefetchCommand {
             throw .usage("'\(text)' is not a size: \(forms)")
         }
     }
-}
 
-/// Counts for the progress bar and the summary.
-struct PrefetchProgress {
-    let requested: Int
-    var downloaded = 0
-    var alreadyCached = 0
-    var cancelled = 0
-    var bytes = 0
-    /// What the connections did (for the summary).
-    var connections = DownloadStatistics()
-    var failed: [(AyahRef, String)] = []
-    /// Latest problem per mirror, for the progress bar.
-    var mirrorProblems: [String: String] = [:]
-    /// Unpinned files by the cross-check's mark, and what the mirrors told about disputed ones.
-    var marks: [SourceMark: [AyahRef]] = [:]
-    var disputeDetails: [(AyahRef, String)] = []
-
-    init(requested: Int) { self.requested = requested }
-
-    /// Applies an event; returns true when it settles a file.
-    mutating func apply(_ event: DownloadEvent) -> Bool {
-        switch event {
-        case .cached(_, _, let already):
-            if already { alreadyCached += 1 } else { downloaded += 1 }
-            return true
-        case .failed(let ayah, let reason):
-            failed.append((ayah, reason))
-            return true
-        case .cancelled:
-            cancelled += 1
-            return true
-        case .retrying(_, let mirror, let reason, _):
-            mirrorProblems[mirror] = reason
-            return false
-        case .marked(let ayah, let mark, let detail):
-            marks[mark, default: []].append(ayah)
-            if mark == .disputed { disputeDetails.append((ayah, detail)) }
-            return false
-        case .started, .mirrorAbandoned:
-            return false
-        }
-    }
-
-    /// Ayat of unpinned files by the cross-check's mark, in the order they were committed.
-    func marked(_ mark: SourceMark) -> [AyahRef] { (marks[mark] ?? []).sorted() }
+    // MARK: - Rendering progress
 
     /// The warning for files the reciter's mirrors disagree on, or nil when there are none.
-    func disputeWarning(reciter: ReciterID) -> String? {
-        let disputed = marked(.disputed)
+    static func disputeWarning(_ progress: PrefetchProgress, reciter: ReciterID) -> String? {
+        let disputed = progress.marked(.disputed)
         guard !disputed.isEmpty else { return nil }
         var text = "warning: the mirrors of \(reciter) are not byte-identical, as mirrors.json requires: they disagree on "
             + "\(Plural.count(disputed.count, "file")), kept and marked disputed (tartil cache verify lists them):"
-        for (ayah, detail) in disputeDetails.sorted(by: { $0.0 < $1.0 }).prefix(10) { text += "\n  \(ayah): \(detail)" }
+        for detail in progress.disputeDetails.sorted(by: { $0.ayah < $1.ayah }).prefix(10) { text += "\n  \(detail.ayah): \(detail.reason)" }
         if disputed.count > 10 { text += "\n  …" }
         return text
     }
 
-    func bar(bytes: Int, seconds: Double) -> String {
-        let done = downloaded + alreadyCached + failed.count
+    static func bar(_ progress: PrefetchProgress, seconds: Double) -> String {
+        let (requested, alreadyCached, failed, bytes) = (progress.requested, progress.alreadyCached, progress.failed, progress.bytes)
+        let done = progress.done
         let width = 24
         let filled = requested == 0 ? width : width * done / requested
         let rate = seconds > 0 ? Double(bytes) / seconds : 0
@@ -335,16 +183,17 @@ struct PrefetchProgress {
             line += "  ETA \(seconds / 60):\(Formatting.pad(seconds % 60, 2))"
         }
         if !failed.isEmpty { line += "  \(failed.count) failed" }
-        if let (mirror, problem) = mirrorProblems.sorted(by: { $0.key < $1.key }).first {
+        if let (mirror, problem) = progress.mirrorProblems.sorted(by: { $0.key < $1.key }).first {
             line += "  (\(mirror): \(problem))"
         }
         return line
     }
 
-    func summaryLine(seconds: Double) -> String {
+    static func summaryLine(_ progress: PrefetchProgress, seconds: Double) -> String {
+        let (requested, downloaded, alreadyCached, failed, bytes) = (progress.requested, progress.downloaded, progress.alreadyCached, progress.failed, progress.bytes)
         var marksText = ""
-        let single = marked(.singleSource).count
-        let disputed = marked(.disputed).count
+        let single = progress.marked(.singleSource).count
+        let disputed = progress.marked(.disputed).count
         if single + disputed > 0 {
             marksText = "; unpinned: " + [single > 0 ? "\(single) single-source" : nil, disputed > 0 ? "\(disputed) disputed" : nil]
                 .compactMap { $0 }.joined(separator: ", ")
@@ -353,19 +202,20 @@ struct PrefetchProgress {
             + " (\(Formatting.bytes(bytes)) in \(Formatting.duration(seconds: seconds)))" + marksText
     }
 
-    func summary(seconds: Double, evicted: Int) -> Fields {
-        [
+    static func summary(_ progress: PrefetchProgress, seconds: Double, evicted: Int) -> Fields {
+        let (requested, downloaded, alreadyCached, failed, bytes, connections) = (progress.requested, progress.downloaded, progress.alreadyCached, progress.failed, progress.bytes, progress.connections)
+        return [
             ("event", .string("summary")),
             ("requested", .int(requested)),
             ("downloaded", .int(downloaded)),
             ("already_cached", .int(alreadyCached)),
-            ("failed", .array(failed.map { ayah, reason in
-                .object([("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)), ("reason", .string(reason))])
+            ("failed", .array(failed.map { failure in
+                .object([("surah", .int(failure.ayah.surah)), ("ayah", .int(failure.ayah.ayah)), ("reason", .string(failure.reason))])
             })),
-            ("cancelled", .int(cancelled)),
-            ("cross_checked", .int(marked(.crossChecked).count)),
-            ("single_source", .array(marked(.singleSource).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
-            ("disputed", .array(marked(.disputed).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
+            ("cancelled", .int(progress.cancelled)),
+            ("cross_checked", .int(progress.marked(.crossChecked).count)),
+            ("single_source", .array(progress.marked(.singleSource).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
+            ("disputed", .array(progress.marked(.disputed).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
             ("bytes", .int(bytes)),
             ("connections", .int(connections.connections)),
             ("http2_transfers", .int(connections.http2Transfers)),
@@ -373,35 +223,5 @@ struct PrefetchProgress {
             ("duration_ms", .int(Int((seconds * 1000).rounded()))),
         ]
     }
-}
 
-/// Events from the download thread, waited for on the command's thread.
-final class EventQueue: Sendable {
-    private let events = Mutex<[DownloadEvent]>([])
-    private let signal = DispatchSemaphore(value: 0)
-
-    /// Wakes the reader only for the first event of a batch: while it is busy printing, later events wait in
-    /// the list for its next `drain`, instead of costing a wake-up each.
-    func push(_ event: DownloadEvent) {
-        let wasEmpty = events.withLock { list in
-            list.append(event)
-            return list.count == 1
-        }
-        if wasEmpty { signal.signal() }
-    }
-
-    func wait(seconds: Double) { _ = signal.wait(timeout: .now() + seconds) }
-
-    func drain() -> [DownloadEvent] { events.withLock { list in defer { list.removeAll() }; return list } }
-}
-
-extension Settings {
-    /// `limits` with the CA certificates to trust (`checkedCABundle`, `checkedCADirectory`), for every command
-    /// that downloads.
-    func trusting(_ limits: DownloadLimits) throws(TartilError) -> DownloadLimits {
-        var limits = limits
-        limits.caBundle = try checkedCABundle()
-        limits.caDirectory = try checkedCADirectory()
-        return limits
-    }
 }

@@ -1,5 +1,5 @@
+import TartilSession
 import TartilCore
-import TartilPlayer
 
 /// `tartil resolve REF… --reciter ID`: what a reference means for a reciter, ayah by ayah.
 enum ResolveCommand {
@@ -29,13 +29,9 @@ enum ResolveCommand {
         run: { invocation, context in
             let format = try OutputFormat.chosen(invocation, context)
             let references = try ReferenceParser.parse(invocation.arguments)
-            let reciter = try context.reciterID(invocation)
-            var resolution = try context.library().resolve(references, reciter: reciter)
-            if invocation.flag("--lengths") {
-                resolution.lengths = try UnpinnedLengths.find(
-                    resolution.ayat.filter { $0.pinned == nil }.map(\.ayah), reciter: resolution.reciter,
-                    cacheDirectory: try context.settings.checkedCacheDirectory(), network: true, isCancelled: { Interrupt.isPending })
-            }
+            let resolution = try context.session.resolve(
+                references, reciter: invocation.value("--reciter"), lengths: invocation.flag("--lengths"), settings: context.settings,
+                isCancelled: context.isCancelled)
             context.console.print(listing(resolution), as: format) {
                 for line in text(resolution) { context.console.line(line) }
             }

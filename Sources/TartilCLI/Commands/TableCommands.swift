@@ -1,8 +1,5 @@
-import FoundationEssentials
-import Glibc
-import TartilCache
+import TartilSession
 import TartilCore
-import TartilPlayer
 
 /// `tartil table build`: reciter tables from folders of MP3s.
 enum TableCommands {
@@ -39,48 +36,18 @@ enum TableCommands {
         ],
         run: { invocation, context in
             let format = try OutputFormat.chosen(invocation, context)
-            let fromCache = invocation.value("--from-cache")
-            let directory = invocation.arguments.first
-            switch (directory, fromCache) {
-            case (nil, nil): throw TartilError.usage("table build needs a folder of SSSAAA.mp3 files, or --from-cache <id>")
-            case (let directory?, _?): throw TartilError.usage("table build takes a folder or --from-cache, not both ('\(directory)')")
-            default: break
-            }
-            let cached: Reciter? = try fromCache.map { name throws(TartilError) in try context.library().reciter(named: name) }
-            // Any id: a table may be made for a reciter mirrors.json does not list yet.
-            guard let name = invocation.value("--reciter") ?? cached?.id.rawValue ?? context.settings.defaultReciter else {
-                throw TartilError.usage("table build needs --reciter <id>: the id the table is for")
-            }
-            let reciter = try ReciterID(name.lowercased())
-            if let cached, cached.id != reciter {
-                throw TartilError.usage("--reciter \(reciter) differs from --from-cache \(cached.id): a table from the cache is for its own reciter")
-            }
-            let output = invocation.value("--to")
-                ?? Path.join(context.settings.tableOutputDirectory, "\(reciter).tsv")
             let console = context.console
             let showProgress = console.errorIsTerminal && format == .text
-            let isCancelled: @Sendable () -> Bool = { Interrupt.isPending }
-            let progress: @Sendable (Int, Int) -> Void = { done, total in
-                if showProgress { console.writeError("\r\u{1B}[Kdecoding and hashing \(done)/\(total)") }
-            }
-            let result: TableBuilder.Result
-            if let cached {
-                let library = try context.library()
-                let cache = try Cache(directory: try context.settings.checkedCacheDirectory())
-                result = try TableBuilder.build(
-                    fromCache: cache, reciter: cached, table: try library.table(for: cached), source: invocation.value("--source"),
-                    isCancelled: isCancelled, progress: progress)
-            } else {
-                result = try TableBuilder.build(
-                    directory: directory!, reciter: reciter, source: invocation.value("--source") ?? directory!,
-                    isCancelled: isCancelled, progress: progress)
-            }
+            let result = try context.session.buildTable(
+                directory: invocation.arguments.first, fromCache: invocation.value("--from-cache"), reciter: invocation.value("--reciter"),
+                output: invocation.value("--to"), source: invocation.value("--source"), settings: context.settings,
+                isCancelled: context.isCancelled,
+                progress: { done, total in
+                    if showProgress { console.writeError("\r\u{1B}[Kdecoding and hashing \(done)/\(total)") }
+                })
             if showProgress { console.writeError("\r\u{1B}[K") }
-            do {
-                try AtomicFile.write(Data(result.table.rendered().utf8), to: output)
-            } catch {
-                throw TartilError(.io, "cannot write the table: \(error)")
-            }
+            let output = result.path
+            let reciter = result.table.reciter
             let seconds = result.table.files.values.reduce(0) { $0 + $1.seconds }
             let bytes = result.table.files.values.reduce(0) { $0 + $1.bytes }
             let fields: Fields = [

@@ -1,3 +1,5 @@
+import TartilSession
+import TartilCore
 import FoundationEssentials
 import Glibc
 
@@ -36,6 +38,9 @@ public struct Console: Sendable {
     public func json(_ value: JSONValue) { writeOut(value.rendered() + "\n") }
     /// Prints a message line on standard error.
     public func note(_ text: String) { writeError(text + "\n") }
+
+    /// The width of standard output's terminal, or nil when it is not one.
+    func columns() -> Int? { RawTerminal.columns(of: outputDescriptor) }
 
     /// Writes all of `text` to `descriptor`, retrying on EINTR and partial writes.
     static func writeAll(_ descriptor: Int32, _ text: String) {

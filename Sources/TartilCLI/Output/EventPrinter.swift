@@ -1,4 +1,6 @@
+import Synchronization
 import TartilCore
+import TartilSession
 import TartilSystem
 
 /// Prints playback events as JSON lines on a thread of its own, so that a reader that is slow, or never reads,
@@ -64,5 +66,35 @@ final class EventPrinter: Sendable {
     /// tartil's exit longer).
     func drain(timeout seconds: Double = 2) {
         queue.wait(until: { $0.lines.isEmpty && !$0.writing }, timeout: seconds) { _, _ in }
+    }
+}
+
+/// Where `events on` and `play --events` print the session's events: one printer at a time, subscribed to the
+/// session while on.
+final class EventsOutput: Sendable {
+    private let current = Mutex<(printer: EventPrinter, token: Int, session: Session)?>(nil)
+
+    init() {}
+
+    /// Prints the player's events as JSON lines on `console` from now on (or stops printing them).
+    func set(_ on: Bool, session: Session, console: Console) {
+        if on {
+            guard current.withLock({ $0 == nil }) else { return }
+            let printer = EventPrinter(console: console)
+            let token = session.subscribe { event in
+                if case .player(let playerEvent) = event { printer.offer(SessionJSON.json(playerEvent).rendered()) }
+            }
+            current.withLock { $0 = (printer, token, session) }
+            return
+        }
+        guard let (printer, token, session) = current.withLock({ state in defer { state = nil }; return state }) else { return }
+        session.unsubscribe(token)
+        printer.drain()
+        printer.close()
+    }
+
+    /// Waits (briefly: see `EventPrinter.drain`) until the events queued for printing are written.
+    func drain() {
+        current.withLock { $0?.printer }?.drain()
     }
 }

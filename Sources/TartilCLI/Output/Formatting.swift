@@ -1,3 +1,5 @@
+import TartilSession
+import TartilCore
 import Glibc
 
 /// Text formatting shared by the commands' human output.

@@ -1,3 +1,4 @@
+import TartilSession
 import TartilCore
 
 /// How a data command prints: `--format text|json|ndjson|csv`. `--json` is `--format json`.
@@ -56,8 +57,6 @@ enum OutputFormat: String, CaseIterable, Sendable {
     }
 }
 
-/// One record's fields, in the order they are printed.
-typealias Fields = [(String, JSONValue)]
 
 /// A listing: rows of one kind under fixed column names.
 struct Listing {

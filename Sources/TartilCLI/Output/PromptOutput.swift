@@ -1,3 +1,5 @@
+import TartilSession
+import TartilCore
 import CEdit
 import Glibc
 import Synchronization

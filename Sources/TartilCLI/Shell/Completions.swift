@@ -1,3 +1,4 @@
+import TartilSession
 import FoundationEssentials
 import TartilCore
 

@@ -1,7 +1,5 @@
-import TartilAudio
-import TartilCache
+import TartilSession
 import TartilCore
-import TartilSQLite
 
 /// The one place where errors become text on standard error and exit codes.
 ///
@@ -12,10 +10,10 @@ import TartilSQLite
 /// | 64 | usage error: a bad command line or bad input; nothing was changed |
 /// | 130 | interrupted by Ctrl-C (SIGINT) or SIGTERM |
 public enum ExitStatus {
-    public static let success: Int32 = 0
-    public static let failure: Int32 = 1
-    public static let usage: Int32 = 64
-    public static let interrupted: Int32 = 130
+    public static let success = ExitCode.success
+    public static let failure = ExitCode.failure
+    public static let usage = ExitCode.usage
+    public static let interrupted = ExitCode.interrupted
 
     /// Prints `error` for a person and returns the exit code it maps to; `line` is the script line the error
     /// came from (commands on standard input), said first: `Error: line 3: …`.
@@ -23,8 +21,8 @@ public enum ExitStatus {
         let (code, message) = describe(error)
         var text = "Error: \(line.map { "line \($0): " } ?? "")\(message)\n"
         if code == usage {
-            let usageCommand = (error as? UsageError)?.command ?? command
-            if let usageCommand, usageCommand.run != nil {
+            let usageCommand = (error as? UsageError)?.command ?? command?.syntax
+            if let usageCommand, !usageCommand.isGroup {
                 text += "Usage: \(usageCommand.usage)\n  See 'tartil help \(usageCommand.name)'.\n"
             } else {
                 text += "  See 'tartil help'.\n"
@@ -43,17 +41,7 @@ public enum ExitStatus {
         case let error as CommandLineError:
             return (usage, error.message)
         case let error as TartilError:
-            switch error.code {
-            case .usage: return (usage, error.description)
-            case .interrupted: return (interrupted, error.description)
-            default: return (failure, error.description)
-            }
-        case let error as AudioError:
-            return (failure, error.message)
-        case let error as CacheError:
-            return (failure, error.message)
-        case let error as SQLiteError:
-            return (failure, error.description)
+            return (ExitCode.of(error), error.description)
         default:
             return (failure, "\(error)")
         }

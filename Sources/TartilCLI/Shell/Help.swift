@@ -1,3 +1,5 @@
+import TartilSession
+import TartilCore
 /// Help pages in the OVERVIEW / USAGE / ARGUMENTS / OPTIONS / SUBCOMMANDS layout, generated from the command
 /// table.
 enum Help {

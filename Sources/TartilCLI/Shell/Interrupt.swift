@@ -1,3 +1,5 @@
+import TartilSession
+import TartilCore
 import FoundationEssentials
 import Glibc
 import Synchronization

@@ -1,3 +1,4 @@
+import TartilSession
 import CEdit
 import FoundationEssentials
 import Glibc

@@ -1,7 +1,7 @@
+import TartilSession
 import CEdit
 import Glibc
 import TartilCore
-import TartilPlayer
 
 /// Tab at the prompt: libedit asks `Completions.prompt` (through the CEdit shim) for the words that complete the
 /// word before the cursor.

@@ -1,3 +1,4 @@
+import TartilSession
 import Glibc
 import Synchronization
 import TartilCore

@@ -1,3 +1,5 @@
+import TartilSession
+import TartilCore
 import Glibc
 
 /// A self-pipe: a signal handler (or another thread) writes a byte to `write`, so a thread waiting in poll(2) on

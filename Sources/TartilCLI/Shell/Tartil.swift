@@ -1,8 +1,10 @@
 import FoundationEssentials
 import Glibc
 import Synchronization
+import TartilControl
 import TartilCore
-import TartilAudio
+import TartilMPRIS
+import TartilSession
 
 /// tartil's command-line front end: one command table serving argv, `-c "…; …"`, a script on standard input
 /// and the interactive prompt.
@@ -25,10 +27,20 @@ public enum Tartil {
             return ExitStatus.report(error, command: nil, console: console)
         }
         let shell = Shell(table: .standard, console: console, inputIsTerminal: inputIsTerminal)
+        let frontEnds = FrontEnds()
+        shell.session.setNotices { [console] message in
+            console.writeError((console.errorIsTerminal ? "\r\u{1B}[K" : "") + message + "\n")
+        }
+        // The first player started here serves the control socket and appears on the session bus (when another
+        // live player already serves this user, the socket is left to it).
+        shell.session.whenFirstPlayerStarts { [session = shell.session] in
+            guard let settings = session.playSettings else { return }
+            frontEnds.start(session: session, settings: settings, console: console)
+        }
         // Every position handed over is on disk before tartil exits, and the journal is closed: its write-ahead log
         // is checkpointed into the journal file, which then holds every event on its own (see JournalDatabase).
         defer {
-            shell.session.stopControl()
+            frontEnds.stop()
             if let note = shell.session.closeJournal() { console.writeError(note + "\n") }
         }
 
@@ -113,15 +125,26 @@ struct Shell {
     let console: Console
     /// Whether standard input is a terminal (`play` from the command line then reads keys).
     var inputIsTerminal = false
-    /// The player the commands of one prompt or script share (and the control socket serves).
-    let session: PlaybackSession
+    /// The session the commands of one prompt or script share (and the control socket serves).
+    let session: Session
+    /// Where `events on` prints.
+    let events = EventsOutput()
 
-    init(table: CommandTable, console: Console, inputIsTerminal: Bool = false, session: PlaybackSession = PlaybackSession()) {
+    init(table: CommandTable, console: Console, inputIsTerminal: Bool = false, session: Session = Session()) {
         self.table = table
         self.console = console
         self.inputIsTerminal = inputIsTerminal
         self.session = session
     }
+
+    /// The front end's ways, for commands.
+    static let frontEnd = FrontEnd(
+        isCancelled: { Interrupt.isPending }, wakeDescriptor: Interrupt.wakeDescriptor,
+        outputClosed: { descriptor in
+            var entry = pollfd(fd: descriptor, events: 0, revents: 0)
+            return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0
+        },
+        follow: { context, keys, progress in try PlayCommands.follow(context, keys: keys, progress: progress) })
 
     /// The outcome of one command.
     enum Outcome: Equatable {
@@ -131,7 +154,10 @@ struct Shell {
 
     /// Runs one command given as words; returns its exit code (`quit` counts as success).
     func execute(_ words: [String], settings: Settings) -> Int32 {
-        defer { session.flushJournal() }
+        defer {
+            session.flushJournal()
+            events.drain()
+        }
         switch run(words, settings: settings, blocking: true) {
         case .finished(let code): return code
         case .quit: return ExitStatus.success
@@ -157,18 +183,21 @@ struct Shell {
                 return ExitStatus.success
             }
         }
-        return waitForPlayback() ?? ExitStatus.success
+        return waitForPlayback(settings: settings) ?? ExitStatus.success
     }
 
     /// A script that ends while playback goes on waits for it, as if it ended with `wait`; returns the failure
     /// of that playback (skipped ayat, Ctrl-C), if any.
-    private func waitForPlayback() -> Int32? {
-        guard let player = session.current else { return nil }
+    private func waitForPlayback(settings: Settings) -> Int32? {
+        guard session.lastStatus != nil else { return nil }
         defer { session.flushJournal() }
+        let context = Context(
+            settings: settings, console: console, table: table, session: session, events: events, blocking: false, frontEnd: Self.frontEnd)
         do {
-            try PlayCommands.waitForEnd(of: player, stopOnInterrupt: true)
-            try PlayCommands.checkEnd(of: player)
-            try session.checkPlaybackJournal()
+            try PlayCommands.waitForEnd(context, stopOnInterrupt: true)
+            events.drain()
+            try PlayCommands.checkEnd(session.lastStatus, context)
+            if let loss = session.journalLosses() { throw loss }
             return nil
         } catch {
             return ExitStatus.report(error, command: nil, console: console)
@@ -234,7 +263,7 @@ struct Shell {
             session.stopAndWait()
             return firstFailure ?? ExitStatus.success
         }
-        let playback = waitForPlayback()
+        let playback = waitForPlayback(settings: settings)
         return firstFailure ?? playback ?? ExitStatus.success
     }
 
@@ -280,14 +309,6 @@ struct Shell {
         }
         var command = found
         let rest = Array(words[used...])
-        // No player here: a control command goes to this user's player, if one is running (like mpc).
-        if ControlSocket.forwarded.contains(command.name), session.current == nil,
-            command.name != "play" || blocking, !rest.contains("-h"), !rest.contains("--help")
-        {
-            var forwardSettings = settings
-            forwardSettings.json = settings.json || words.contains("--json")  // --format travels in the words
-            if let code = ControlSocket.forward(words, settings: forwardSettings, console: console) { return .finished(code) }
-        }
         if command.run == nil {
             // A group such as `table`: help, or a usage error naming its subcommands.
             let names = table.subcommands(of: command).map { $0.path.last! }
@@ -309,15 +330,37 @@ struct Shell {
                 console.writeOut(Help.command(command, table: table))
                 return .finished(ExitStatus.success)
             }
-            var context = Context(settings: commandSettings, console: console, table: table, session: session, blocking: blocking)
+            var context = Context(
+                settings: commandSettings, console: console, table: table, session: session, events: events, blocking: blocking,
+                frontEnd: Self.frontEnd)
             context.interactive = interactive
             context.inputIsTerminal = inputIsTerminal
             try command.run!(invocation, context)
             return .finished(ExitStatus.success)
         } catch is QuitRequest {
             return .quit
+        } catch let quiet as QuietExit {
+            return .finished(quiet.code)
         } catch {
             return failed(error, command)
         }
+    }
+}
+
+/// The front ends a process with a player serves besides its own command line: the control socket and MPRIS,
+/// started with the first player, stopped at exit.
+final class FrontEnds: Sendable {
+    private let started = Mutex<(server: ControlServer?, mpris: MPRISService?)>((nil, nil))
+
+    func start(session: Session, settings: Settings, console: Console) {
+        let server = ControlServer.start(ControlSocketPath(settings), session: session) { note in console.note(note) }
+        let mpris = MPRISService.start(session: session, environment: settings.environment, enabled: settings.mprisEnabled)
+        started.withLock { $0 = (server, mpris) }
+    }
+
+    func stop() {
+        let (server, mpris) = started.withLock { $0 }
+        server?.stop()
+        mpris?.stop()
     }
 }

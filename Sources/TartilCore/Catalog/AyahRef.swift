@@ -120,3 +120,19 @@ public struct AyahRange: Sendable, Hashable, Sequence, CustomStringConvertible {
         }
     }
 }
+
+extension AyahRef: Codable {
+    /// Encoded as `[surah, ayah]`; decoding checks it against the catalog like `init(_:_:)`.
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        let surah = try container.decode(Int.self)
+        let ayah = try container.decode(Int.self)
+        self = try AyahRef(surah, ayah)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(surah)
+        try container.encode(ayah)
+    }
+}

@@ -31,3 +31,15 @@ public struct ReciterID: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public static func < (lhs: ReciterID, rhs: ReciterID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
+
+extension ReciterID: Codable {
+    /// Encoded as its text; decoding checks it like `init(_:)`.
+    public init(from decoder: any Decoder) throws {
+        self = try ReciterID(try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

@@ -6,7 +6,7 @@
 /// | `5 ayat`, `1 ayah` | at the end of the 5th ayah (group) from the one playing |
 /// | `surah` | at the end of the surah playing |
 /// | `juz` | at the end of the juz playing |
-public enum StopAfter: Sendable, Hashable, CustomStringConvertible {
+public enum StopAfter: Sendable, Hashable, Codable, CustomStringConvertible {
     case seconds(Double)
     case ayat(Int)
     case surah

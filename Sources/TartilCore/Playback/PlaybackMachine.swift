@@ -17,7 +17,7 @@
 /// - `head` is where the engine writes: the open item and how far into it, or the next place to open.
 public struct PlaybackMachine: Sendable {
     /// What playback is doing.
-    public enum State: String, Sendable, Hashable, CaseIterable {
+    public enum State: String, Sendable, Hashable, Codable, CaseIterable {
         /// Sound is coming out (or about to: the wanted bytes are being read from the cache).
         case playing
         /// Paused by the listener; `resume` continues on the very sample.
@@ -36,7 +36,7 @@ public struct PlaybackMachine: Sendable {
     }
 
     /// Why a position is recorded (the journal's reasons).
-    public enum Reason: String, Sendable, Hashable, CaseIterable {
+    public enum Reason: String, Sendable, Hashable, Codable, CaseIterable {
         case ayahStart = "ayah-start"
         case pause, seek, stop, quit, end
     }

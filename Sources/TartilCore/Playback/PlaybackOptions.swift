@@ -1,5 +1,5 @@
 /// How many times something is recited: a count, or until stopped (`inf`).
-public enum RepeatCount: Sendable, Hashable, CustomStringConvertible {
+public enum RepeatCount: Sendable, Hashable, Codable, CustomStringConvertible {
     case times(Int)
     case forever
 
@@ -27,7 +27,7 @@ public enum RepeatCount: Sendable, Hashable, CustomStringConvertible {
 
 /// The silence after each recitation (`--pause`): a number of seconds, or a multiple of that recitation's own
 /// length (`1x` is as long as the ayah just heard).
-public enum PauseLength: Sendable, Hashable, CustomStringConvertible {
+public enum PauseLength: Sendable, Hashable, Codable, CustomStringConvertible {
     case seconds(Double)
     case multiple(Double)
 
@@ -85,7 +85,7 @@ public enum PauseLength: Sendable, Hashable, CustomStringConvertible {
 /// Stepped (cumulative) memorisation: each new ayah, then a review of the ayat learnt so far (the last `window`
 /// of them with a window), ending on the new one. For ayat 1…4: 1 · 2 · 1 2 · 3 · 1 2 3 · 4 · 1 2 3 4; with
 /// `window=2`: 1 · 2 · 1 2 · 3 · 2 3 · 4 · 3 4.
-public struct Stepped: Sendable, Hashable, CustomStringConvertible {
+public struct Stepped: Sendable, Hashable, Codable, CustomStringConvertible {
     /// How many ayat, the new one included, a review recites (nil: all learnt so far). At least 2.
     public var window: Int?
 
@@ -111,10 +111,10 @@ public struct Stepped: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// How a plan is laid out from the requested ayat: the memorisation controls.
-public struct PlaybackOptions: Sendable, Hashable {
+public struct PlaybackOptions: Sendable, Hashable, Codable {
     /// Whether the basmala is recited before ayah 1 of each surah (never before 1, whose first ayah is the
     /// basmala, nor before 9, which has none).
-    public enum Basmala: String, Sendable, Hashable, CaseIterable {
+    public enum Basmala: String, Sendable, Hashable, Codable, CaseIterable {
         case auto, off
     }
 

@@ -1,6 +1,6 @@
 /// One thing the player plays, in order: an ayah's recitation, the basmala before a surah, or a pause.
-public struct PlanItem: Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable {
+public struct PlanItem: Sendable, Hashable, Codable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable, Codable {
         /// The ayah's own recitation.
         case ayah
         /// The basmala before ayah 1 of a surah, recited from the reciter's file for 1:1.

@@ -1,5 +1,5 @@
 /// A moment on a monotonic clock: nanoseconds since an arbitrary start that never moves back.
-public struct ClockInstant: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct ClockInstant: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     public var nanoseconds: UInt64
 
     public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }

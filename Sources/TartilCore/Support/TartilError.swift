@@ -20,6 +20,8 @@ public struct TartilError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let interrupted = Code("interrupted")
         /// Any other failure.
         public static let failure = Code("failure")
+        /// Nothing is playing (`status` with no player: not a failure, not bad input).
+        public static let notPlaying = Code("not-playing")
 
         public var description: String { name }
     }
@@ -40,5 +42,42 @@ public struct TartilError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         guard let cause else { return message }
         return "\(message) (\(cause))"
+    }
+}
+
+/// tartil's exit codes: the one mapping from errors to codes, for the command line and the control socket alike.
+///
+/// | code | meaning |
+/// |---|---|
+/// | 0 | success |
+/// | 1 | failure (a file could not be read, a download failed, an ayah was skipped, …) |
+/// | 3 | nothing is playing (`status`) |
+/// | 64 | usage error: a bad command line or bad input; nothing was changed |
+/// | 130 | interrupted by Ctrl-C (SIGINT) or SIGTERM |
+public enum ExitCode {
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let notPlaying: Int32 = 3
+    public static let usage: Int32 = 64
+    public static let interrupted: Int32 = 130
+
+    /// The code `error` ends a command with.
+    public static func of(_ error: TartilError) -> Int32 {
+        switch error.code {
+        case .usage: usage
+        case .interrupted: interrupted
+        case .notPlaying: notPlaying
+        default: failure
+        }
+    }
+
+    /// The kind of error a code stands for (a reply from the control socket carries the code).
+    public static func code(for exitCode: Int32) -> TartilError.Code {
+        switch exitCode {
+        case usage: .usage
+        case interrupted: .interrupted
+        case notPlaying: .notPlaying
+        default: .failure
+        }
     }
 }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import TartilCore
+import TartilNet
 import TartilSystem
 
 /// The global options every command shares, each also settable by an environment variable, with defaults
@@ -279,5 +280,51 @@ public struct Settings: Sendable {
 
     private static func holdsData(_ directory: String) -> Bool {
         FileManager.default.fileExists(atPath: Path.join(directory, "mirrors.json"))
+    }
+}
+
+// MARK: - What the settings point at
+
+extension Settings {
+    /// Loads `mirrors.json` and locates the tables as the settings say.
+    public func library() throws(TartilError) -> ReciterLibrary {
+        let mirrors = try mirrorsFile()
+        if let tables = explicitTablesDirectory {
+            if !FileSystem.exists(tables) {
+                throw TartilError(.usage, "the tables directory \(tables) does not exist (--tables or TARTIL_TABLES)")
+            }
+            // A file here would silently pin nothing: every ayah would be trusted on first use.
+            guard FileSystem.isDirectory(tables) else {
+                throw TartilError(.usage, "--tables takes a directory of reciter tables, and \(tables) is a file (--tables or TARTIL_TABLES)")
+            }
+        }
+        if FileSystem.isDirectory(mirrors.path) {
+            throw TartilError(.usage, "\(mirrors.path) (from \(mirrors.source)) is a directory: give the path of a mirrors.json")
+        }
+        do {
+            return try ReciterLibrary(mirrorsFile: mirrors.path, tableDirectories: tableDirectories)
+        } catch where error.code == .notFound && mirrors.source != "bundled" && mirrors.source != "user" {
+            // A file the user named that is not there is bad input, not a failure of tartil's own files.
+            throw TartilError(.usage, "\(mirrors.path) (from \(mirrors.source)) does not exist: give the path of a mirrors.json")
+        }
+    }
+
+    /// The reciter named `name` (`--reciter`), else the default reciter, as mirrors.json spells its id: any case, a
+    /// unique prefix of an id or words of a name select one. `command` names the command in the message when
+    /// neither is given.
+    public func reciterID(named name: String?, for command: String) throws(TartilError) -> ReciterID {
+        guard let text = name ?? defaultReciter else {
+            throw .usage("\(command) needs --reciter <id> (or a default reciter: TARTIL_RECITER, or reciter= in the config file); `tartil reciters` lists them")
+        }
+        return try library().reciter(named: text).id
+    }
+
+    /// `limits` with the CA certificates to trust (`checkedCABundle`, `checkedCADirectory`), for every command
+    /// that downloads.
+    public func trusting(_ limits: DownloadLimits) throws(TartilError) -> DownloadLimits {
+        var limits = limits
+        limits.caBundle = try checkedCABundle()
+        limits.caDirectory = try checkedCADirectory()
+        return limits
     }
 }

@@ -65,8 +65,11 @@ public enum JSONValue: Sendable, Equatable {
 
 extension JSONValue {
     /// `.string(value)` or `.null`.
-    static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+    public static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
     /// `.int(value)` or `.null`.
-    static func int(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
-    static func bool(_ value: Bool?) -> JSONValue { value.map(JSONValue.bool) ?? .null }
+    public static func int(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
+    public static func bool(_ value: Bool?) -> JSONValue { value.map(JSONValue.bool) ?? .null }
 }
+
+/// One record's fields, in the order they are printed.
+public typealias Fields = [(String, JSONValue)]

@@ -1,0 +1,218 @@
+import Synchronization
+import TartilCache
+import TartilCore
+import TartilSystem
+
+/// Puts ayat in the verified cache for offline listening: what `prefetch` and `cache verify --repair` run. The
+/// files already verified in the cache are counted, the rest are fetched with one downloader a window of
+/// requests at a time (so a whole Qur'an's 6236 requests never sit in its queue at once), and the caller sees
+/// typed progress as it goes.
+public enum Prefetch {
+    /// What to fetch, and how.
+    public struct Order: Sendable {
+        public var reciter: Reciter
+        public var table: ReciterTable?
+        public var ayat: [AyahRef]
+        public var limits: DownloadLimits
+        public var policy: DownloadPolicy
+        public var cacheDirectory: String
+        /// Checks a file whose hash is not known (it must be MPEG audio), and counts its length.
+        public var validate: AudioCheck
+        public var unpinnedLimit: Int
+        /// Afterwards, evict least-recently-used files until the cache fits in this many bytes (the files asked
+        /// for stay).
+        public var budget: Int?
+
+        public init(
+            reciter: Reciter, table: ReciterTable?, ayat: [AyahRef], limits: DownloadLimits, policy: DownloadPolicy,
+            cacheDirectory: String, validate: @escaping AudioCheck, unpinnedLimit: Int, budget: Int? = nil
+        ) {
+            self.reciter = reciter
+            self.table = table
+            self.ayat = ayat
+            self.limits = limits
+            self.policy = policy
+            self.cacheDirectory = cacheDirectory
+            self.validate = validate
+            self.unpinnedLimit = unpinnedLimit
+            self.budget = budget
+        }
+    }
+
+    /// How a prefetch ended.
+    public struct Outcome: Sendable {
+        public var progress: PrefetchProgress
+        /// Files evicted to fit the budget.
+        public var evicted: Int
+        public var seconds: Double
+        /// True when it was cancelled (the rest can be fetched by running it again).
+        public var interrupted: Bool
+    }
+
+    /// What the caller is told, on its own thread, at most a hundred times a second: the events since the last
+    /// report (each file's start, retries, the cached and failed files) and the progress so far.
+    public typealias Report = (_ events: [DownloadEvent], _ progress: PrefetchProgress) -> Void
+
+    /// Fetches what `order` asks that the cache does not hold verified yet.
+    public static func run(
+        _ order: Order, clock: any TartilClock = SystemClock.shared, isCancelled: @escaping @Sendable () -> Bool,
+        report: Report
+    ) throws(TartilError) -> Outcome {
+        let started = clock.now
+        let cache = try open(order.cacheDirectory)
+        var progress = PrefetchProgress(requested: order.ayat.count)
+        var requests: [DownloadRequest] = []
+        // The downloader starts on the first file missing, so its connection opens (a few round trips to a far
+        // mirror) while the rest of the list is checked against the cache.
+        var downloader: Run?
+        defer { downloader?.stopIfNotFinished() }
+        do throws(CacheError) {
+            for ayah in order.ayat {
+                let expectation = try cache.expectation(
+                    reciter: order.reciter.id, ayah: ayah, pinned: order.table?.files[ayah], unpinnedLimit: order.unpinnedLimit)
+                if try cache.containsVerified(reciter: order.reciter.id, ayah: ayah, expectation: expectation) {
+                    progress.alreadyCached += 1
+                    continue
+                }
+                let request = DownloadRequest(
+                    reciter: order.reciter.id, ayah: ayah, mirrors: order.reciter.mirrors, expectation: expectation, priority: .prefetch)
+                requests.append(request)
+                if downloader == nil {
+                    downloader = try Run(order: order)
+                    downloader!.downloader.submit([request])
+                }
+            }
+        } catch {
+            throw TartilError(.failure, error.message)
+        }
+        if let downloader {
+            fetch(requests, with: downloader, firstSubmitted: true, progress: &progress, clock: clock, isCancelled: isCancelled, report: report)
+        }
+        var evicted = 0
+        if let budget = order.budget {
+            do {
+                evicted = try cache.evict(toFit: budget, protecting: Set(order.ayat.map { Cache.key(order.reciter.id.rawValue, $0) })).count
+            } catch {
+                throw TartilError(.failure, error.message)
+            }
+        }
+        return Outcome(
+            progress: progress, evicted: evicted, seconds: clock.now.seconds(since: started),
+            interrupted: progress.cancelled > 0 || isCancelled())
+    }
+
+    /// Fetches `requests` (files known not to be in the cache, as `cache verify --repair` has them).
+    public static func fetch(
+        _ requests: [DownloadRequest], order: Order, clock: any TartilClock = SystemClock.shared,
+        isCancelled: @escaping @Sendable () -> Bool, report: Report
+    ) throws(TartilError) -> PrefetchProgress {
+        var progress = PrefetchProgress(requested: requests.count)
+        guard !requests.isEmpty else { return progress }
+        let run: Run
+        do {
+            run = try Run(order: order)
+        } catch {
+            throw TartilError(.failure, error.message)
+        }
+        fetch(requests, with: run, firstSubmitted: false, progress: &progress, clock: clock, isCancelled: isCancelled, report: report)
+        return progress
+    }
+
+    private static func open(_ directory: String) throws(TartilError) -> Cache {
+        do {
+            return try Cache(directory: directory)
+        } catch {
+            throw TartilError(error.code == .symbolicLink ? .usage : .failure, error.message)
+        }
+    }
+
+    /// A downloader and the queue its events go to.
+    final class Run: Sendable {
+        let downloader: Downloader
+        let queue = EventQueue()
+        private let finished = Atomic<Bool>(false)
+
+        init(order: Order) throws(CacheError) {
+            let queue = self.queue
+            downloader = try Downloader(
+                cacheDirectory: order.cacheDirectory, limits: order.limits, policy: order.policy, validate: order.validate,
+                events: { queue.push($0) })
+        }
+
+        /// Ends the downloader (after a failure before `fetch` took over: it is cancelled first).
+        func stopIfNotFinished() {
+            guard !finished.exchange(true, ordering: .relaxed) else { return }
+            downloader.cancel()
+            downloader.shutdown()
+        }
+
+        func finish() {
+            guard !finished.exchange(true, ordering: .relaxed) else { return }
+            downloader.shutdown()
+        }
+    }
+
+    /// Downloads `requests` until every one is settled (or cancelling settles the rest), reporting as it goes.
+    /// `firstSubmitted`: the downloader was already given `requests[0]`.
+    private static func fetch(
+        _ requests: [DownloadRequest], with run: Run, firstSubmitted: Bool, progress: inout PrefetchProgress,
+        clock: any TartilClock, isCancelled: @Sendable () -> Bool, report: Report
+    ) {
+        let (downloader, queue) = (run.downloader, run.queue)
+        let alreadySubmitted = firstSubmitted ? 1 : 0
+        // A window of requests at a time: the downloader's queue, and the memory behind it, stay small; settled
+        // files make room for more. The window holds twice what may be in flight, so a settled file's slot is
+        // refilled at once.
+        let window = max(64, downloader.limits.transfersInFlight * 2)
+        var next = max(alreadySubmitted, min(window, requests.count))
+        downloader.submit(Array(requests[alreadySubmitted..<next]))
+        var outstanding = requests.count
+        var cancelling = false
+        var lastDrain = clock.now
+        while outstanding > 0 {
+            queue.wait(seconds: 0.1)
+            // At most a hundred drains a second: events that arrive meanwhile wait in the queue, so a whole Qur'an
+            // costs a few hundred wake-ups of this thread instead of one per file.
+            let since = clock.now.seconds(since: lastDrain)
+            if since < 0.01 { clock.sleep(seconds: 0.01 - since) }
+            lastDrain = clock.now
+            if isCancelled() && !cancelling {
+                cancelling = true
+                downloader.cancel()
+                // Requests never handed to the downloader are cancelled too.
+                outstanding -= requests.count - next
+                progress.cancelled += requests.count - next
+                next = requests.count
+            }
+            let events = queue.drain()
+            var settled = 0
+            for event in events { settled += progress.apply(event) ? 1 : 0 }
+            progress.bytes = downloader.totalBytesReceived
+            report(events, progress)
+            outstanding -= settled
+            if settled > 0 && next < requests.count && !cancelling {
+                let end = min(requests.count, next + settled)
+                downloader.submit(Array(requests[next..<end]))
+                next = end
+            }
+        }
+        run.finish()
+        progress.bytes = downloader.totalBytesReceived
+        progress.connections = downloader.statistics
+    }
+}
+
+/// Events from the download thread, waited for on the caller's thread.
+final class EventQueue: Sendable {
+    private let events = Monitor<[DownloadEvent]>([])
+
+    /// Wakes the reader only for the first event of a batch: while it is busy reporting, later events wait in the
+    /// list for its next `drain`, instead of costing a wake-up each.
+    func push(_ event: DownloadEvent) {
+        events.update(wakeIf: { $0.count == 1 }) { $0.append(event) }
+    }
+
+    func wait(seconds: Double) { events.wait(until: { !$0.isEmpty }, timeout: seconds) { _, _ in } }
+
+    func drain() -> [DownloadEvent] { events.update { list in defer { list.removeAll() }; return list } }
+}

@@ -1,0 +1,300 @@
+import FoundationEssentials
+import Glibc
+import TartilAudio
+import TartilCache
+import TartilCore
+import TartilJournal
+import TartilNet
+import TartilPlayer
+import TartilSystem
+
+/// The reciters, the verified cache and the downloads, for the commands that are not playback: `prefetch`,
+/// `cache ls|du|verify|pin|unpin|import`, `table build`, `resolve`, `reciters`, `version`. Every result is a
+/// plain value the front ends render; nothing here prints.
+extension Session {
+    // MARK: - Prefetch
+
+    /// What `prefetch` asks for.
+    public struct PrefetchRequest: Sendable {
+        public var ayat: [AyahRef]
+        /// The reciter as the user wrote it (nil: the default reciter).
+        public var reciter: String?
+        public var limits: DownloadLimits
+        /// Tries per file, across mirrors.
+        public var attempts: Int
+        /// Evict least-recently-used files afterwards until the cache fits (the files asked for stay).
+        public var budget: Int?
+
+        public init(ayat: [AyahRef], reciter: String?, limits: DownloadLimits, attempts: Int, budget: Int?) {
+            self.ayat = ayat
+            self.reciter = reciter
+            self.limits = limits
+            self.attempts = attempts
+            self.budget = budget
+        }
+    }
+
+    /// Puts `request.ayat` in the verified cache; `report` is called on this thread as files settle.
+    public func prefetch(
+        _ request: PrefetchRequest, settings: Settings, isCancelled: @escaping @Sendable () -> Bool, report: Prefetch.Report
+    ) throws(TartilError) -> (reciter: ReciterID, outcome: Prefetch.Outcome) {
+        let library = try settings.library()
+        let reciter = try library.reciter(try settings.reciterID(named: request.reciter, for: "prefetch"))
+        var limits = try settings.trusting(request.limits)
+        limits.caBundle = limits.caBundle ?? request.limits.caBundle
+        let order = Prefetch.Order(
+            reciter: reciter, table: try library.table(for: reciter), ayat: request.ayat, limits: limits,
+            policy: DownloadPolicy(maxAttempts: request.attempts), cacheDirectory: try settings.checkedCacheDirectory(),
+            validate: AudioValidation.validate, unpinnedLimit: AudioValidation.unpinnedLimit, budget: request.budget)
+        return (reciter.id, try Prefetch.run(order, clock: clock, isCancelled: isCancelled, report: report))
+    }
+
+    // MARK: - The cache
+
+    /// One reciter's part of the cache (`cache ls`, `cache du`).
+    public struct CacheSummary: Sendable {
+        public let reciter: String
+        public var files = 0
+        public var bytes = 0
+        public var completeSurahs: [Int] = []
+        public var partialSurahs: [(surah: Int, cached: Int, total: Int)] = []
+        /// Unpinned files by the cross-check's mark.
+        public var marks: [SourceMark: [AyahRef]] = [:]
+    }
+
+    func openCache(_ settings: Settings) throws(TartilError) -> Cache {
+        let directory = try settings.checkedCacheDirectory()
+        return try Self.cacheCall { () throws(CacheError) in try Cache(directory: directory) }
+    }
+
+    static func cacheCall<T>(_ body: () throws(CacheError) -> T) throws(TartilError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw TartilError(.failure, error.message)
+        }
+    }
+
+    /// The cache's directory, for messages.
+    public func cacheDirectory(_ settings: Settings) throws(TartilError) -> String { try settings.checkedCacheDirectory() }
+
+    /// Each reciter's files, bytes and complete surahs (of `reciter` only, when given).
+    public func cacheSummaries(reciter: String?, settings: Settings) throws(TartilError) -> [CacheSummary] {
+        if let reciter { _ = try ReciterID(reciter) }
+        let cache = try openCache(settings)
+        var summaries: [String: CacheSummary] = [:]
+        var perSurah: [String: [Int: Int]] = [:]
+        for file in try Self.cacheCall({ () throws(CacheError) in try cache.files(reciter: reciter) }) {
+            summaries[file.reciter, default: CacheSummary(reciter: file.reciter)].files += 1
+            summaries[file.reciter]!.bytes += file.bytes
+            if let mark = file.mark { summaries[file.reciter]!.marks[mark, default: []].append(file.ayah) }
+            perSurah[file.reciter, default: [:]][file.ayah.surah, default: 0] += 1
+        }
+        return summaries.keys.sorted().map { name in
+            var summary = summaries[name]!
+            for (surah, count) in perSurah[name, default: [:]].sorted(by: { $0.key < $1.key }) {
+                let total = Catalog.surahs[surah - 1].ayahCount
+                if count == total { summary.completeSurahs.append(surah) } else { summary.partialSurahs.append((surah, count, total)) }
+            }
+            return summary
+        }
+    }
+
+    /// A cached file, as `cache verify` names it.
+    public struct CachedAyah: Sendable, Hashable {
+        public let reciter: String
+        public let ayah: AyahRef
+    }
+
+    /// What `cache verify` found and did.
+    public struct CacheVerification: Sendable {
+        public var checked = 0
+        /// Files that failed their check and were removed, with why.
+        public var removed: [(file: CachedAyah, reason: String)] = []
+        public var repaired = 0
+        public var repairFailures: [PrefetchProgress.Failure] = []
+        /// Good files whose download the cross-check marked single-source or disputed.
+        public var singleSource: [CachedAyah] = []
+        public var disputed: [CachedAyah] = []
+        public var interrupted = false
+    }
+
+    /// Re-hashes every cached file (of `reciter`, when given) against its table or recorded hash, removes the bad
+    /// ones and, with `repair`, downloads them again (`report` sees that download's progress).
+    public func verifyCache(
+        reciter: String?, repair: Bool, settings: Settings, isCancelled: @escaping @Sendable () -> Bool, report: Prefetch.Report
+    ) throws(TartilError) -> CacheVerification {
+        let cache = try openCache(settings)
+        let library = try? settings.library()
+        if let reciter { _ = try ReciterID(reciter) }
+        let files = try Self.cacheCall { () throws(CacheError) in try cache.files(reciter: reciter) }
+        var tables: [String: ReciterTable] = [:]
+        for name in Set(files.map(\.reciter)) {
+            if let library, let id = try? ReciterID(name), let reciter = try? library.reciter(id), let table = try library.table(for: reciter) {
+                tables[name] = table
+            }
+        }
+        let problems = Cache.verify(files, tables: tables)
+        let badPaths = Set(problems.map(\.file.path))
+        var result = CacheVerification(checked: files.count)
+        result.removed = problems.map { (CachedAyah(reciter: $0.file.reciter, ayah: $0.file.ayah), $0.reason) }
+        result.singleSource = files.filter { $0.mark == .singleSource && !badPaths.contains($0.path) }.map { CachedAyah(reciter: $0.reciter, ayah: $0.ayah) }
+        result.disputed = files.filter { $0.mark == .disputed && !badPaths.contains($0.path) }.map { CachedAyah(reciter: $0.reciter, ayah: $0.ayah) }
+        for problem in problems {
+            let id = try ReciterID(problem.file.reciter)
+            try Self.cacheCall { () throws(CacheError) in try cache.remove(reciter: id, ayah: problem.file.ayah) }
+        }
+        if repair && !problems.isEmpty {
+            guard let library else { throw TartilError(.failure, "cannot repair: mirrors.json could not be read") }
+            let limits = try settings.trusting(DownloadLimits())
+            for (name, group) in Dictionary(grouping: problems.map(\.file), by: \.reciter) {
+                let reciter = try library.reciter(try ReciterID(name))
+                let requests = try group.map { file throws(TartilError) in
+                    DownloadRequest(
+                        reciter: reciter.id, ayah: file.ayah, mirrors: reciter.mirrors,
+                        expectation: try Self.cacheCall { () throws(CacheError) in
+                            try cache.expectation(
+                                reciter: reciter.id, ayah: file.ayah, pinned: tables[name]?.files[file.ayah], unpinnedLimit: AudioValidation.unpinnedLimit)
+                        },
+                        priority: .prefetch)
+                }
+                let order = Prefetch.Order(
+                    reciter: reciter, table: tables[name], ayat: group.map(\.ayah), limits: limits, policy: DownloadPolicy(),
+                    cacheDirectory: cache.directory, validate: AudioValidation.validate, unpinnedLimit: AudioValidation.unpinnedLimit)
+                let progress = try Prefetch.fetch(requests, order: order, clock: clock, isCancelled: isCancelled, report: report)
+                result.repaired += progress.downloaded
+                result.repairFailures += progress.failed
+            }
+        }
+        result.interrupted = isCancelled()
+        return result
+    }
+
+    /// Pins or unpins `ayat` of the reciter named (pinned files are never evicted).
+    public func setPinned(_ pinned: Bool, ayat: [AyahRef], reciter name: String?, settings: Settings) throws(TartilError) -> ReciterID {
+        let reciter = try settings.reciterID(named: name, for: pinned ? "cache pin" : "cache unpin")
+        let cache = try openCache(settings)
+        try Self.cacheCall { () throws(CacheError) in try cache.setPinned(pinned, reciter: reciter, ayat: ayat) }
+        return reciter
+    }
+
+    /// What `cache import` did.
+    public typealias ImportReport = Cache.ImportReport
+
+    /// Copies the `SSSAAA.mp3` files of `directory` into the cache as the reciter's, verified like downloads.
+    public func importFiles(
+        from directory: String, reciter name: String?, settings: Settings, isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> ImportReport {
+        let library = try settings.library()
+        let reciter = try library.reciter(try settings.reciterID(named: name, for: "cache import"))
+        let table = try library.table(for: reciter)
+        guard FileSystem.isDirectory(directory) else {
+            throw TartilError.usage("\(directory) is not a folder: give a folder of SSSAAA.mp3 files")
+        }
+        let names = (try? FileSystem.names(in: directory)) ?? []
+        guard names.contains(where: { AyahRef(fileName: $0) != nil }) else { throw TartilError.usage("\(directory) holds no SSSAAA.mp3 files") }
+        let cache = try openCache(settings)
+        return try Self.cacheCall { () throws(CacheError) in
+            try cache.importFiles(
+                from: directory, reciter: reciter.id, table: table, unpinnedLimit: AudioValidation.unpinnedLimit, validate: AudioValidation.validate,
+                isCancelled: isCancelled)
+        }
+    }
+
+    // MARK: - Tables
+
+    /// What `table build` wrote.
+    public struct TableBuild: Sendable {
+        public let path: String
+        public let table: ReciterTable
+        public let skipped: [(file: String, reason: String)]
+        public let completeSurahs: [Int]
+    }
+
+    /// Builds a reciter table from a folder of `SSSAAA.mp3` files (`directory`), or from the files of `fromCache`
+    /// verified in the cache, and writes it atomically to `output` (default: the tables directory).
+    public func buildTable(
+        directory: String?, fromCache: String?, reciter name: String?, output: String?, source: String?, settings: Settings,
+        isCancelled: @escaping @Sendable () -> Bool, progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void
+    ) throws(TartilError) -> TableBuild {
+        switch (directory, fromCache) {
+        case (nil, nil): throw TartilError.usage("table build needs a folder of SSSAAA.mp3 files, or --from-cache <id>")
+        case (let directory?, _?): throw TartilError.usage("table build takes a folder or --from-cache, not both ('\(directory)')")
+        default: break
+        }
+        let cached: Reciter? = try fromCache.map { name throws(TartilError) in try settings.library().reciter(named: name) }
+        // Any id: a table may be made for a reciter mirrors.json does not list yet.
+        guard let name = name ?? cached?.id.rawValue ?? settings.defaultReciter else {
+            throw TartilError.usage("table build needs --reciter <id>: the id the table is for")
+        }
+        let reciter = try ReciterID(name.lowercased())
+        if let cached, cached.id != reciter {
+            throw TartilError.usage("--reciter \(reciter) differs from --from-cache \(cached.id): a table from the cache is for its own reciter")
+        }
+        let path = output ?? Path.join(settings.tableOutputDirectory, "\(reciter).tsv")
+        let result: TableBuilder.Result
+        if let cached {
+            let library = try settings.library()
+            result = try TableBuilder.build(
+                fromCache: try openCache(settings), reciter: cached, table: try library.table(for: cached), source: source,
+                isCancelled: isCancelled, progress: progress)
+        } else {
+            result = try TableBuilder.build(
+                directory: directory!, reciter: reciter, source: source ?? directory!, isCancelled: isCancelled, progress: progress)
+        }
+        do {
+            try AtomicFile.write(Data(result.table.rendered().utf8), to: path)
+        } catch {
+            throw TartilError(.io, "cannot write the table: \(error)")
+        }
+        return TableBuild(path: path, table: result.table, skipped: result.skipped.map { ($0.file, $0.reason) }, completeSurahs: result.completeSurahs)
+    }
+
+    // MARK: - Reciters and references
+
+    /// What a reference means for the reciter named, ayah by ayah; with `lengths`, unpinned ayat get durations
+    /// too (remembered, or estimated from sizes the mirrors are asked for).
+    public func resolve(
+        _ references: [Reference], reciter name: String?, lengths: Bool, settings: Settings, isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> Resolution {
+        let reciter = try settings.reciterID(named: name, for: "resolve")
+        var resolution = try settings.library().resolve(references, reciter: reciter)
+        if lengths {
+            resolution.lengths = try UnpinnedLengths.find(
+                resolution.ayat.filter { $0.pinned == nil }.map(\.ayah), reciter: resolution.reciter,
+                cacheDirectory: try settings.checkedCacheDirectory(), network: true, isCancelled: isCancelled)
+        }
+        return resolution
+    }
+
+    /// The reciters of mirrors.json with their tables (and the tables' paths), for `reciters`.
+    public func reciters(settings: Settings) throws(TartilError) -> (mirrorsFile: String, reciters: [(Reciter, ReciterTable?, String?)]) {
+        let library = try settings.library()
+        var entries: [(Reciter, ReciterTable?, String?)] = []
+        for reciter in library.reciters {
+            let table = try library.table(for: reciter)
+            entries.append((reciter, table, table == nil ? nil : library.tablePath(for: reciter)))
+        }
+        return (library.mirrorsFile, entries)
+    }
+
+    // MARK: - Version
+
+    /// The libraries tartil uses (name, version), and whether libcurl multiplexes over HTTP/2.
+    public struct Libraries: Sendable {
+        public let entries: [(String, String)]
+        public let http2: Bool
+        public let defaultCABundle: String?
+    }
+
+    public static func libraries() -> Libraries {
+        Libraries(
+            entries: [
+                ("network", NetworkLibrary.versionDescription),
+                ("audio", AudioLibrary.versionDescription),
+                ("sqlite", "SQLite \(Journal.sqliteVersion)"),
+                ("crypto", SHA256.libraryVersion),
+            ],
+            http2: NetworkLibrary.supportsHTTP2, defaultCABundle: NetworkLibrary.defaultCABundle)
+    }
+}

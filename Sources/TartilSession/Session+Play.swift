@@ -1,0 +1,329 @@
+import FoundationEssentials
+import TartilAudio
+import TartilCore
+import TartilJournal
+import TartilNet
+import TartilPlayer
+import TartilSystem
+
+extension Session {
+    /// A play checked and ready to start: nothing has changed yet.
+    struct Prepared: Sendable {
+        var setup: PlayerSetup
+        var output: (output: String, device: String)
+        var resumed: ResumePoint?
+        var settings: Settings
+    }
+
+    /// Starts what `request` asks, replacing what plays. Everything is checked first (the references, the
+    /// reciter, `--from`, the speed against the reciter's `max_speed`, the journal, the output): a request that
+    /// cannot play throws and the running player goes on as it was. `settings` are the requesting front end's;
+    /// nil (a request from the control socket, which names no paths) uses those of the session's last play.
+    public func play(_ request: PlayRequest, settings: Settings?) throws(TartilError) -> PlayStarted {
+        settingUp.wait(until: { !$0 }) { $0 = true }
+        defer { settingUp.update { $0 = false } }
+        guard let settings = settings ?? playSettings else {
+            throw TartilError(.failure, "this player has no settings to play with (start a play here first)")
+        }
+        let prepared = try prepare(request, settings: settings, render: false)
+        let journal = try openJournal(settings)
+        // The new output is opened while the old player plays (a sound card that takes one stream at a time is
+        // tried again once the old player has let go of it).
+        var output: Player.OpenedOutput?
+        var outputError: AudioError?
+        do {
+            output = try Player.open(prepared.setup.output, clock: clock)
+        } catch {
+            outputError = error
+        }
+        let previous = state.withLock { $0.player }
+        if outputError != nil, let previous, !previous.status.state.isEnded, case .alsa = prepared.setup.output {
+            previous.stop()
+            previous.waitUntilEnded()
+            outputError = nil
+            do {
+                output = try Player.open(prepared.setup.output, clock: clock)
+            } catch {
+                outputError = error
+            }
+        }
+        if let outputError { throw TartilError(.failure, Self.outputAdvice(outputError.message)) }
+        var setup = prepared.setup
+        // A sleep timer running carries over to what replaces it, unless the new play sets its own.
+        if let previous, setup.stopAfter == nil, let left = previous.status.sleepSecondsLeft, !previous.status.state.isEnded {
+            setup.stopAfter = .seconds(max(1, left))
+        }
+        if let previous {
+            previous.stop()
+            previous.waitUntilEnded()
+        }
+        let generation = state.withLock { state -> Int in
+            state.generation += 1
+            state.player = nil
+            state.playbacks[state.generation] = Playback(
+                reciter: setup.reciter, records: setup.output.recordsPositions, note: "play \(setup.plan.rangeDescription)")
+            state.failedAtBegin = journal.failedEvents
+            state.playbackFailure = nil
+            state.failureReported = false
+            state.settings = prepared.settings
+            state.carried.output = prepared.output
+            state.carried.reciter = setup.reciter.id
+            state.reciterName = setup.reciter.name
+            return state.generation
+        }
+        let player: Player
+        do {
+            player = try Player(setup: setup, output: output, clock: clock) { [weak self] event in
+                self?.deliver(event, generation: generation)
+            }
+        } catch let error as TartilError {
+            _ = state.withLock { $0.playbacks.removeValue(forKey: generation) }
+            throw error
+        } catch let error as AudioError {
+            _ = state.withLock { $0.playbacks.removeValue(forKey: generation) }
+            throw TartilError(.failure, Self.outputAdvice(error.message))
+        } catch {
+            _ = state.withLock { $0.playbacks.removeValue(forKey: generation) }
+            throw TartilError(.failure, "\(error)")
+        }
+        let (hooks, subscribers) = state.withLock { state in
+            state.player = player
+            defer { state.firstPlayerHooks = [] }
+            return (state.firstPlayerHooks, Array(state.subscribers.values))
+        }
+        let status = player.status
+        for subscriber in subscribers { subscriber(.started(status)) }
+        for hook in hooks { hook() }
+        return PlayStarted(status: status, resumed: prepared.resumed)
+    }
+
+    /// A sound card's error with what to do without one: play in real time without sound (`--output silent`), or
+    /// write a file; ALSA's null device takes sound at once, so nothing played on it counts as heard.
+    static func outputAdvice(_ message: String) -> String {
+        guard message.contains("cannot open the ALSA device") else { return message }
+        return message
+            + ". Without a sound card, use --output silent (plays in real time, positions saved as usual) or --output wav:FILE; "
+            + "ALSA's null device (--device null) takes the sound at once, so its positions are not saved"
+    }
+
+    /// Carries the speed, volume, reciter and output the session's player has (or last had) into a request that
+    /// does not give its own; what the configuration says comes after.
+    func carried() -> Carried {
+        state.withLock { state in
+            var carried = state.carried
+            if let status = state.player?.status {
+                carried.speed = status.speed
+                carried.volume = status.volume
+            }
+            return carried
+        }
+    }
+
+    /// Checks `request` and builds what the player needs; nothing is written. `render` builds a `render`: no
+    /// carried speed or volume, an end it must reach, and a WAV output (given by the caller).
+    func prepare(_ request: PlayRequest, settings: Settings, render: Bool) throws(TartilError) -> Prepared {
+        let carried = render ? Carried() : carried()
+        // The output: as given, else the session's (a `play` from another terminal plays where the player it
+        // replaces did), else TARTIL_OUTPUT and TARTIL_DEVICE, else the config file, else the sound card.
+        let device = request.device ?? carried.output?.device ?? settings.environment["TARTIL_DEVICE"] ?? settings.configured("device") ?? "default"
+        let outputText = request.output ?? carried.output?.output ?? settings.environment["TARTIL_OUTPUT"] ?? settings.configured("output") ?? "alsa"
+        guard let output = OutputChoice.parse(outputText, device: device) else {
+            throw .usage(
+                "--output takes \(OutputChoice.forms), not '\(outputText)'"
+                    + (outputText.lowercased().hasSuffix(".wav") ? "; did you mean wav:\(outputText)?" : Suggestion.hint(for: outputText, among: OutputChoice.names)))
+        }
+        var ayat: [AyahRef]
+        var resumeAt: (AyahRef, Int)?
+        var resumed: ResumePoint?
+        var reciterID: ReciterID?
+        switch request.source {
+        case .ayat(let requested):
+            ayat = requested
+        case .resume(let scope, let surah):
+            let (point, pointAyat) = try resumePoint(scope: scope, surah: surah, reciter: request.reciter, settings: settings)
+            ayat = pointAyat
+            resumeAt = (point.ayah, point.offsetSamples)
+            reciterID = try ReciterID(point.reciter)
+            resumed = point
+        }
+        var options = PlaybackOptions()
+        if let text = settings.configured("basmala"), !request.layout.contains(where: { if case .basmala = $0 { true } else { false } }) {
+            guard let basmala = PlaybackOptions.Basmala(rawValue: text) else {
+                throw Suggestion.unknownValue(text, for: "basmala", among: PlaybackOptions.Basmala.allCases.map(\.rawValue))
+            }
+            options.basmala = basmala
+        }
+        for setting in request.layout { options = options.with(setting) }
+        let plan = try PlaybackPlan(ayat: ayat, options: options)
+        if case .ayah(let ayah)? = request.start, plan.firstItem(of: ayah) == nil {
+            throw .usage("--from \(ayah): that ayah is not in \(plan.rangeDescription)")
+        }
+        let library = try settings.library()
+        let reciter: Reciter
+        if let reciterID {
+            reciter = try library.reciter(reciterID)  // from the journal: exactly that one
+        } else if let name = request.reciter {
+            reciter = try library.reciter(named: name)
+        } else if !render, let id = carried.reciter, let same = try? library.reciter(id) {
+            reciter = same  // the reciter carries over between plays, like speed and volume
+        } else if let name = settings.defaultReciter {
+            reciter = try library.reciter(named: name)
+        } else if let first = library.reciters.first {
+            reciter = first
+        } else {
+            throw .usage("\(library.mirrorsFile) lists no reciters")
+        }
+        var setup = PlayerSetup(
+            reciter: reciter, table: try library.table(for: reciter), cacheDirectory: try settings.checkedCacheDirectory(),
+            output: output, plan: plan, start: request.start)
+        setup.limits = try settings.trusting(setup.limits)
+        setup.stopAfter = request.stopAfter
+        setup.loop = request.loop
+        setup.resumeAt = resumeAt
+        setup.stopOnSkip = render
+        // A reciter's max_speed bounds every speed: one asked for here is refused above it; one carried over or
+        // configured is held to it.
+        let maximum = reciter.maximumSpeed ?? PlaybackSpeed.range.upperBound
+        setup.maximumSpeed = maximum
+        if let speed = request.speed, speed > maximum {
+            throw .usage(
+                "--speed \(PlaybackSpeed.text(speed)): \(reciter.id) is played at most at \(PlaybackSpeed.text(maximum)) (max_speed in mirrors.json); allowed: \(PlaybackSpeed.allowed(maximum: maximum))")
+        }
+        // A render is the recording as it is unless asked; a play takes the config file's speed and volume after
+        // what the session's last player had (checked when read).
+        let configuredSpeed = render ? nil : settings.configured("speed").flatMap { try? PlaybackSpeed.parse($0, for: "speed") }
+        var configuredVolume: Int?
+        if !render, let text = settings.configured("volume"), case .to(let level)? = try? PlaybackVolume.parse(text, relative: false, for: "volume") {
+            configuredVolume = level
+        }
+        setup.speed = min(request.speed ?? carried.speed ?? configuredSpeed ?? PlaybackSpeed.normal, maximum)
+        setup.volume = request.volume ?? carried.volume ?? configuredVolume ?? PlaybackVolume.normal
+        // Where it starts must be in the plan (`--from` past the end is a usage error now, before anything changes).
+        var machine = PlaybackMachine(
+            plan: plan, timeline: PlaybackMachine.timeline(for: plan, table: setup.table), stopOnSkip: setup.stopOnSkip)
+        if resumeAt == nil, let start = request.start { _ = try machine.target(of: start) }
+        if let loop = request.loop { _ = try machine.on(.loop(loop)) }
+        return Prepared(setup: setup, output: (outputText, device), resumed: resumed, settings: settings)
+    }
+
+    // MARK: - Render
+
+    /// Writes what `request` would play to the WAV file at `path`, as fast as it decodes, and returns the status
+    /// at its end; nothing is written when an ayah cannot be had. The session's player is not touched.
+    public func render(
+        _ request: PlayRequest, to path: String, settings: Settings, isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> PlayerStatus {
+        var wanted = request
+        wanted.output = "wav:" + path
+        wanted.device = nil
+        let prepared = try prepare(wanted, settings: settings, render: true)
+        try Self.checkRenderEnds(prepared.setup)
+        let player: Player
+        do {
+            player = try Player(setup: prepared.setup, clock: clock) { _ in }
+        } catch let error as TartilError {
+            throw error
+        } catch let error as AudioError {
+            throw TartilError(.failure, error.message)
+        } catch {
+            throw TartilError(.failure, "\(error)")
+        }
+        while !player.waitUntilEnded(timeout: 0.1) {
+            if isCancelled() {
+                player.stop(quitting: true)
+                player.waitUntilEnded()
+                throw TartilError(.interrupted, "render stopped; nothing was written")
+            }
+        }
+        let status = player.status
+        if status.state == .failed { throw TartilError(.failure, status.endMessage ?? "rendering failed") }
+        return status
+    }
+
+    /// `render` writes a file, so what it plays must end: `inf` and an endless loop need a timer
+    /// (`--stop-after 20m`), or a boundary for a range repeated for ever.
+    static func checkRenderEnds(_ setup: PlayerSetup) throws(TartilError) {
+        var timer = false
+        if case .seconds? = setup.stopAfter { timer = true }
+        let options = setup.plan.options
+        if !timer && options.repeatEach == .forever {
+            throw .usage("render writes a file, which must end: --repeat inf goes on for ever; give a count, or add --stop-after with a time (20m)")
+        }
+        if !timer, let loop = setup.loop, loop.passes == nil {
+            throw .usage("render writes a file, which must end: the loop goes on for ever; give it a count ('\(loop.start) \(loop.end) 5'), or add --stop-after with a time (20m)")
+        }
+        if setup.stopAfter == nil && options.repeatRange == .forever {
+            throw .usage("render writes a file, which must end: --repeat-range inf goes on for ever; give a count, or add --stop-after")
+        }
+    }
+
+    // MARK: - Resume
+
+    /// Where `resume` and `play --resume` continue, and the ayat from there to the end of its surah (or of the
+    /// scope).
+    func resumePoint(scope: [AyahRef]?, surah given: Int?, reciter: String?, settings: Settings) throws(TartilError) -> (ResumePoint, [AyahRef]) {
+        var surah = given
+        if surah == nil, let scope, Set(scope.map(\.surah)).count == 1 { surah = scope[0].surah }
+        let path = settings.journalFile
+        guard FileSystem.exists(path) else {
+            throw TartilError(.notFound, "nothing to resume: there is no journal at \(path) yet (play something first)")
+        }
+        let journal: Journal
+        do {
+            journal = try Journal(path: path, readOnly: true)
+        } catch {
+            throw TartilError(error.code == .notAJournal && settings.journalIsExplicit ? .usage : .failure, error.message)
+        }
+        defer { journal.close() }
+        let inScope = Set(scope ?? [])
+        let positions: [JournalEvent]
+        do {
+            positions = try journal.latestPositions(reciter: reciter, surah: surah)
+                .filter { event in scope == nil || (try? AyahRef(event.surah ?? 0, event.ayah ?? 0)).map(inScope.contains) == true }
+        } catch {
+            throw TartilError(.failure, error.message)
+        }
+        guard let last = positions.first, let surahNumber = last.surah, let ayahNumber = last.ayah, let who = last.reciter else {
+            let filters = [reciter.map { "of \($0)" }, surah.map { "in surah \($0)" }].compactMap { $0 }.joined(separator: " ")
+            throw TartilError(.notFound, "nothing to resume: the journal has no position\(filters.isEmpty ? "" : " " + filters)")
+        }
+        let recorded = try AyahRef(surahNumber, ayahNumber)
+        var point = ResumePoint(
+            reciter: who, ayah: recorded, offsetSamples: Int(last.offsetSamples ?? 0), offsetMs: last.offsetMs ?? 0,
+            reason: last.reason?.rawValue ?? "position", recordedMs: last.timeMs, after: nil)
+        if last.reason == .end {
+            // That ayah was heard to its end: go on with the next one (the next surah after a whole one).
+            guard let next = recorded.next else { throw TartilError(.notFound, "nothing to resume: the last position is the end of 114:6") }
+            if scope != nil && !inScope.contains(next) {
+                throw TartilError(.notFound, "nothing to resume: \(recorded) was played to the end of what you named")
+            }
+            point.ayah = next
+            point.offsetSamples = 0
+            point.offsetMs = 0
+            point.after = recorded
+        }
+        let start = point.ayah
+        let ayat: [AyahRef]
+        if let scope {
+            ayat = Array(scope.drop { $0 != start })  // the order written (a playlist), from the resume point
+        } else {
+            let surahInfo = try Catalog.surah(start.surah)
+            ayat = try (start.ayah...surahInfo.ayahCount).map { ayah throws(TartilError) in try AyahRef(start.surah, ayah) }
+        }
+        return (point, ayat)
+    }
+}
+
+/// Where a resume continues, and why: the journal's latest position (`reason` at `recordedMs`), or the ayah
+/// `after` the one that position played to its end.
+public struct ResumePoint: Sendable, Hashable, Codable {
+    public var reciter: String
+    public var ayah: AyahRef
+    public var offsetSamples: Int
+    public var offsetMs: Int64
+    /// The recorded position's reason (`pause`, `stop`, `end`…) and time, in milliseconds since 1970.
+    public var reason: String
+    public var recordedMs: Int64
+    /// The ayah played to its end, when the resume goes on with the next one.
+    public var after: AyahRef?
+}

@@ -1,0 +1,304 @@
+import FoundationEssentials
+import Synchronization
+import TartilAudio
+import TartilCore
+import TartilJournal
+import TartilPlayer
+import TartilSystem
+
+/// The one owner of playback in a tartil process, and the typed API every front end uses: the command line and
+/// the prompt, the keys, scripts, the control socket and MPRIS are all clients of it, and none reads what another
+/// printed.
+///
+/// It owns the player and its replacement (a `play` from any front end replaces what plays, after everything it
+/// asks was checked: a play that cannot start leaves the running one as it was), the journal writer (positions
+/// are recorded only once sound was heard, a session-start with the first of them), the fan-out of events to
+/// subscribers, the set-up of a play (reciter, table, configuration, and what carries over from the last play:
+/// reciter, speed, volume, output and a running sleep timer), resume semantics, and the read-your-writes barrier:
+/// a command that moves or ends playback returns once its position is durable.
+///
+/// ```swift
+/// let session = Session()
+/// let started = try session.play(PlayRequest(source: .ayat(ayat)), settings: settings)
+/// try session.perform(.seek(.time(seconds: 200)), verb: "seek")
+/// session.status()?.positionSeconds        // 200.0, and moving on while it plays
+/// ```
+public final class Session: Sendable {
+    /// The clock of the session's players, timers and waits (a manual one in tests).
+    public let clock: any TartilClock
+
+    /// What one play is, for the journal: who recites, whether its positions are recorded, and whether its
+    /// session-start has been (it is, with the first position heard).
+    struct Playback: Sendable {
+        let reciter: Reciter
+        let records: Bool
+        let note: String
+        var startRecorded = false
+    }
+
+    /// What the next play takes from the last when it does not say (like mpd: one player, its settings kept).
+    struct Carried: Sendable {
+        var reciter: ReciterID?
+        var speed: Double?
+        var volume: Int?
+        var output: (output: String, device: String)?
+    }
+
+    struct State: Sendable {
+        var player: Player?
+        /// Counts plays: events of a replaced player are recorded, not delivered.
+        var generation = 0
+        var playbacks: [Int: Playback] = [:]
+        var journal: JournalWriter?
+        var carried = Carried()
+        /// The settings of the last play started here (the control socket's plays use them: a remote request
+        /// names no paths).
+        var settings: Settings?
+        var reciterName: String?
+        var subscribers: [Int: @Sendable (SessionEvent) -> Void] = [:]
+        var nextSubscriber = 0
+        /// Called once, when the first player starts (the control socket and MPRIS start then).
+        var firstPlayerHooks: [@Sendable () -> Void] = []
+        var notices: (@Sendable (String) -> Void)?
+        /// The journal writer's count of failed events when the current playback began, its first failure, and
+        /// whether that was reported.
+        var failedAtBegin = 0
+        var playbackFailure: JournalError?
+        var failureReported = false
+    }
+
+    let state = Mutex(State())
+    /// Set while a play is being set up: plays (from the prompt, the socket, MPRIS) are set up one at a time, and
+    /// the last one wins.
+    let settingUp = Monitor(false)
+
+    public init(clock: any TartilClock = SystemClock.shared) {
+        self.clock = clock
+    }
+
+    /// Where messages the session has for the listener go (a journal that stopped saving positions during
+    /// playback); the command line prints them on standard error.
+    public func setNotices(_ handler: @escaping @Sendable (String) -> Void) {
+        state.withLock { $0.notices = handler }
+    }
+
+    /// Runs `hook` once the first player of this session has started (at once when one already has): how the
+    /// control socket and MPRIS come up only in a process that plays.
+    public func whenFirstPlayerStarts(_ hook: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.generation > 0 { return true }
+            state.firstPlayerHooks.append(hook)
+            return false
+        }
+        if now { hook() }
+    }
+
+    // MARK: - Status
+
+    /// Where playback is now, or nil when nothing is playing (no player yet, or the last one ended).
+    public func status() -> PlayerStatus? {
+        guard let status = state.withLock({ $0.player })?.status, !status.state.isEnded else { return nil }
+        return status
+    }
+
+    /// The status of the session's last player, ended or not (what `play` from the command line turns into its
+    /// exit code); nil before any.
+    public var lastStatus: PlayerStatus? { state.withLock { $0.player }?.status }
+
+    /// The settings of the last play started here.
+    public var playSettings: Settings? { state.withLock { $0.settings } }
+
+    /// The name of the reciter the current player recites as (MPRIS's artist).
+    public var reciterName: String? { state.withLock { $0.reciterName } }
+
+    /// True while a player plays (or is paused, or buffers).
+    public var isPlaying: Bool { status() != nil }
+
+    /// The player, or a usage error naming `verb` and how to start one.
+    func livePlayer(_ verb: String) throws(TartilError) -> Player {
+        guard let player = state.withLock({ $0.player }) else {
+            throw .usage("\(verb): nothing is playing (start with: play REF)")
+        }
+        let state = player.status.state
+        guard !state.isEnded else { throw .usage("\(verb): nothing is playing (playback \(state.rawValue); start with: play REF)") }
+        return player
+    }
+
+    // MARK: - Control
+
+    /// Carries out a command that moves or ends playback (or changes how it plays), and returns once it took
+    /// effect and the position it recorded is durable in the journal (so `stop; positions` sees it). A command
+    /// the machine refuses is a usage error, and nothing changed.
+    @discardableResult
+    public func perform(_ command: PlaybackMachine.Command, verb: String) throws(TartilError) -> PlayerStatus {
+        let player = try livePlayer(verb)
+        let status = try player.perform(command)
+        flushJournal()
+        return status
+    }
+
+    /// Carries out `request` as the control socket and a command line that forwards do: the typed result, or the
+    /// error. `watch` is not one of these (see `subscribe`); `wait` blocks until playback ends.
+    public func handle(_ request: ControlRequest, settings: Settings? = nil, isCancelled: @escaping @Sendable () -> Bool = { false })
+        throws(TartilError) -> ControlResult
+    {
+        switch request {
+        case .play(let play):
+            return .started(try self.play(play, settings: settings))
+        case .resume(let play, let plain):
+            if plain, let status = status() {
+                return .status(try perform(.resume, verb: "resume"))
+            }
+            return .started(try self.play(play, settings: settings))
+        case .command(let command, let verb):
+            return .status(try perform(command, verb: verb))
+        case .status(let verb):
+            guard let status = status() else {
+                if verb == "status" { return .stopped }
+                throw .usage("\(verb): nothing is playing (start with: play REF)")
+            }
+            return .status(status)
+        case .wait:
+            guard lastStatus != nil else { throw .usage("wait: nothing is playing (start with: play REF)") }
+            guard waitUntilEnded(isCancelled: isCancelled) else { throw TartilError(.interrupted, "stopped waiting; playback goes on") }
+            flushJournal()  // the end's position is durable when wait returns
+            return .status(lastStatus!)
+        case .watch:
+            throw .usage("watch streams events: use subscribe")
+        case .bookmark(let bookmark):
+            return .bookmark(try self.bookmark(bookmark, settings: settings))
+        }
+    }
+
+    // MARK: - Waiting
+
+    /// Blocks until playback has ended for good: the current player ended and no play is being set up to replace
+    /// it (a `play` from another terminal replaces the player; the wait goes on with the new one). Returns false
+    /// when `isCancelled` said so first (it is asked every 50 ms of real time).
+    public func waitUntilEnded(isCancelled: @Sendable () -> Bool = { false }) -> Bool {
+        while true {
+            if hasEnded(waiting: 0.05) { return true }
+            if isCancelled() { return false }
+        }
+    }
+
+    /// Waits at most `seconds` (real time) for playback to end for good; true when it has (or nothing plays).
+    public func hasEnded(waiting seconds: Double) -> Bool {
+        let (player, generation) = state.withLock { ($0.player, $0.generation) }
+        guard let player else { return !settingUp.read { $0 } }
+        guard player.waitUntilEnded(timeout: seconds) else { return false }
+        // Ended: unless a replacement is being set up or has begun since.
+        return !settingUp.read { $0 } && state.withLock { $0.generation } == generation
+    }
+
+    /// Stops playback (`quitting`: tartil is leaving, the last position is recorded as a quit), waits until it has
+    /// stopped, and until every position is durable and every event delivered.
+    public func stopAndWait(quitting: Bool = true) {
+        if let player = state.withLock({ $0.player }) {
+            player.stop(quitting: quitting)
+            player.waitUntilEnded()
+        }
+        flushJournal()
+    }
+
+    // MARK: - Events
+
+    /// Events from now on, for a subscriber that takes them on its own thread; `unsubscribe` with the stream when
+    /// done (a stream cut off for falling behind stays subscribed until then, receiving nothing).
+    public func subscribe() -> EventStream {
+        let stream = EventStream()
+        let token = subscribe { stream.offer($0) }
+        streams.withLock { $0[ObjectIdentifier(stream)] = token }
+        return stream
+    }
+
+    /// Ends `stream`'s subscription.
+    public func unsubscribe(_ stream: EventStream) {
+        stream.close()
+        if let token = streams.withLock({ $0.removeValue(forKey: ObjectIdentifier(stream)) }) { unsubscribe(token) }
+    }
+
+    private let streams = Mutex<[ObjectIdentifier: Int]>([:])
+
+    /// Calls `receiver` with every event from now on, on the player's event thread: it must not wait (MPRIS only
+    /// wakes its own thread). Returns a token for `unsubscribe`.
+    public func subscribe(_ receiver: @escaping @Sendable (SessionEvent) -> Void) -> Int {
+        state.withLock { state in
+            state.nextSubscriber += 1
+            state.subscribers[state.nextSubscriber] = receiver
+            return state.nextSubscriber
+        }
+    }
+
+    public func unsubscribe(_ token: Int) {
+        _ = state.withLock { $0.subscribers.removeValue(forKey: token) }
+    }
+
+    /// Called on a player's event thread with each of its events: the journal gets its positions (a replaced
+    /// player's last ones too), subscribers the current player's events.
+    func deliver(_ event: PlayerEvent, generation: Int) {
+        let (playback, journal, subscribers, current) = state.withLock { state in
+            (state.playbacks[generation], state.journal, Array(state.subscribers.values), state.generation == generation)
+        }
+        if let playback, playback.records, let journal {
+            switch event {
+            case .position(let position):
+                var drafts = [position.draft]
+                if !playback.startRecorded {
+                    // The session begins with the first sound heard: a play that never sounded records nothing.
+                    state.withLock { $0.playbacks[generation]?.startRecorded = true }
+                    drafts.insert(EventDraft(kind: .sessionStart, reciter: playback.reciter.id.rawValue, note: playback.note), at: 0)
+                }
+                journal.append(contentsOf: drafts)
+            case .end(let final, let message):
+                if playback.startRecorded {
+                    let note = message.map { "\(final.rawValue): \($0)" } ?? final.rawValue
+                    journal.append(EventDraft(kind: .sessionEnd, note: Self.fitted(note, bytes: JournalLimits.noteBytes)))
+                }
+            default: break
+            }
+        }
+        if case .end = event { _ = state.withLock { $0.playbacks.removeValue(forKey: generation) } }
+        guard current else { return }
+        for subscriber in subscribers { subscriber(.player(event)) }
+    }
+
+    /// `text` cut on a character boundary to at most `bytes` bytes of UTF-8.
+    static func fitted(_ text: String, bytes: Int) -> String {
+        var kept = Substring(text)
+        while kept.utf8.count > bytes { kept = kept.dropLast(max(1, (kept.utf8.count - bytes) / 4)) }
+        return String(kept)
+    }
+}
+
+/// What a request to the session gives back, typed, whichever front end asked.
+public enum ControlResult: Sendable, Hashable, Codable {
+    /// Where playback is after the request.
+    case status(PlayerStatus)
+    /// A play began (with the note of where a resume continues, when it resumed).
+    case started(PlayStarted)
+    /// Nothing is playing (`status` with no player).
+    case stopped
+    /// The bookmark made.
+    case bookmark(Bookmark)
+}
+
+/// A play that began: its status as it starts and, for a resume, where it continues and why.
+public struct PlayStarted: Sendable, Hashable, Codable {
+    public var status: PlayerStatus
+    public var resumed: ResumePoint?
+
+    public init(status: PlayerStatus, resumed: ResumePoint?) {
+        self.status = status
+        self.resumed = resumed
+    }
+}
+
+extension PlaybackPosition {
+    /// The journal's form of it.
+    var draft: EventDraft {
+        .position(
+            reciter: reciter.rawValue, surah: ayah.surah, ayah: ayah.ayah, offsetSamples: offsetSamples, sampleRate: sampleRate,
+            reason: JournalEvent.Reason(rawValue: reason.rawValue) ?? .seek)
+    }
+}
