@@ -172,6 +172,7 @@ enum PrefetchCommand {
                 settled += progress.apply(event) ? 1 : 0
                 report(event, json: json, showBar: showBar, into: &lines)
             }
+            if showBar && !lines.error.isEmpty { lines.error = "\r\u{1B}[K" + lines.error }  // not after the bar
             lines.write(to: console)
             outstanding -= settled
             if settled > 0 && next < requests.count && !cancelling {
@@ -180,7 +181,8 @@ enum PrefetchCommand {
                 next = end
             }
             if showBar {
-                console.writeError("\r\u{1B}[K" + progress.bar(bytes: downloader.totalBytesReceived, seconds: Date().timeIntervalSince(started)))
+                let width = RawTerminal.columns(of: 2) ?? 80  // cheap: a resized terminal gets a bar that fits
+                console.writeError("\r\u{1B}[K" + progress.bar(bytes: downloader.totalBytesReceived, seconds: Date().timeIntervalSince(started), width: width))
             }
         }
         downloader.shutdown()
@@ -321,24 +323,31 @@ struct PrefetchProgress {
         return text
     }
 
-    func bar(bytes: Int, seconds: Double) -> String {
+    /// The progress bar for a terminal `width` columns wide, at most `width - 1` of them (it is redrawn in
+    /// place): `[####----]  5/11 files  42.1 KiB  12.0 KiB/s  ETA 0:03  1 failed  (m1: HTTP 503)`. When narrow,
+    /// whole fields are left out (the mirror's problem first, then the rate, the bytes, the ETA) and the bar
+    /// shrinks; the files done are always shown.
+    func bar(bytes: Int, seconds: Double, width: Int = 80) -> String {
         let done = downloaded + alreadyCached + failed.count
-        let width = 24
-        let filled = requested == 0 ? width : width * done / requested
         let rate = seconds > 0 ? Double(bytes) / seconds : 0
         let remainingFiles = requested - done
         let eta = done > alreadyCached && rate > 0 ? Double(bytes) / Double(done - alreadyCached) * Double(remainingFiles) / rate : 0
-        var line = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-        line += "\(done)/\(Plural.count(requested, "file"))  \(Formatting.bytes(bytes))  \(Formatting.bytes(Int(rate)))/s"
+        // In the order shown; importance 0 is kept longest.
+        var fields: [FieldLine.Field] = [
+            ProgressBar.field(done: done, total: requested, importance: 2),
+            .text("\(done)/\(Plural.count(requested, "file"))", importance: 0),
+            .text(Formatting.bytes(bytes), importance: 4),
+            .text("\(Formatting.bytes(Int(rate)))/s", importance: 5),
+        ]
         if eta > 0 {
             let seconds = Int(eta.rounded(.up))
-            line += "  ETA \(seconds / 60):\(Formatting.pad(seconds % 60, 2))"
+            fields.append(.text("ETA \(seconds / 60):\(Formatting.pad(seconds % 60, 2))", importance: 3))
         }
-        if !failed.isEmpty { line += "  \(failed.count) failed" }
+        if !failed.isEmpty { fields.append(.text("\(failed.count) failed", importance: 1)) }
         if let (mirror, problem) = mirrorProblems.sorted(by: { $0.key < $1.key }).first {
-            line += "  (\(mirror): \(problem))"
+            fields.append(.text("(\(mirror): \(problem))", importance: 6))
         }
-        return line
+        return FieldLine.render(fields, room: width - 1)
     }
 
     func summaryLine(seconds: Double) -> String {
