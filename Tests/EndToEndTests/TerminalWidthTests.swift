@@ -12,13 +12,17 @@ import Testing
     @Test(arguments: [80, 40]) func helpIsWrappedToTheTerminal(columns: Int) throws {
         let home = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: home) }
-        for arguments in [["help"], ["--help"], ["help", "prefetch"], ["prefetch", "--help"], ["help", "table", "build"]] {
+        for arguments in [
+            ["help"], ["--help"], ["help", "prefetch"], ["prefetch", "--help"], ["help", "table", "build"],
+        ] {
             let drive = try TerminalDrive.run(
                 ["screen:See 'tartil help"], columns: columns, command: [TestPaths.executable] + arguments, home: home)
             #expect(drive.status == 0, "\(arguments): \(drive.output)")
             #expect(drive.overflows == 0, "\(arguments) at \(columns): a line ran past the last column")
-            let printed = try runTartil(arguments, home: home).stdout.split(separator: "\n", omittingEmptySubsequences: false)
-                .dropLast().map(String.init)
+            let printed = try runTartil(arguments, home: home).stdout.split(
+                separator: "\n", omittingEmptySubsequences: false
+            )
+            .dropLast().map(String.init)
             if columns == 80 {
                 #expect(drive.lines == printed, "\(arguments)")
             } else {
@@ -50,8 +54,10 @@ import Testing
         defer { link.stop() }
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let mirrors = try environment.mirrorsFile(["http://127.0.0.1:\(link.port)/fixture/{surah3}{ayah3}.mp3"], in: directory)
-        let command = "\(TestPaths.executable) prefetch 1 112 --reciter fixture --jobs 1 --mirrors \(mirrors) "
+        let mirrors = try environment.mirrorsFile(
+            ["http://127.0.0.1:\(link.port)/fixture/{surah3}{ayah3}.mp3"], in: directory)
+        let command =
+            "\(TestPaths.executable) prefetch 1 112 --reciter fixture --jobs 1 --mirrors \(mirrors) "
             + "--tables \(environment.tables) --cache-dir \(directory)/cache > \(directory)/summary"
         let drive = try TerminalDrive.run(
             ["screen:ETA", "snap:bar"], columns: columns, command: ["sh", "-c", command], home: directory)

@@ -20,11 +20,15 @@ import Testing
     }
 
     @Test(arguments: [
-        Case(text: "Play ayat gaplessly, fetching each ahead.", width: 80, expected: ["Play ayat gaplessly, fetching each ahead."]),
-        Case(text: "Play ayat gaplessly, fetching each ahead.", width: 20, hangingIndent: 2,
-             expected: ["Play ayat gaplessly,", "  fetching each", "  ahead."]),
-        Case(text: "Play ayat gaplessly, fetching each ahead.", width: 40, indent: 6,
-             expected: ["      Play ayat gaplessly, fetching each", "      ahead."]),
+        Case(
+            text: "Play ayat gaplessly, fetching each ahead.", width: 80,
+            expected: ["Play ayat gaplessly, fetching each ahead."]),
+        Case(
+            text: "Play ayat gaplessly, fetching each ahead.", width: 20, hangingIndent: 2,
+            expected: ["Play ayat gaplessly,", "  fetching each", "  ahead."]),
+        Case(
+            text: "Play ayat gaplessly, fetching each ahead.", width: 40, indent: 6,
+            expected: ["      Play ayat gaplessly, fetching each", "      ahead."]),
         // Spaces as written between words on a line; none at a break.
         Case(text: "one.  Two  three", width: 80, expected: ["one.  Two  three"]),
         Case(text: "one.  Two  three", width: 9, expected: ["one.  Two", "three"]),
@@ -37,22 +41,29 @@ import Testing
         Case(text: "語語語 語語 🌙", width: 7, expected: ["語語語", "語語 🌙"]),
         Case(text: "語語語 語語 🌙", width: 6, expected: ["語語語", "語語", "🌙"]),
         // A word too wide for the room after the indent is out-dented, by as little as lets it fit.
-        Case(text: "The journal (default: $XDG_DATA_HOME/tartil/journal.sqlite).", width: 40, indent: 6,
-             expected: ["      The journal (default:", "  $XDG_DATA_HOME/tartil/journal.sqlite)."]),
+        Case(
+            text: "The journal (default: $XDG_DATA_HOME/tartil/journal.sqlite).", width: 40, indent: 6,
+            expected: ["      The journal (default:", "  $XDG_DATA_HOME/tartil/journal.sqlite)."]),
         // Only a word wider than the whole width is broken: after a slash within the line, else at its end.
-        Case(text: "see $XDG_RUNTIME_DIR/tartil/control.sock now", width: 20,
-             expected: ["see", "$XDG_RUNTIME_DIR/", "tartil/control.sock", "now"]),
+        Case(
+            text: "see $XDG_RUNTIME_DIR/tartil/control.sock now", width: 20,
+            expected: ["see", "$XDG_RUNTIME_DIR/", "tartil/control.sock", "now"]),
         Case(text: "abcdefghijkl", width: 5, expected: ["abcde", "fghij", "kl"]),
         // Usage lines: a bracketed option stays whole when it fits, and is broken into its words when not.
-        Case(text: "tartil play [<ref>...] [--reciter <id>] [--from <time>]", width: 30, indent: 7,
-             pieces: .groups,
-             expected: ["       tartil play [<ref>...]", "       [--reciter <id>]", "       [--from <time>]"]),
-        Case(text: "tartil -c \"<command>; <command>\" [--output <alsa|wav:path>]", width: 29, indent: 7,
-             pieces: .groups,
-             expected: ["       tartil -c", "       \"<command>; <command>\"", "       [--output", "       <alsa|wav:path>]"]),
+        Case(
+            text: "tartil play [<ref>...] [--reciter <id>] [--from <time>]", width: 30, indent: 7,
+            pieces: .groups,
+            expected: ["       tartil play [<ref>...]", "       [--reciter <id>]", "       [--from <time>]"]),
+        Case(
+            text: "tartil -c \"<command>; <command>\" [--output <alsa|wav:path>]", width: 29, indent: 7,
+            pieces: .groups,
+            expected: [
+                "       tartil -c", "       \"<command>; <command>\"", "       [--output", "       <alsa|wav:path>]",
+            ]),
         // Fields two spaces apart stay together; one wider than the line goes by its words.
-        Case(text: "keys: space/p pause  ←/→ -/+5 s  ↓/↑ -/+60 s", width: 25, hangingIndent: 6, pieces: .fields,
-             expected: ["keys: space/p pause", "      ←/→ -/+5 s", "      ↓/↑ -/+60 s"]),
+        Case(
+            text: "keys: space/p pause  ←/→ -/+5 s  ↓/↑ -/+60 s", width: 25, hangingIndent: 6, pieces: .fields,
+            expected: ["keys: space/p pause", "      ←/→ -/+5 s", "      ↓/↑ -/+60 s"]),
         Case(text: "a b c d e f g h  i", width: 6, pieces: .fields, expected: ["a b c", "d e f", "g h  i"]),
     ])
     func wraps(_ test: Case) {
@@ -107,36 +118,50 @@ import Testing
     static let column = String(repeating: " ", count: 26)
 
     @Test(arguments: [
-        Case(label: "--reciter <id>", help: "The reciter [env: TARTIL_RECITER].", width: 80,
-             expected: ["  --reciter <id>          The reciter [env: TARTIL_RECITER]."]),
+        Case(
+            label: "--reciter <id>", help: "The reciter [env: TARTIL_RECITER].", width: 80,
+            expected: ["  --reciter <id>          The reciter [env: TARTIL_RECITER]."]),
         // The help wraps under itself (a hanging indent).
-        Case(label: "--streams <n>",
-             help: "Requests in flight to a server over HTTP/2, all on one connection when the server allows that many.",
-             width: 80,
-             expected: ["  --streams <n>           Requests in flight to a server over HTTP/2, all on one",
-                        column + "connection when the server allows that many."]),
+        Case(
+            label: "--streams <n>",
+            help: "Requests in flight to a server over HTTP/2, all on one connection when the server allows that many.",
+            width: 80,
+            expected: [
+                "  --streams <n>           Requests in flight to a server over HTTP/2, all on one",
+                column + "connection when the server allows that many.",
+            ]),
         // A label too long for its column has a line of its own.
-        Case(label: "--format <text|json|ndjson>", help: "The output format.", width: 80,
-             expected: ["  --format <text|json|ndjson>", column + "The output format."]),
-        Case(label: "--reciter x, --reciter=", help: "one space", width: 80,
-             expected: ["  --reciter x, --reciter= one space"]),
-        Case(label: "--reciter x, --reciter=x", help: "own line", width: 80,
-             expected: ["  --reciter x, --reciter=x", column + "own line"]),
+        Case(
+            label: "--format <text|json|ndjson>", help: "The output format.", width: 80,
+            expected: ["  --format <text|json|ndjson>", column + "The output format."]),
+        Case(
+            label: "--reciter x, --reciter=", help: "one space", width: 80,
+            expected: ["  --reciter x, --reciter= one space"]),
+        Case(
+            label: "--reciter x, --reciter=x", help: "own line", width: 80,
+            expected: ["  --reciter x, --reciter=x", column + "own line"]),
         // Too narrow for two columns: the help goes under the label.
-        Case(label: "--reciter <id>", help: "The reciter [env: TARTIL_RECITER].", width: 40,
-             expected: ["  --reciter <id>", "      The reciter [env: TARTIL_RECITER]."]),
-        Case(label: "--streams <n>",
-             help: "Requests in flight to a server over HTTP/2, all on one connection when the server allows that many.",
-             width: 40,
-             expected: ["  --streams <n>", "      Requests in flight to a server", "      over HTTP/2, all on one connection",
-                        "      when the server allows that many."]),
-        Case(label: "--output <alsa|wav:path|null|silent>", help: "Where the sound goes.", width: 30,
-             expected: ["  --output", "   <alsa|wav:path|null|silent>", "      Where the sound goes."]),  // out-dented
+        Case(
+            label: "--reciter <id>", help: "The reciter [env: TARTIL_RECITER].", width: 40,
+            expected: ["  --reciter <id>", "      The reciter [env: TARTIL_RECITER]."]),
+        Case(
+            label: "--streams <n>",
+            help: "Requests in flight to a server over HTTP/2, all on one connection when the server allows that many.",
+            width: 40,
+            expected: [
+                "  --streams <n>", "      Requests in flight to a server", "      over HTTP/2, all on one connection",
+                "      when the server allows that many.",
+            ]),
+        Case(
+            label: "--output <alsa|wav:path|null|silent>", help: "Where the sound goes.", width: 30,
+            expected: ["  --output", "   <alsa|wav:path|null|silent>", "      Where the sound goes."]),  // out-dented
         // Columns, not characters: the help starts at column 26 after a wide or an Arabic label too.
-        Case(label: "語語語", help: "three wide characters", width: 80,
-             expected: ["  語語語" + String(repeating: " ", count: 18) + "three wide characters"]),
-        Case(label: "الْفَاتِحَة", help: "Al-Fatihah", width: 80,
-             expected: ["  الْفَاتِحَة" + String(repeating: " ", count: 17) + "Al-Fatihah"]),
+        Case(
+            label: "語語語", help: "three wide characters", width: 80,
+            expected: ["  語語語" + String(repeating: " ", count: 18) + "three wide characters"]),
+        Case(
+            label: "الْفَاتِحَة", help: "Al-Fatihah", width: 80,
+            expected: ["  الْفَاتِحَة" + String(repeating: " ", count: 17) + "Al-Fatihah"]),
         Case(label: "--events", help: "", width: 80, expected: ["  --events"]),
     ])
     func laysOut(_ test: Case) {
@@ -231,8 +256,10 @@ import Testing
 
 @Suite struct LiveLineLayoutTests {
     static let bar = ScrubberBar(positionSeconds: 5, durationSeconds: 20, ayahStarts: [0, 4, 8, 12, 16], paused: false)
-    static let facts = ["playing", "36:12 ×2", "3:20 / ~21:45", "cycle 2/3", "loop 1:05-1:12 ×2", "stop after 5 ayat",
-                        "sleep 19:58", "1.25×", "vol 80%"]
+    static let facts = [
+        "playing", "36:12 ×2", "3:20 / ~21:45", "cycle 2/3", "loop 1:05-1:12 ×2", "stop after 5 ayat",
+        "sleep 19:58", "1.25×", "vol 80%",
+    ]
 
     /// Every field shown is whole, in order, and the line is at most width - 1 columns.
     @Test(arguments: [200, 80, 60, 40, 30, 20, 12, 8, 2])
@@ -262,7 +289,8 @@ import Testing
         let onLine = LiveLine.render(facts: Self.facts, name: "", bar: nil, notice: long, width: width)
         #expect(TerminalText.columns(onLine) <= width - 1)
         if TerminalText.columns(long) > width - 1 {
-            #expect(onLine.hasSuffix("…") && long.hasPrefix(onLine.dropLast() + " "), "shortened between words: \(onLine)")
+            #expect(
+                onLine.hasSuffix("…") && long.hasPrefix(onLine.dropLast() + " "), "shortened between words: \(onLine)")
             let above = try #require(LiveLine.linesAbove(notice: long, width: width))
             #expect(above.count > 1)
             for line in above { #expect(TerminalText.columns(line) <= width - 1) }

@@ -41,7 +41,9 @@ public enum FieldLine {
         public static func elastic(
             minimum: Int, maximum: Int = .max, importance: Int, render: @escaping @Sendable (Int) -> String
         ) -> Field {
-            Field(content: .elastic(render), minimum: max(1, minimum), maximum: max(1, minimum, maximum), importance: importance)
+            Field(
+                content: .elastic(render), minimum: max(1, minimum), maximum: max(1, minimum, maximum),
+                importance: importance)
         }
     }
 

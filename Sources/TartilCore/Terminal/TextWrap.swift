@@ -60,7 +60,8 @@ public enum TextWrap {
         let helpLines = lines(help, width: width, indent: column)
         let labelWidth = TerminalText.columns(label)
         guard labelLines.count == 1, indent + labelWidth + 1 <= column else { return labelLines + helpLines }
-        let first = String(repeating: " ", count: indent) + label + String(repeating: " ", count: column - indent - labelWidth)
+        let first =
+            String(repeating: " ", count: indent) + label + String(repeating: " ", count: column - indent - labelWidth)
             + helpLines[0].dropFirst(column)
         return [first] + helpLines.dropFirst()
     }
