@@ -35,7 +35,8 @@ public enum ControlVerbs {
             it; a script that ends waits for playback to end.
             With --events, one JSON object per line for each change: state, ayah, position, buffering, error, speed, volume, end.
             Keys, on a terminal (not with --events or --json): \(PlayerKeys.bindings.map { "\($0.label) \($0.help)" }.joined(separator: ", ")). \
-            A key that cannot be carried out says why on the live line; playback goes on.
+            A key that cannot be carried out says why on the live line (above it when too long for it); playback \
+            goes on. The live line and the key help (?) follow the terminal's width.
             While it plays, tartil serves the control socket ($XDG_RUNTIME_DIR/tartil/control.sock; --socket): \
             pause, seek, status, watch and the rest from another terminal act on this player, and a play from \
             there replaces what it plays.

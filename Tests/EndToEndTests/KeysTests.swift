@@ -2,21 +2,15 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import TartilCore
+
 /// `tartil play` on a terminal, through the real binary on a pseudo-terminal (tools/pty-drive): keys drive
 /// playback and their positions are durable; the terminal's modes come back on every way out (q, SIGTERM, a
 /// crash signal, Ctrl-Z and `fg`); the live line never wraps.
 @Suite(.serialized) struct KeysTests {
     let environment = DownloadEnvironment.shared
-    static let driver = TestPaths.repository + "/tools/pty-drive"
 
-    /// What the driver saw.
-    struct Drive {
-        let status: Int
-        let output: String
-        let modes: [String: String]
-        /// The output after each `mark:LABEL` step.
-        let after: [String: String]
-    }
+    typealias Drive = TerminalDrive
 
     /// The `tartil play …` command line against `place`'s cache and journal.
     func play(_ place: SessionTests.Place, _ arguments: String) throws -> String {
@@ -26,28 +20,7 @@ import Testing
     }
 
     func drive(_ steps: [String], columns: Int = 80, command: [String], in place: SessionTests.Place) throws -> Drive {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.driver, "--cols", "\(columns)"] + steps + ["--"] + command
-        process.environment = [
-            "HOME": place.directory, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-            "XDG_CONFIG_HOME": place.directory + "/config", "XDG_DATA_HOME": place.directory + "/data",
-            "XDG_CACHE_HOME": place.directory + "/xdg-cache", "TARTIL_RECITER": "fixture", "TERM": "xterm",
-            "SWIFT_BACKTRACE": "enable=no", "PS1": "$ ",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let object = try #require(
-            try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(String(decoding: data, as: UTF8.self))")
-        return Drive(
-            status: object["status"] as? Int ?? -999, output: object["output"] as? String ?? "",
-            modes: object["modes"] as? [String: String] ?? [:],
-            after: (object["marks"] as? [String: Int] ?? [:]).mapValues {
-                String(decoding: Data((object["output"] as? String ?? "").utf8).dropFirst($0), as: UTF8.self)
-            })
+        try TerminalDrive.run(steps, columns: columns, command: command, home: place.directory)
     }
 
     /// The journal's rows as `reason,surah,ayah` (positions) or `bookmark,surah,ayah`.
@@ -151,6 +124,84 @@ import Testing
             if columns == 60 {
                 #expect(pieces.contains { $0.contains("[") && $0.contains("|") }, "a bar with ticks: \(drive.output)")
             }
+        }
+    }
+
+    /// The fields of the live line, in their order (each pattern matches one whole field).
+    static let liveFields = [
+        "playing|paused|buffering", "112:[0-9]|basmala \\(112\\)", "[0-9]+:[0-9]{2} / ~?[0-9]+:[0-9]{2}",
+        "cycle [0-9]+/[0-9]+", "[0-9.]+×", "vol [0-9]+%", "\\[[-=|>‖]+\\]", "Al-Ikhlaas",
+    ]
+
+    /// At 80 and 40 columns the live line on the screen is at most width - 1 columns and never wraps, and it
+    /// keeps whole fields in order of importance: at 80 all of them (speed, volume, the bar, the name), at 40
+    /// the state, the ayah, the time and the cycle, the rest left out whole.
+    @Test(arguments: [80, 40]) func theLiveLineKeepsWholeFields(columns: Int) throws {
+        let place = try SessionTests.Place(environment)
+        let command = try play(place, "112 --output silent --repeat-range 2 --speed 1.25 --volume 80")
+        let drive = try drive(
+            ["match:^playing  112:[1-4]  ", "snap:line", "send:q"], columns: columns, command: ["sh", "-c", command],
+            in: place)
+        #expect(drive.status == 0, "\(drive.output)")
+        #expect(drive.overflows == 0, "the live line never wraps: \(drive.output)")
+        let row = try #require(drive.screens["line"]?.first { $0.hasPrefix("playing") }, "\(drive.output)")
+        #expect(TerminalText.columns(row) <= columns - 1, "\(row)")
+        #expect(TerminalDrive.fieldsMatch(row, Self.liveFields), "whole fields, in order: \(row)")
+        let fields = TerminalDrive.fields(row)
+        if columns == 80 {
+            #expect(fields.count == 8 && row.hasSuffix("]  Al-Ikhlaas"), "\(row)")
+        } else {
+            #expect(fields.count == 4 && fields.last == "cycle 1/2", "\(row)")
+        }
+    }
+
+    /// `?` prints the key help above the live line, wrapped to the terminal between two keys (the later lines
+    /// under the first key), and the live line is drawn again below it: all of it readable at 80 and 40.
+    @Test(arguments: [80, 40]) func theKeyHelpIsPrintedAboveTheLiveLine(columns: Int) throws {
+        let place = try SessionTests.Place(environment)
+        let command = try play(place, "112 --output silent")
+        let drive = try drive(
+            ["match:^playing  112:", "send:?", "match:\\? keys\\n(playing|paused)  ", "snap:help", "send:q"],
+            columns: columns, command: ["sh", "-c", command], in: place)
+        #expect(drive.status == 0, "\(drive.output)")
+        #expect(drive.overflows == 0, "\(drive.output)")
+        let rows = try #require(drive.screens["help"])
+        let first = try #require(rows.firstIndex { $0.hasPrefix("keys: ") }, "\(rows)")
+        let last = try #require(rows.firstIndex { $0.hasSuffix("  ? keys") }, "\(rows)")
+        #expect(last > first, "more than one line at \(columns) columns: \(rows)")
+        let help = rows[first...last]
+        for row in help { #expect(TerminalText.columns(row) <= columns - 1, "\(row)") }
+        for row in help.dropFirst() { #expect(row.hasPrefix("      ") && !row.hasPrefix("       "), "\(row)") }
+        #expect(
+            help.flatMap(TerminalDrive.fields) == [
+                "keys: space/p pause", "←/→ -/+5 s", "↓/↑ -/+60 s", "</> prev/next ayah", "l loop A/B/off",
+                "r repeat ayah", "[/] -/+0.05 speed", "9/0 -/+5% volume", "b bookmark", "q quit", "? keys",
+            ], "every key, none split: \(help)")
+        let below = rows.index(after: last)
+        #expect(below < rows.endIndex && TerminalDrive.fieldsMatch(rows[below], Self.liveFields), "\(rows)")
+    }
+
+    /// A notice too long for the live line (`r`'s) is printed above it at 40 columns, wrapped between words; at
+    /// 80 it fits, and is shown on the live line alone.
+    @Test(arguments: [80, 40]) func aLongNoticeIsReadWhole(columns: Int) throws {
+        let place = try SessionTests.Place(environment)
+        let command = try play(place, "112 --output silent")
+        let notice = "repeating this ayah until you move on (r again: off)"
+        let shown = columns == 80 ? "screen:\(notice)" : "match:\\(r again: off\\)\\n(playing|paused)  "
+        let drive = try drive(
+            ["match:^playing  112:", "send:r", shown, "snap:notice", "send:q"], columns: columns,
+            command: ["sh", "-c", command], in: place)
+        #expect(drive.status == 0, "\(drive.output)")
+        #expect(drive.overflows == 0, "\(drive.output)")
+        let rows = try #require(drive.screens["notice"])
+        if columns == 80 {
+            #expect(rows.contains(notice), "\(rows)")
+        } else {
+            let first = try #require(rows.firstIndex { $0.hasPrefix("repeating") }, "\(rows)")
+            let lines = rows[first...].prefix { !$0.hasPrefix("playing") && !$0.hasPrefix("paused") }
+            #expect(lines.count == 2, "\(rows)")
+            for line in lines { #expect(TerminalText.columns(line) <= columns - 1, "\(line)") }
+            #expect(lines.flatMap { $0.split(separator: " ") } == notice.split(separator: " "), "\(lines)")
         }
     }
 

@@ -32,12 +32,48 @@ import Testing
         try checkGolden(name.replacingOccurrences(of: " ", with: "-"), Help.command(command, table: .standard))
     }
 
-    @Test func helpFitsATerminal() {
-        var texts = [Help.main(.standard)]
-        for command in CommandTable.standard.commands { texts.append(Help.command(command, table: .standard)) }
-        for line in texts.joined().split(separator: "\n") where !line.hasPrefix("  tartil ") {
-            #expect(line.count <= 112, "too long: \(line)")
+    /// Help is wrapped to the width: no line is longer, and the words are those of the help unwrapped, in the
+    /// same order, none broken but one wider than the width itself (a path of 48 characters at 40 columns),
+    /// whose parts follow one another.
+    @Test(arguments: [80, 40, 30])
+    func helpFitsTheWidth(width: Int) {
+        var pages = [(name: "main", text: Help.main(.standard, width: width), unwrapped: Help.main(.standard, width: 100_000))]
+        for command in CommandTable.standard.commands {
+            pages.append(
+                (command.name, Help.command(command, table: .standard, width: width),
+                 Help.command(command, table: .standard, width: 100_000)))
         }
+        func words(_ text: String) -> [Substring] { text.split { $0 == " " || $0 == "\n" } }
+        for page in pages {
+            for line in page.text.split(separator: "\n") {
+                #expect(TerminalText.columns(line) <= width, "\(page.name) at \(width): too long: \(line)")
+                #expect(!line.hasSuffix(" "), "\(page.name) at \(width): a trailing space: \(line)")
+            }
+            var shown = words(page.text)[...]
+            for word in words(page.unwrapped) {
+                if TerminalText.columns(word) <= width {
+                    #expect(shown.first == word, "\(page.name) at \(width): '\(word)' whole, in its place")
+                    shown = shown.dropFirst()
+                    continue
+                }
+                var parts = ""
+                while parts.count < word.count, let part = shown.popFirst() { parts += part }
+                #expect(parts == word, "\(page.name) at \(width): '\(word)' in parts, one after another")
+            }
+            #expect(shown.isEmpty, "\(page.name) at \(width): no word more")
+        }
+    }
+
+    /// Entries keep a hanging indent: at 80 columns the help of an option continues at its column; at 40 it is
+    /// under the label, indented.
+    @Test func entriesHangUnderTheirHelp() throws {
+        let prefetch = try #require(CommandTable.standard.find(["prefetch"])).0
+        let wide = Help.command(prefetch, table: .standard, width: 80).split(separator: "\n")
+        let jobs = try #require(wide.firstIndex { $0.hasPrefix("  -j, --jobs <n>          Connections per server") })
+        #expect(wide[jobs + 1].hasPrefix(String(repeating: " ", count: 26) + "HTTP/1.1,"), "\(wide[jobs + 1])")
+        let narrow = Help.command(prefetch, table: .standard, width: 40).split(separator: "\n")
+        let label = try #require(narrow.firstIndex(of: "  -j, --jobs <n>"))
+        #expect(narrow[label + 1] == "      Connections per server, 1-64")
     }
 
     @Test func everyCommandIsListedInTheMainHelp() {

@@ -170,18 +170,18 @@ private extension UInt8 {
 
     @Test(arguments: [10, 20, 30, 40, 80, 200])
     func theLineNeverWraps(width: Int) {
-        let line = LiveLine.render(facts: "playing  112:2  0:05 / 0:20", name: "Al-Ikhlāṣ", bar: Self.bar, width: width)
+        let line = LiveLine.render(facts: ["playing", "112:2", "0:05 / 0:20"], name: "Al-Ikhlāṣ", bar: Self.bar, width: width)
         #expect(TerminalText.columns(line) <= width - 1, "\(line)")
         if width >= 80 { #expect(line.hasSuffix("  Al-Ikhlāṣ") && line.contains("[")) }
         if width == 40 { #expect(line.contains("[") && !line.contains("Ikhl")) }
         let notice = LiveLine.render(
-            facts: "paused  112:4", name: "", bar: Self.bar, notice: "112:4 is the last ayah", width: width)
+            facts: ["paused", "112:4"], name: "", bar: Self.bar, notice: "112:4 is the last ayah", width: width)
         #expect(TerminalText.columns(notice) <= width - 1)
         if width >= 30 { #expect(notice == "112:4 is the last ayah", "a notice is shown alone") }
     }
 
     @Test func aWideLineUsesTheWholeWidth() {
-        let line = LiveLine.render(facts: "playing  1:1  0:01 / 0:20", name: "Al-Fatihah", bar: Self.bar, width: 80)
+        let line = LiveLine.render(facts: ["playing", "1:1", "0:01 / 0:20"], name: "Al-Fatihah", bar: Self.bar, width: 80)
         #expect(TerminalText.columns(line) == 79)
     }
 }

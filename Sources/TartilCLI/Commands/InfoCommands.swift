@@ -15,7 +15,7 @@ enum InfoCommands {
                 if context.settings.json {
                     context.console.json(.array(context.table.commands.filter { !$0.hidden }.map(Help.json)))
                 } else {
-                    context.console.writeOut(Help.main(context.table))
+                    context.console.writeOut(Help.main(context.table, width: Help.width(for: context.console)))
                 }
                 return
             }
@@ -29,7 +29,7 @@ enum InfoCommands {
             if context.settings.json {
                 context.console.json(Help.json(command))
             } else {
-                context.console.writeOut(Help.command(command, table: context.table))
+                context.console.writeOut(Help.command(command, table: context.table, width: Help.width(for: context.console)))
             }
         })
 

@@ -7,7 +7,7 @@ import TartilSession
 extension PlayCommands {
     /// How long a notice (a refused key's message, a bookmark) stays on the live line.
     static let noticeSeconds = 3.0
-    /// How long the key help stays.
+    /// How long the key help stays (when it fits on the live line; otherwise it is printed above it).
     static let helpSeconds = 6.0
 
     /// Whether `play` reads keys: only on a terminal, and not for scripts (`--events`, `--json`); not when started
@@ -20,7 +20,7 @@ extension PlayCommands {
     /// The live line for `status` at `width` columns: the facts, the bar, the surah's name, or a notice.
     static func liveLine(_ status: PlayerStatus, notice: String? = nil, width: Int) -> String {
         LiveLine.render(
-            facts: progressFacts(status), name: surahName(status), bar: bar(status), notice: notice, width: width)
+            facts: progressFields(status), name: surahName(status), bar: bar(status), notice: notice, width: width)
     }
 
     /// How the command line follows playback until it ends: reading keys with the live line, or drawing the live
@@ -106,8 +106,14 @@ extension PlayCommands {
             for key in keys {
                 guard let action = PlayerKeys.action(for: key) else { continue }
                 if let text = perform(action, context) {
-                    let seconds = action == .help ? helpSeconds : noticeSeconds
-                    notice = (text, session.clock.now.adding(seconds: seconds))
+                    // Too long for the live line: printed above it, wrapped, and the live line drawn again below.
+                    let above = action == .help ? PlayerKeys.helpLines(width: width) : LiveLine.linesAbove(notice: text, width: width)
+                    if draws && foreground, let above {
+                        console.writeError("\r\u{1B}[K" + above.map { $0 + "\n" }.joined())
+                    } else {
+                        let seconds = action == .help ? helpSeconds : noticeSeconds
+                        notice = (text, session.clock.now.adding(seconds: seconds))
+                    }
                 }
                 if action == .command(.quit) { break }
             }

@@ -20,6 +20,12 @@ extension PlayCommands {
 
     /// `playing  36:12  3:20 / 21:45`: the progress line without the surah's name.
     static func progressFacts(_ status: PlayerStatus) -> String {
+        progressFields(status).joined(separator: FieldLine.separator)
+    }
+
+    /// The facts of the progress line as fields, most important first (the live line leaves out whole ones
+    /// from the end when narrow): state, where, time, then cycle, loop, stop-after, sleep, speed, volume.
+    static func progressFields(_ status: PlayerStatus) -> [String] {
         var where_ = "—"
         if let item = status.item {
             switch item.kind {
@@ -31,23 +37,23 @@ extension PlayCommands {
             if let review = item.reviewOf { where_ += " (review for \(review))" }
         }
         let state = status.state.rawValue
-        var facts = "\(state)  \(where_)  \(clock(status.positionSeconds)) / \(status.isEstimated ? "~" : "")\(clock(status.durationSeconds))"
+        var fields = [state, where_, "\(clock(status.positionSeconds)) / \(status.isEstimated ? "~" : "")\(clock(status.durationSeconds))"]
         if let cycles = status.options.repeatRange.count, cycles > 1 {
-            facts += "  cycle \(status.cycle)/\(cycles)"
+            fields.append("cycle \(status.cycle)/\(cycles)")
         } else if status.options.repeatRange == .forever {
-            facts += "  cycle \(status.cycle)/∞"
+            fields.append("cycle \(status.cycle)/∞")
         }
         if let loop = status.loop {
-            facts += "  loop \(clock(loop.startSeconds))-\(clock(loop.endSeconds))" + (loop.passesLeft.map { " ×\($0)" } ?? "")
+            fields.append("loop \(clock(loop.startSeconds))-\(clock(loop.endSeconds))" + (loop.passesLeft.map { " ×\($0)" } ?? ""))
         } else if let mark = status.loopMarkSeconds {
-            facts += "  A \(clock(mark))"
+            fields.append("A \(clock(mark))")
         }
-        if let stop = status.stopAfter { facts += "  stop after \(stop)" }
-        if let left = status.sleepSecondsLeft { facts += "  sleep \(clock(left))" }
+        if let stop = status.stopAfter { fields.append("stop after \(stop)") }
+        if let left = status.sleepSecondsLeft { fields.append("sleep \(clock(left))") }
         // The times are the recitation's own; the speed is said beside them.
-        if status.speed != PlaybackSpeed.normal { facts += "  \(PlaybackSpeed.text(status.speed))×" }
-        if status.volume != PlaybackVolume.normal { facts += "  vol \(status.volume)%" }
-        return facts
+        if status.speed != PlaybackSpeed.normal { fields.append("\(PlaybackSpeed.text(status.speed))×") }
+        if status.volume != PlaybackVolume.normal { fields.append("vol \(status.volume)%") }
+        return fields
     }
 
     /// The transliterated name of the surah playing (`Ya-Sin`), or nothing.

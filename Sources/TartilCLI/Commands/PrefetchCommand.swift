@@ -58,8 +58,12 @@ enum PrefetchCommand {
         let (reciter, outcome) = try context.session.prefetch(request, settings: context.settings, isCancelled: context.isCancelled) { events, progress in
             var lines = ReportLines()
             for event in events { report(event, json: json, showBar: showBar, into: &lines) }
+            if showBar && !lines.error.isEmpty { lines.error = "\r\u{1B}[K" + lines.error }  // not after the bar
             lines.write(to: console)
-            if showBar { console.writeError("\r\u{1B}[K" + bar(progress, seconds: clock.now.seconds(since: started))) }
+            if showBar {
+                let width = console.errorColumns() ?? 80  // cheap: a resized terminal gets a bar that fits
+                console.writeError("\r\u{1B}[K" + bar(progress, seconds: clock.now.seconds(since: started), width: width))
+            }
         }
         if showBar { console.writeError("\r\u{1B}[K") }
         let progress = outcome.progress
@@ -168,25 +172,30 @@ enum PrefetchCommand {
         return text
     }
 
-    static func bar(_ progress: PrefetchProgress, seconds: Double) -> String {
+    /// The progress bar for a terminal `width` columns wide: whole fields, the least important left out first
+    /// when narrow (the mirror's problem, the rate, the bytes, the ETA, then the bar shrinks).
+    static func bar(_ progress: PrefetchProgress, seconds: Double, width: Int = 80) -> String {
         let (requested, alreadyCached, failed, bytes) = (progress.requested, progress.alreadyCached, progress.failed, progress.bytes)
         let done = progress.done
-        let width = 24
-        let filled = requested == 0 ? width : width * done / requested
         let rate = seconds > 0 ? Double(bytes) / seconds : 0
         let remainingFiles = requested - done
         let eta = done > alreadyCached && rate > 0 ? Double(bytes) / Double(done - alreadyCached) * Double(remainingFiles) / rate : 0
-        var line = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-        line += "\(done)/\(Plural.count(requested, "file"))  \(Formatting.bytes(bytes))  \(Formatting.bytes(Int(rate)))/s"
+        // In the order shown; importance 0 is kept longest.
+        var fields: [FieldLine.Field] = [
+            ProgressBar.field(done: done, total: requested, importance: 2),
+            .text("\(done)/\(Plural.count(requested, "file"))", importance: 0),
+            .text(Formatting.bytes(bytes), importance: 4),
+            .text("\(Formatting.bytes(Int(rate)))/s", importance: 5),
+        ]
         if eta > 0 {
             let seconds = Int(eta.rounded(.up))
-            line += "  ETA \(seconds / 60):\(Formatting.pad(seconds % 60, 2))"
+            fields.append(.text("ETA \(seconds / 60):\(Formatting.pad(seconds % 60, 2))", importance: 3))
         }
-        if !failed.isEmpty { line += "  \(failed.count) failed" }
+        if !failed.isEmpty { fields.append(.text("\(failed.count) failed", importance: 1)) }
         if let (mirror, problem) = progress.mirrorProblems.sorted(by: { $0.key < $1.key }).first {
-            line += "  (\(mirror): \(problem))"
+            fields.append(.text("(\(mirror): \(problem))", importance: 6))
         }
-        return line
+        return FieldLine.render(fields, room: width - 1)
     }
 
     static func summaryLine(_ progress: PrefetchProgress, seconds: Double) -> String {

@@ -42,6 +42,9 @@ public struct Console: Sendable {
     /// The width of standard output's terminal, or nil when it is not one.
     func columns() -> Int? { RawTerminal.columns(of: outputDescriptor) }
 
+    /// The width of standard error's terminal (where progress is drawn), or nil when it is not one.
+    func errorColumns() -> Int? { RawTerminal.columns(of: 2) }
+
     /// Writes all of `text` to `descriptor`, retrying on EINTR and partial writes.
     static func writeAll(_ descriptor: Int32, _ text: String) {
         var bytes = Array(text.utf8)[...]

@@ -313,7 +313,7 @@ struct Shell {
             // A group such as `table`: help, or a usage error naming its subcommands.
             let names = table.subcommands(of: command).map { $0.path.last! }
             if rest.first == "-h" || rest.first == "--help" {
-                console.writeOut(Help.command(command, table: table))
+                console.writeOut(Help.command(command, table: table, width: Help.width(for: console)))
                 return .finished(ExitStatus.success)
             }
             let message = rest.isEmpty
@@ -327,7 +327,7 @@ struct Shell {
             let invocation = try command.parse(rest, settings: &commandSettings)
             for note in invocation.notes { console.note("note: " + note) }
             if invocation.flag("--help") {
-                console.writeOut(Help.command(command, table: table))
+                console.writeOut(Help.command(command, table: table, width: Help.width(for: console)))
                 return .finished(ExitStatus.success)
             }
             var context = Context(

@@ -13,7 +13,7 @@
 /// | `9` `0` | quieter / louder by 5 % |
 /// | `b` | bookmark where playback is |
 /// | `q` | quit, saving the position |
-/// | `?` | this help, on one line |
+/// | `?` | this help (above the live line when it is too long for it) |
 public enum PlayerKeys {
     /// What a key asks for.
     public enum Action: Sendable, Hashable {
@@ -85,4 +85,11 @@ public enum PlayerKeys {
 
     /// The one-line help `?` shows: `keys: space/p pause  ←/→ -/+5 s  ↓/↑ -/+60 s  </> prev/next ayah  b bookmark  q quit  ? keys`.
     public static let helpLine = "keys: " + bindings.map { "\($0.label) \($0.help)" }.joined(separator: "  ")
+
+    /// The key help for a terminal `width` columns wide, as lines to print above the live line: broken between
+    /// two keys (`r repeat ayah` is never split), the later lines under the first key; nil when `helpLine`
+    /// fits on the live line itself.
+    public static func helpLines(width: Int) -> [String]? {
+        LiveLine.linesAbove(notice: helpLine, width: width, hangingIndent: "keys: ".count)
+    }
 }

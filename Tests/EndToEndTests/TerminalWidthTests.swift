@@ -1,0 +1,79 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TartilCore
+
+/// Help on a terminal, through the real binary on a pseudo-terminal (tools/pty-drive): wrapped to the
+/// terminal's width, so that no line runs past the last column.
+@Suite struct TerminalHelpTests {
+    /// `tartil help`, `tartil help <command>` and `tartil <command> --help` at 80 columns are what is printed
+    /// when standard output is not a terminal; at 40 the same words, in lines of at most 40 columns.
+    @Test(arguments: [80, 40]) func helpIsWrappedToTheTerminal(columns: Int) throws {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        for arguments in [
+            ["help"], ["--help"], ["help", "prefetch"], ["prefetch", "--help"], ["help", "table", "build"],
+        ] {
+            let drive = try TerminalDrive.run(
+                ["screen:See 'tartil help"], columns: columns, command: [TestPaths.executable] + arguments, home: home)
+            #expect(drive.status == 0, "\(arguments): \(drive.output)")
+            #expect(drive.overflows == 0, "\(arguments) at \(columns): a line ran past the last column")
+            let printed = try runTartil(arguments, home: home).stdout.split(
+                separator: "\n", omittingEmptySubsequences: false
+            )
+            .dropLast().map(String.init)
+            if columns == 80 {
+                #expect(drive.lines == printed, "\(arguments)")
+            } else {
+                for line in drive.lines { #expect(TerminalText.columns(line) <= columns, "\(arguments): \(line)") }
+                #expect(drive.lines != printed)
+                #expect(
+                    drive.lines.flatMap { $0.split(separator: " ") } == printed.flatMap { $0.split(separator: " ") },
+                    "\(arguments): the same words")
+            }
+        }
+    }
+}
+
+/// `prefetch`'s progress bar on a terminal: it redraws in place within width - 1 columns, keeping whole fields.
+@Suite(.serialized) struct TerminalPrefetchTests {
+    let environment = DownloadEnvironment.shared
+
+    /// The bar's fields in their order (each pattern matches one whole field).
+    static let barFields = [
+        "\\[[#-]+\\]", "[0-9]+/11 files", "[0-9.]+ (B|KiB|MiB)", "[0-9.]+ (B|KiB|MiB)/s", "ETA [0-9]+:[0-9]{2}",
+        "[0-9]+ failed", "\\(.+\\)",
+    ]
+
+    /// Over a slow link (so the bar stays a while): at 80 columns the whole bar with every field; at 40 a shorter
+    /// bar, no rate, and never a line past the last column. Standard output (the summary) goes elsewhere, so
+    /// all the terminal shows is the bar.
+    @Test(arguments: [80, 40]) func theProgressBarFitsTheTerminal(columns: Int) throws {
+        let link = try TestServer.slowLink(to: environment.nginx.port, rttMilliseconds: 200, megabitsPerSecond: 1)
+        defer { link.stop() }
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let mirrors = try environment.mirrorsFile(
+            ["http://127.0.0.1:\(link.port)/fixture/{surah3}{ayah3}.mp3"], in: directory)
+        let command =
+            "\(TestPaths.executable) prefetch 1 112 --reciter fixture --jobs 1 --mirrors \(mirrors) "
+            + "--tables \(environment.tables) --cache-dir \(directory)/cache > \(directory)/summary"
+        let drive = try TerminalDrive.run(
+            ["screen:ETA", "snap:bar"], columns: columns, command: ["sh", "-c", command], home: directory)
+        #expect(drive.status == 0, "\(drive.output)")
+        #expect(drive.overflows == 0, "the bar never wraps: \(drive.output)")
+        let row = try #require(drive.screens["bar"]?.first { $0.contains("/11 files") }, "\(drive.output)")
+        #expect(TerminalText.columns(row) <= columns - 1, "\(row)")
+        #expect(TerminalDrive.fieldsMatch(row, Self.barFields), "whole fields, in order: \(row)")
+        let bar = try #require(TerminalDrive.fields(row).first { $0.hasPrefix("[") }, "\(row)")
+        if columns == 80 {
+            #expect(bar.count == 26 && row.contains("/s  ETA "), "\(row)")
+        } else {
+            #expect(bar.count < 26 && !row.contains("/s"), "\(row)")
+        }
+        #expect(!drive.screen.contains { $0.contains("files") }, "the bar is cleared at the end: \(drive.screen)")
+        let summary = try String(contentsOfFile: directory + "/summary", encoding: .utf8)
+        #expect(summary.hasPrefix("11 requested: 11 downloaded"), "\(summary)")
+    }
+}
