@@ -242,6 +242,34 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).allSatisfy { !$0.hasSuffix(".part") })
     }
 
+    /// A play that fails before a sample is heard records no position: offline with nothing cached (every file
+    /// fails), or without its sound device. The journal's last position is still what was heard before, and
+    /// `resume` goes on from there.
+    @Test func aPlayThatFailsBeforeAnySoundRecordsNoPosition() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let heard = try environment.tartil(["play", "112:1-2", "--reciter", "fixture", "--output", "null"], urls: [environment.clean], in: directory)
+        #expect(heard.status == 0, "\(heard.stderr)")
+        func positions() throws -> [Substring] {
+            try environment.tartil(["journal", "export", "--format", "csv"], urls: [environment.clean], in: directory).stdout
+                .split(separator: "\n").filter { $0.contains(",position,") }
+        }
+        let before = try positions()
+        #expect(before.last?.contains(",112,2,") == true && before.last?.contains(",end,") == true, "\(before)")
+        // Offline: nothing of 1:2-4 is cached and the only mirror refuses connections.
+        let offline = try environment.tartil(
+            ["play", "1:2-4", "--reciter", "fixture", "--output", "null"], urls: ["http://127.0.0.1:1/fixture/{surah3}{ayah3}.mp3"],
+            in: directory)
+        #expect(offline.status == 1, "\(offline.stderr)")
+        #expect(offline.stderr.contains("3 ayat could not be played: 1:2-4"), "\(offline.stderr)")
+        let noCard = try environment.tartil(
+            ["play", "112:3", "--reciter", "fixture", "--device", "no-such-card"], urls: [environment.clean], in: directory)
+        #expect(noCard.status == 1, "\(noCard.stderr)")
+        #expect(try positions() == before, "nothing was heard: nothing recorded")
+        let resumed = try environment.tartil(["resume", "--output", "null"], urls: [environment.clean], in: directory)
+        #expect(resumed.stderr.contains("resuming fixture at 112:3"), "\(resumed.stderr)")
+    }
+
     @Test func theREPLDrivenThroughAPipe() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
