@@ -221,4 +221,49 @@ import Testing
         #expect(engine.ended?.0 == .finished)
         #expect(engine.records.last?.reason == .end)
     }
+
+    // MARK: - A file that stops decoding part of the way
+
+    /// The decoder throws in the middle of 112:2: the ayah is skipped (listed with the reason, so `play` exits 1
+    /// with the skipped message), and playback goes on with 112:3; a repetition of the same file is skipped too.
+    @Test func aFileThatStopsDecodingIsSkippedAndPlaybackGoesOn() throws {
+        var engine = Engine(Self.plain(repeatEach: .times(2)))  // 1 1 | 2 2 | 3 3 | 4 4
+        engine.capacity = 0
+        engine.start()
+        engine.allReady()
+        engine.write(2000 + 500)
+        #expect(engine.opens.last == PlanPosition(index: 2))
+        let reason = "112002.mp3 stopped decoding: mpg123_read: Failed to find valid MPEG data within limit on resync"
+        engine.decodeFails(reason)
+        #expect(engine.machine.skipped.map(\.ayah) == [Self.ayah(2)])
+        #expect(engine.machine.skipped.first?.reason == reason)
+        #expect(engine.notices.contains(.skipped(Self.ayah(2), reason: reason)))
+        #expect(engine.opens.last == PlanPosition(index: 4), "on with 112:3, past the second 112:2")
+        #expect(!engine.wanted.contains(Self.ayah(2)))
+        engine.playToEnd()
+        #expect(engine.ended?.0 == .finished)
+        #expect(PlaybackMachine.skippedMessage(engine.machine.skipped) == "1 ayah could not be played: 112:2 (\(reason))")
+        #expect(engine.records.filter { $0.reason == .ayahStart }.map(\.ayah.ayah) == [1, 2, 3, 4])
+
+        // The last ayah: it ends failed, where listening stopped.
+        var last = Engine(Self.plain())
+        last.capacity = 0
+        last.start()
+        last.allReady()
+        last.write(1000 + 1100 + 1200 + 200)
+        last.decodeFails("112004.mp3 stopped decoding: x")
+        last.playToEnd()
+        #expect(last.ended?.0 == .failed)
+        #expect(last.ended?.1 == "1 ayah could not be played: 112:4 (112004.mp3 stopped decoding: x)")
+        #expect(last.records.last == Record(ayah: Self.ayah(4), offsetSamples: 200, rate: 100, reason: .stop))
+
+        // `render` fails at it.
+        var render = Engine(Self.plain(stopOnSkip: true))
+        render.start()
+        render.allReady()
+        render.write(1200)
+        render.decodeFails("112002.mp3 stopped decoding: x")
+        #expect(render.ended?.0 == .failed)
+        #expect(render.ended?.1 == "112:2 cannot be played: 112002.mp3 stopped decoding: x")
+    }
 }

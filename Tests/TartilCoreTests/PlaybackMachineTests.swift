@@ -49,6 +49,11 @@ struct Engine {
     }
 
     mutating func start(at position: PlanPosition? = nil) { run(machine.start(at: position)) }
+    /// The open item's file stops decoding here (the audio thread's `decoder.read` threw).
+    mutating func decodeFails(_ reason: String) {
+        open = nil
+        send(.decodeFailed(reason: reason))
+    }
     mutating func send(_ event: PlaybackMachine.EngineEvent) { run(machine.on(event)) }
     mutating func command(_ command: PlaybackMachine.Command) throws(TartilError) {
         run(machine.on(.heard(unplayed: unplayed)))

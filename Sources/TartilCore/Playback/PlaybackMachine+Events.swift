@@ -37,7 +37,7 @@ extension PlaybackMachine {
             return actions
         case .sourceEnded:
             sourceEnded(&actions)
-        case .openFailed(let reason):
+        case .openFailed(let reason), .decodeFailed(let reason):
             // The file is bad: this item and any other that plays it are skipped (by `pump`, which says so).
             if case .playing(let listener, var writing) = phase, writing.step == .open {
                 if let file = plan.items[writing.head.index].file { files[file] = .failed(reason) }

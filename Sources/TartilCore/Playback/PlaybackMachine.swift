@@ -165,6 +165,9 @@ public struct PlaybackMachine: Sendable {
         case sourceEnded
         /// The open item's file did not decode.
         case openFailed(reason: String)
+        /// The open item's file stopped decoding part of the way through (`Mpg123Decoder.read` threw): its ayah
+        /// is skipped, like a file that cannot be had, and playback goes on with the next item.
+        case decodeFailed(reason: String)
         /// The device has played everything it held.
         case drained
         /// The device failed.
