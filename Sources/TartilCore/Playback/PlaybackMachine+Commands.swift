@@ -69,15 +69,15 @@ extension PlaybackMachine {
         case .stopAfter(let stop):
             switch stop {
             case .seconds(let seconds)?:
-                setTimer(seconds)
+                setTimer(seconds, &actions)
             case nil:
-                setTimer(nil)
+                setTimer(nil, &actions)
                 setStopAfter(nil, &actions)
             default:
                 setStopAfter(stop, &actions)
             }
         case .sleep(let seconds):
-            setTimer(seconds)
+            setTimer(seconds, &actions)
         }
         return actions
     }
@@ -267,12 +267,17 @@ extension PlaybackMachine {
     }
 
 
-    /// Sets (from now) or cancels the sleep timer.
-    private mutating func setTimer(_ seconds: Double?) {
+    /// Sets (from now) or cancels the sleep timer. When the old one had run out (its fade playing out before the
+    /// stop), playback goes on from what is heard.
+    private mutating func setTimer(_ seconds: Double?, _ actions: inout [Action]) {
         sleepTimer = nil
-        guard let seconds, !plan.items.isEmpty else { return }
-        let rate = timeline.lengths[min(heard.index, plan.items.count - 1)].rate
-        sleepTimer = SleepTimer(frames: max(1, Int((seconds * Double(rate)).rounded())), rate: rate)
+        if let seconds, !plan.items.isEmpty {
+            let rate = timeline.lengths[min(heard.index, plan.items.count - 1)].rate
+            sleepTimer = SleepTimer(frames: max(1, Int((seconds * Double(rate)).rounded())), rate: rate)
+        }
+        guard case .playing(let listener, let writing) = phase, writing.step == .draining(.sleepTimer) else { return }
+        actions.append(.discardOutput)
+        pump(listener, Writing(head: listener.heard), &actions)
     }
 
     /// Sets or cancels the boundary: the end of the ayat, surah or juz heard now.

@@ -349,7 +349,13 @@ extension PlaybackMachine {
             fail("\(item) cannot be played: \(reason)", listener, &actions)
             return false
         }
-        writing.head = following(writing.head.index)
+        let index = writing.head.index
+        writing.head = following(index)
+        if writing.head.index <= index && plan.options.repeatEach == .forever && item.reviewOf == nil {
+            // An ayah repeated for ever would come back to this file: on to the next ayah instead.
+            let next = plan.group(containing: index).upperBound
+            writing.head = PlanPosition(index: next == plan.items.count && plan.options.repeatRange == .forever ? 0 : next)
+        }
         return true
     }
 
