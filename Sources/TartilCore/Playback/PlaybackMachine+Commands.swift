@@ -122,7 +122,7 @@ extension PlaybackMachine {
 
     /// Moves the listener to `position`: paused, the pause moves there; playing, the device's sound is dropped
     /// and playback opens there. `recording` the new position as a seek (not when only the layout changed).
-    mutating func move(to position: PlanPosition, recording: Bool = true, _ actions: inout [Action]) {
+    private mutating func move(to position: PlanPosition, recording: Bool = true, _ actions: inout [Action]) {
         if case .on(let loop) = looping, !loop.contains(position) { looping = .off }
         switch phase {
         case .ended:
@@ -222,7 +222,7 @@ extension PlaybackMachine {
     }
 
     /// Where a loop request lands in the plan; a usage error when an end is not in it or B is not after A.
-    func resolve(_ request: LoopRequest) throws(TartilError) -> Loop {
+    private func resolve(_ request: LoopRequest) throws(TartilError) -> Loop {
         guard !plan.items.isEmpty else { throw .usage("nothing is playing") }
         let first = try place(request.start, asEnd: false)
         let start = PlanPosition(index: first.index, offset: first.offset ?? 0)
@@ -235,7 +235,7 @@ extension PlaybackMachine {
     }
 
     /// A loop point as a plan position (as A) or as the end of an item or an offset into one (as B).
-    func place(_ point: LoopPoint, asEnd: Bool) throws(TartilError) -> (index: Int, offset: Int?) {
+    private func place(_ point: LoopPoint, asEnd: Bool) throws(TartilError) -> (index: Int, offset: Int?) {
         let near = min(heard.index, plan.items.count - 1)
         switch point {
         case .time(let seconds):
@@ -266,7 +266,6 @@ extension PlaybackMachine {
         }
     }
 
-
     /// Sets (from now) or cancels the sleep timer. When the old one had run out (its fade playing out before the
     /// stop), playback goes on from what is heard.
     private mutating func setTimer(_ seconds: Double?, _ actions: inout [Action]) {
@@ -296,7 +295,7 @@ extension PlaybackMachine {
     }
 
     /// The first item after the stop `stop` names, from item `index`.
-    func boundary(of stop: StopAfter, from index: Int) -> Int {
+    private func boundary(of stop: StopAfter, from index: Int) -> Int {
         let items = plan.items
         switch stop {
         case .seconds: return items.count
@@ -310,7 +309,6 @@ extension PlaybackMachine {
             return items[index...].firstIndex { $0.cycle != cycle || Catalog.juz(containing: $0.ayah) != juz } ?? items.count
         }
     }
-
 
     // MARK: - The sleep timer and the loop's end
 
@@ -344,7 +342,8 @@ extension PlaybackMachine {
         return Self.frames(sleepTimer.framesLeft, from: sleepTimer.rate, to: rate, speed: speed)
     }
 
-    /// `frames` of listening at `from` (normal speed) as frames of the recording at `to` played at `speed`.
+    /// `frames × to / from × speed`, rounded: listening frames at the timer's rate as recording frames at an
+    /// item's rate played at `speed` (and back, with the rates swapped and `1 / speed`).
     static func frames(_ frames: Int, from: Int, to: Int, speed: Double) -> Int {
         if from == to && speed == 1 { return frames }
         return Int((Double(frames) * Double(to) / Double(from) * speed).rounded())
@@ -358,7 +357,7 @@ extension PlaybackMachine {
 
     /// Gives the sleep timer back the `unheard` frames the device held and will not play (they were dropped):
     /// the timer counts listening.
-    mutating func giveBack(_ unheard: Int, at index: Int) {
+    private mutating func giveBack(_ unheard: Int, at index: Int) {
         guard let timer = sleepTimer, unheard > 0, index < plan.items.count else { return }
         let frames = Self.frames(unheard, from: timeline.lengths[index].rate, to: timer.rate, speed: 1 / speed)
         sleepTimer?.counted = max(0, timer.counted - frames)

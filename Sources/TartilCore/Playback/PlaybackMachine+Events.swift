@@ -257,7 +257,7 @@ extension PlaybackMachine {
 
     /// Where the write head goes once item `index` is written: back to A at an A-B loop's end (a pass fewer;
     /// past B after its last pass, which clears the loop), else `following`.
-    mutating func advance(past index: Int) -> PlanPosition {
+    private mutating func advance(past index: Int) -> PlanPosition {
         guard case .on(var loop) = looping, loop.endIndex == index else { return following(index) }
         if loop.passesLeft == 1 {
             looping = .off  // its last pass went through B
@@ -271,7 +271,7 @@ extension PlaybackMachine {
     /// Where the write head goes after item `index`: back to the start of its ayah's recitations when each ayah
     /// repeats for ever; the stop boundary; back to the start of the plan when the range repeats for ever; else
     /// the next item. (An A-B loop's end is taken before this.)
-    func following(_ index: Int) -> PlanPosition {
+    private func following(_ index: Int) -> PlanPosition {
         if plan.options.repeatEach == .forever && plan.items[index].reviewOf == nil {
             let group = plan.group(containing: index)
             if index == group.upperBound - 1, let first = group.first(where: { plan.items[$0].kind == .ayah }) {
@@ -285,7 +285,7 @@ extension PlaybackMachine {
     }
 
     /// The next item with a file that the write head reaches after item `index`, through loops (nil at the end).
-    func nextFileItem(after index: Int) -> Int? {
+    private func nextFileItem(after index: Int) -> Int? {
         var position = PlanPosition(index: index)
         if case .on(let loop) = looping, loop.endIndex == index, loop.passesLeft != 1 {
             position = loop.start
@@ -301,7 +301,7 @@ extension PlaybackMachine {
 
     /// The files wanted with the write head at item `index`: its file and those of the next `queueAhead` items
     /// with a file, in the order they play (through loops), without repeats.
-    func filesAhead(from index: Int) -> [AyahRef] {
+    private func filesAhead(from index: Int) -> [AyahRef] {
         guard index < endIndex else { return [] }
         var files: [AyahRef] = []
         var fileItems = 0

@@ -37,7 +37,7 @@ extension PlaybackMachine {
 
     /// The pauses right after item `index` (a recitation of `recitation`'s length): at its rate, and as long as
     /// their multiple of it.
-    func pauseLengths(after index: Int, recitation: Timeline.Length) -> [(Int, Timeline.Length)] {
+    private func pauseLengths(after index: Int, recitation: Timeline.Length) -> [(Int, Timeline.Length)] {
         var changes: [(Int, Timeline.Length)] = []
         var next = index + 1
         while next < plan.items.count, plan.items[next].isPause {
