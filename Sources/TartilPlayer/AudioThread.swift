@@ -313,9 +313,11 @@ final class AudioThread {
                 let capacity = min(buffer.count / format.frameBytes, allowed) * format.frameBytes
                 frames = try decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<capacity])) / format.frameBytes
             } catch {
-                let item = machine.plan.items[machine.head.index]
-                emit(.error(message: "\(item) stopped decoding: \(error)", ayah: item.ayah))
-                frames = 0
+                // The machine skips the ayah (and says so) and goes on with the next item.
+                self.source = nil
+                let file = machine.plan.items[machine.head.index].file.map { "\($0.fileStem).mp3" } ?? "the file"
+                execute(machine.on(.decodeFailed(reason: "\(file) stopped decoding: \(error)")))
+                return
             }
         }
         if frames == 0 {

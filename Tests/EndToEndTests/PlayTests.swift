@@ -242,6 +242,74 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).allSatisfy { !$0.hasSuffix(".part") })
     }
 
+    /// A file that passes verification but stops decoding part of the way (112:2: its first 6000 bytes, 20,000
+    /// zero bytes where mpg123 gives up its resync, then the rest): its ayah is skipped and named, `play` goes on
+    /// with 112:3 and exits 1 with the skipped message, and `render` fails without writing its file.
+    @Test func anAyahThatStopsDecodingPartOfTheWayIsSkippedAndReported() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let root = directory + "/served"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.fixture, toPath: root + "/fixture")
+        let bad = root + "/fixture/112002.mp3"
+        let original = try Data(contentsOf: URL(fileURLWithPath: bad))
+        try (original.prefix(6000) + Data(count: 20_000) + original.dropFirst(6000)).write(to: URL(fileURLWithPath: bad))
+        // The fixture's table, with 112:2 pinned to those bytes (so they are verified, and then decoded).
+        let tables = directory + "/tables"
+        try FileManager.default.createDirectory(atPath: tables, withIntermediateDirectories: true)
+        let size = try FileManager.default.attributesOfItem(atPath: bad)[.size] as? Int ?? 0
+        let table = try String(contentsOfFile: environment.tables + "/fixture.tsv", encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            .map { line -> String in
+                let fields = line.split(separator: "\t").map(String.init)
+                guard fields.count == 6, fields[0] == "112", fields[1] == "2" else { return String(line) }
+                return ["112", "2", "\(size)", sha256(bad), fields[4], fields[5]].joined(separator: "\t")
+            }
+        try table.joined(separator: "\n").write(toFile: tables + "/fixture.tsv", atomically: true, encoding: .utf8)
+        let server = try TestServer.nginx(root: root)
+        defer { server.stop() }
+        let mirrors = try environment.mirrorsFile([server.base + "/fixture/{surah3}{ayah3}.mp3"], in: directory)
+        let common = ["--reciter", "fixture", "--mirrors", mirrors, "--tables", tables, "--cache-dir", directory + "/cache"]
+        let result = try runTartil(["play", "112", "--output", "null", "--events"] + common, home: directory)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("1 ayah could not be played: 112:2 (112002.mp3 stopped decoding: "), "\(result.stderr)")
+        #expect(result.stdout.contains(#""event":"error""#) && result.stdout.contains("skipped 112:2"), "\(result.stdout)")
+        #expect(result.stdout.contains(#"{"event":"ayah","index":4,"surah":112,"ayah":4,"kind":"ayah","repetition":1,"cycle":1,"review_for":null}"#))
+        #expect(result.stdout.hasSuffix(#"{"event":"end","state":"finished"}"# + "\n"), "played on to the end")
+
+        let render = try runTartil(["render", "112", "--basmala", "off", "-o", directory + "/out.wav"] + common, home: directory)
+        #expect(render.status == 1, "\(render.stderr)")
+        #expect(render.stderr.contains("112002.mp3 stopped decoding"), "\(render.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/out.wav"))
+    }
+
+    /// A play that fails before a sample is heard records no position: offline with nothing cached (every file
+    /// fails), or without its sound device. The journal's last position is still what was heard before, and
+    /// `resume` goes on from there.
+    @Test func aPlayThatFailsBeforeAnySoundRecordsNoPosition() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let heard = try environment.tartil(["play", "112:1-2", "--reciter", "fixture", "--output", "null"], urls: [environment.clean], in: directory)
+        #expect(heard.status == 0, "\(heard.stderr)")
+        func positions() throws -> [Substring] {
+            try environment.tartil(["journal", "export", "--format", "csv"], urls: [environment.clean], in: directory).stdout
+                .split(separator: "\n").filter { $0.contains(",position,") }
+        }
+        let before = try positions()
+        #expect(before.last?.contains(",112,2,") == true && before.last?.contains(",end,") == true, "\(before)")
+        // Offline: nothing of 1:2-4 is cached and the only mirror refuses connections.
+        let offline = try environment.tartil(
+            ["play", "1:2-4", "--reciter", "fixture", "--output", "null"], urls: ["http://127.0.0.1:1/fixture/{surah3}{ayah3}.mp3"],
+            in: directory)
+        #expect(offline.status == 1, "\(offline.stderr)")
+        #expect(offline.stderr.contains("3 ayat could not be played: 1:2-4"), "\(offline.stderr)")
+        let noCard = try environment.tartil(
+            ["play", "112:3", "--reciter", "fixture", "--device", "no-such-card"], urls: [environment.clean], in: directory)
+        #expect(noCard.status == 1, "\(noCard.stderr)")
+        #expect(try positions() == before, "nothing was heard: nothing recorded")
+        let resumed = try environment.tartil(["resume", "--output", "null"], urls: [environment.clean], in: directory)
+        #expect(resumed.stderr.contains("resuming fixture at 112:3"), "\(resumed.stderr)")
+    }
+
     @Test func theREPLDrivenThroughAPipe() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -75,6 +75,21 @@ import Testing
         #expect(history.stdout.contains(",112,2,0,0,seek,"), "\(history.stdout)")
     }
 
+    /// A paused seek then resume: the seek is the journal's word for where the listener is; resuming adds no
+    /// ayah start at offset 0 of the ayah it landed in (after a crash, resume would go back there and re-hear it).
+    @Test func aPausedSeekThenResumeRecordsTheLandingOnce() throws {
+        let place = try Place(environment)
+        // 112:2 lasts 1.57 s: 0:02 is 0.43 s into 112:3.
+        let result = try place.run(["-c", "play 112:2-3 --output silent; pause; seek 0:02; resume; wait"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let positions = try place.run(["journal", "export", "--format", "csv"]).stdout.split(separator: "\n")
+            .filter { $0.contains(",position,") }
+        let seek = try #require(positions.firstIndex { $0.contains(",112,3,") && $0.contains(",seek,") }, "\(positions)")
+        #expect(!positions[seek].contains(",112,3,0,0,"), "the seek landed inside 112:3")
+        let after = positions[(seek + 1)...]
+        #expect(after.count == 1 && after.first?.contains(",112,3,") == true && after.first?.contains(",end,") == true, "\(positions)")
+    }
+
     /// The memorisation controls change live and the status says so: options laid out again on the same sample,
     /// a loop that moves to its start, a timer that does not run while paused, a boundary, and a loop cleared by a
     /// new layout.

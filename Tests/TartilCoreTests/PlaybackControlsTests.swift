@@ -292,6 +292,36 @@ import Testing
         #expect(engine.records.last == PlaybackMachine.Record(ayah: AyahRef(unchecked: 112, 1), offsetSamples: 200, rate: 100, reason: .stop))
     }
 
+    /// The timer ran out and its fade is playing out: a new timer (or `sleep off`) plays on from what is heard
+    /// instead of stopping anyway.
+    @Test(arguments: [25.0, nil] as [Double?]) func aNewTimerDuringTheLastFadePlaysOn(seconds: Double?) throws {
+        var engine = Engine(PlaybackMachineTests.machine(options: .init(basmala: .off, repeatEach: .forever)))
+        engine.capacity = 100
+        engine.start()
+        engine.allReady()
+        try engine.command(.sleep(seconds: 25))
+        engine.write(2500)
+        engine.open = nil
+        engine.send(.sourceEnded)  // the timer's last frame: the device plays out the fade
+        #expect(engine.draining)
+        try engine.command(.sleep(seconds: seconds))
+        #expect(!engine.draining && engine.machine.isOpen)
+        #expect(engine.opens.last == PlanPosition(index: 0, offset: 400), "on from what is heard")
+        #expect(engine.machine.sleepSecondsLeft == seconds)
+    }
+
+    /// An ayah repeated for ever whose file cannot be had is skipped for the next ayah (not tried again and
+    /// again until playback fails).
+    @Test func anAyahRepeatedForEverThatCannotPlayMovesOnToTheNext() throws {
+        var engine = Engine(PlaybackMachineTests.machine(options: .init(basmala: .off, repeatEach: .forever)))
+        engine.start()
+        engine.send(.fileFailed(AyahRef(unchecked: 112, 1), reason: "HTTP 404"))
+        engine.allReady(except: [AyahRef(unchecked: 112, 1)])
+        #expect(engine.ended == nil)
+        #expect(engine.opens == [PlanPosition(index: 1)])
+        #expect(engine.machine.skipped.map(\.ayah) == [AyahRef(unchecked: 112, 1)])
+    }
+
     @Test func changingOptionsLiveKeepsTheListenerOnTheSameAyahAndSample() throws {
         var engine = Engine(PlaybackMachineTests.machine(options: .init()))
         engine.capacity = 0
