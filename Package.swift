@@ -26,7 +26,7 @@ let package = Package(
         .systemLibrary(name: "CSonic", providers: [.apt(["libsonic-dev"])]),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),  // TartilSQLite
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),  // TartilCache
-        // TartilCLI: libedit for the prompt, loaded on first use like libcurl.
+        // TartilShell: libedit for the prompt, loaded on first use like libcurl.
         .target(name: "CEdit", linkerSettings: [.linkedLibrary("dl")]),
         // TartilMPRIS: sd-bus from libsystemd, loaded on first use like libcurl (a machine without libsystemd or a
         // session bus still runs tartil); needs only the headers of libsystemd-dev to build.
@@ -55,9 +55,14 @@ let package = Package(
         .target(
             name: "TartilCLI",
             dependencies: [
-                "TartilCore", "TartilSystem", "TartilSession", "TartilControl", "TartilMPRIS", "CEdit",
+                "TartilCore", "TartilSystem", "TartilSession", "TartilControl", "TartilMPRIS",
             ]),
-        .executableTarget(name: "tartil", dependencies: ["TartilCLI"]),
+        // The shell: tartil as a process on a terminal (signals, the prompt's line editing, keys, the live line) and
+        // the front ends a playing process serves (the control socket, MPRIS), hosting TartilCLI's command language.
+        .target(
+            name: "TartilShell",
+            dependencies: ["TartilCLI", "TartilCore", "TartilSystem", "TartilSession", "TartilControl", "TartilMPRIS", "CEdit"]),
+        .executableTarget(name: "tartil", dependencies: ["TartilShell"]),
 
         // MARK: Tests
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -1,5 +1,5 @@
 import FoundationEssentials
 import Glibc
-import TartilCLI
+import TartilShell
 
 exit(Tartil.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

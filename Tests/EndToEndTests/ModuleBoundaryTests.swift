@@ -21,7 +21,7 @@ import Testing
     @Test func eachCModuleHasOneOwner() throws {
         let owners = [
             "CCurl": "TartilNet", "CMpg123": "TartilAudio", "CALSA": "TartilAudio", "CSQLite": "TartilSQLite",
-            "CCrypto": "TartilCache", "CEdit": "TartilCLI", "CSystem": "TartilCache", "CSonic": "TartilAudio",
+            "CCrypto": "TartilCache", "CEdit": "TartilShell", "CSystem": "TartilCache", "CSonic": "TartilAudio",
             "CSdBus": "TartilMPRIS",
         ]
         var importers: [String: Set<String>] = [:]
@@ -49,4 +49,65 @@ import Testing
             }
         }
     }
+
+    /// The module arrows of ARCHITECTURE.md: what each module may import of the project's own. The engine
+    /// (player, downloads, cache, journal, SQLite) is reached by the front ends only through the session.
+    static let arrows: [String: Set<String>] = [
+        "TartilCore": [],
+        "TartilSystem": ["TartilCore"],
+        "TartilSQLite": ["CSQLite"],
+        "TartilJournal": ["TartilCore", "TartilSystem", "TartilSQLite"],
+        "TartilCache": ["TartilCore", "TartilSystem", "TartilSQLite", "CCrypto", "CSystem"],
+        "TartilNet": ["TartilCore", "TartilSystem", "TartilCache", "CCurl"],
+        "TartilAudio": ["TartilCore", "TartilSystem", "CMpg123", "CALSA", "CSonic"],
+        "TartilPlayer": ["TartilCore", "TartilSystem", "TartilAudio", "TartilNet", "TartilCache"],
+        "TartilSession": ["TartilCore", "TartilSystem", "TartilPlayer", "TartilAudio", "TartilNet", "TartilCache", "TartilJournal"],
+        "TartilControl": ["TartilCore", "TartilSystem", "TartilSession"],
+        "TartilMPRIS": ["TartilCore", "TartilSystem", "TartilSession", "CSdBus"],
+        "TartilCLI": ["TartilCore", "TartilSystem", "TartilSession", "TartilControl", "TartilMPRIS"],
+        "TartilShell": ["TartilCLI", "TartilCore", "TartilSystem", "TartilSession", "TartilControl", "TartilMPRIS", "CEdit"],
+        "tartil": ["TartilShell"],
+    ]
+
+    /// The project's modules a Swift file imports (`import X`, `@testable import X`, `@_exported import X`).
+    static func projectImports(_ text: String) -> Set<String> {
+        var names: Set<String> = []
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ").map(String.init)
+            guard let index = words.firstIndex(of: "import"), index + 1 < words.count else { continue }
+            guard words[..<index].allSatisfy({ $0.hasPrefix("@") }) else { continue }
+            let name = words[index + 1]
+            if name.hasPrefix("Tartil") || name == "tartil" || name.hasPrefix("C") && name.count > 1 && name.dropFirst().first!.isUppercase {
+                names.insert(name)
+            }
+        }
+        return names
+    }
+
+    @Test func everyModuleImportsOnlyWhatItsArrowsAllow() throws {
+        let sources = try sources()
+        #expect(Set(sources.keys).subtracting(Self.arrows.keys).allSatisfy { $0.hasPrefix("C") }, "a module without arrows: \(sources.keys.sorted())")
+        for (module, files) in sources where !module.hasPrefix("C") {
+            let allowed = try #require(Self.arrows[module], "\(module) has no arrows")
+            for (file, text) in files {
+                let extra = Self.projectImports(text).subtracting(allowed).subtracting([module])
+                #expect(extra.isEmpty, "\(file) imports \(extra.sorted()), which \(module) may not (it may import \(allowed.sorted()))")
+            }
+        }
+    }
+
+    @Test func theArrowRuleCatchesAForbiddenImport() {
+        #expect(Self.projectImports("import TartilCore\n@testable import TartilPlayer\nimport Glibc\n") == ["TartilCore", "TartilPlayer"])
+        #expect(Self.projectImports("// import TartilNet in a comment\n") == [])
+    }
+
+    /// The command line parses arguments and renders results; everything else is the session's and the engine's.
+    @Test func theCommandLineIsASmallShareOfTheSources() throws {
+        let sources = try sources()
+        func lines(_ module: String) -> Int { (sources[module] ?? []).reduce(0) { $0 + $1.text.split(separator: "\n", omittingEmptySubsequences: false).count } }
+        let total = sources.keys.reduce(0) { $0 + lines($1) }
+        let share = Double(lines("TartilCLI")) / Double(total)
+        #expect(share < 0.15, "TartilCLI has \(lines("TartilCLI")) of \(total) lines (\(Int(share * 100))%)")
+    }
 }
+

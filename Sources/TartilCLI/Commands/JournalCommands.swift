@@ -281,7 +281,7 @@ enum JournalCommands {
                     context.console.note("journal sync: \(error.description)")
                 }
                 guard watch else { return }
-                if waitForInterrupt(seconds: interval ?? 60) { return }
+                if waitForInterrupt(seconds: interval ?? 60, context) { return }
             }
         })
 
@@ -315,16 +315,16 @@ enum JournalCommands {
     }
 
     /// Waits `seconds`, or until Ctrl-C or SIGTERM; returns true when one arrived.
-    static func waitForInterrupt(seconds: Int) -> Bool {
+    static func waitForInterrupt(seconds: Int, _ context: Context) -> Bool {
         var remaining = seconds * 1000
         while remaining > 0 {
-            if Interrupt.isPending { return true }
-            var wake = pollfd(fd: Interrupt.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            if context.isCancelled() { return true }
+            var wake = pollfd(fd: context.frontEnd.wakeDescriptor, events: Int16(POLLIN), revents: 0)
             let step = min(remaining, 1000)
-            if wake.fd >= 0 { _ = poll(&wake, 1, Int32(step)) } else { usleep(UInt32(step) * 1000) }
+            if wake.fd >= 0 { _ = poll(&wake, 1, Int32(step)) } else { context.session.clock.sleep(seconds: Double(step) / 1000) }
             remaining -= step
         }
-        return Interrupt.isPending
+        return context.isCancelled()
     }
 
     static let stats = CommandSpec(

@@ -80,3 +80,16 @@ extension PlayCommands {
         return hours > 0 ? "\(hours):\(Formatting.pad(minutes, 2)):\(Formatting.pad(secs, 2))" : "\(minutes):\(Formatting.pad(secs, 2))"
     }
 }
+
+/// The status as the shell's live line shows it (the line `tartil play` redraws on a terminal).
+public enum LiveStatus {
+    /// The live line for `status` at `width` columns: the facts, the bar, the surah's name, or a notice.
+    public static func line(_ status: PlayerStatus, notice: String? = nil, width: Int) -> String {
+        LiveLine.render(
+            facts: PlayCommands.progressFields(status), name: PlayCommands.surahName(status), bar: PlayCommands.bar(status),
+            notice: notice, width: width)
+    }
+
+    /// `3:20`, `1:02:03`.
+    public static func clock(_ seconds: Double) -> String { PlayCommands.clock(seconds) }
+}

@@ -181,7 +181,7 @@ enum PlayCommands {
         }
         // Until playback ends: a `play` from another process (the control socket) replaces the player, and this
         // one then follows the new one.
-        try context.follow(keys: readsKeys(invocation, context), progress: context.console.errorIsTerminal && !printsEvents)
+        try context.follow(keysAllowed: !printsEvents && !context.settings.json, progress: context.console.errorIsTerminal && !printsEvents)
         context.events.drain()
         try checkEnd(context.session.lastStatus, context)
         if let loss = context.session.journalLosses() { throw loss }

@@ -14,23 +14,21 @@ public struct Console: Sendable {
     public let outputIsTerminal: Bool
     /// The file descriptor of standard output, for commands that stream bytes (`journal export`).
     public let outputDescriptor: Int32
+    /// The width of the terminal at a descriptor, or nil when it is not one.
+    public let columnsOf: @Sendable (Int32) -> Int?
 
     public init(
         writeOut: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void,
-        errorIsTerminal: Bool = false, outputIsTerminal: Bool = false, outputDescriptor: Int32 = 1
+        errorIsTerminal: Bool = false, outputIsTerminal: Bool = false, outputDescriptor: Int32 = 1,
+        columns: @escaping @Sendable (Int32) -> Int? = { _ in nil }
     ) {
         self.outputDescriptor = outputDescriptor
+        self.columnsOf = columns
         self.writeOut = writeOut
         self.writeError = writeError
         self.errorIsTerminal = errorIsTerminal
         self.outputIsTerminal = outputIsTerminal
     }
-
-    /// The process's own standard output and error, unbuffered.
-    public static let standard = Console(
-        writeOut: { if !PromptOutput.queue(1, $0) { writeAll(1, $0) } },
-        writeError: { if !PromptOutput.queue(2, $0) { writeAll(2, $0) } },
-        errorIsTerminal: isatty(2) == 1, outputIsTerminal: isatty(1) == 1)
 
     /// Prints a line of results.
     public func line(_ text: String = "") { writeOut(text + "\n") }
@@ -40,13 +38,13 @@ public struct Console: Sendable {
     public func note(_ text: String) { writeError(text + "\n") }
 
     /// The width of standard output's terminal, or nil when it is not one.
-    func columns() -> Int? { RawTerminal.columns(of: outputDescriptor) }
+    public func columns() -> Int? { columnsOf(outputDescriptor) }
 
     /// The width of standard error's terminal (where progress is drawn), or nil when it is not one.
-    func errorColumns() -> Int? { RawTerminal.columns(of: 2) }
+    public func errorColumns() -> Int? { columnsOf(2) }
 
     /// Writes all of `text` to `descriptor`, retrying on EINTR and partial writes.
-    static func writeAll(_ descriptor: Int32, _ text: String) {
+    public static func writeAll(_ descriptor: Int32, _ text: String) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

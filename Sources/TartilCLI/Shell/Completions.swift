@@ -291,10 +291,7 @@ extension Completions {
     /// What Tab at the prompt offers: the words that complete the word before `cursor` (a count of characters),
     /// or `.files` when a file name goes there (libedit then completes file names itself). Commands after the
     /// last `;` are looked at; quotes are not understood (a quoted word completes as plain words do).
-    enum PromptAnswer: Equatable, Sendable {
-        case words([String])
-        case files
-    }
+    typealias PromptAnswer = PromptCompletionAnswer
 
     /// Tab at the prompt, decided by the same table as the scripts. `reciters` is asked only when reciter ids
     /// are wanted.
@@ -350,4 +347,11 @@ extension Completions {
         case .files: return candidates.isEmpty ? .files : .words(candidates)
         }
     }
+}
+
+/// What Tab at the prompt offers: the words that complete the word before the cursor, or `.files` when a file name
+/// goes there (libedit then completes file names itself).
+public enum PromptCompletionAnswer: Equatable, Sendable {
+    case words([String])
+    case files
 }

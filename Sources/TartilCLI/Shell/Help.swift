@@ -11,7 +11,7 @@ enum Help {
 
     /// The width help is wrapped to: standard output's when it is a terminal, else 80.
     static func width(for console: Console) -> Int {
-        console.outputIsTerminal ? RawTerminal.columns(of: console.outputDescriptor) ?? 80 : 80
+        console.outputIsTerminal ? console.columns() ?? 80 : 80
     }
 
     /// `tartil help` and `tartil --help`.

@@ -1,28 +1,19 @@
-import TartilSession
 import CEdit
 import Glibc
+import TartilCLI
 import TartilCore
+import TartilSession
 
 /// Tab at the prompt: libedit asks `Completions.prompt` (through the CEdit shim) for the words that complete the
 /// word before the cursor.
 enum PromptCompletion {
     /// Set once, before the first line is read; used on the thread in readline.
-    nonisolated(unsafe) private static var answer: ((String, Int) -> Completions.PromptAnswer)?
+    nonisolated(unsafe) private static var answer: ((String, Int) -> PromptCompletionAnswer)?
 
-    /// Installs Tab completion from `table`; reciter ids come from the mirrors file `settings` name, read when
-    /// first wanted. Does nothing when libedit lacks the hooks.
-    static func install(table: CommandTable, settings: Settings) {
-        nonisolated(unsafe) var reciters: [String]?
-        answer = { line, cursor in
-            Completions.prompt(line: line, cursor: cursor, table: table, reciters: {
-                if let reciters { return reciters }
-                let ids = (try? settings.mirrorsFile()).flatMap {
-                    try? ReciterLibrary(mirrorsFile: $0.path, tableDirectories: settings.tableDirectories)
-                }?.reciters.map(\.id.rawValue) ?? []
-                reciters = ids
-                return ids
-            })
-        }
+    /// Installs Tab completion from `runner`'s command table; reciter ids come from the mirrors file `settings`
+    /// name, read when first wanted. Does nothing when libedit lacks the hooks.
+    static func install(runner: CommandRunner, settings: Settings) {
+        answer = { line, cursor in runner.promptCompletions(line: line, cursor: cursor, settings: settings) }
         _ = cedit_set_completion(complete)
     }
 

@@ -1,6 +1,7 @@
 import TartilSession
 import TartilCore
 import CEdit
+import TartilCLI
 import Glibc
 import Synchronization
 

@@ -1,32 +1,22 @@
 import Glibc
+import TartilCLI
 import TartilCore
 import TartilSession
 
 /// `tartil play` on a terminal: keys (see `PlayerKeys`) read on the thread that waits for the end, and the live
-/// line on standard error, fitted to the terminal's width.
-extension PlayCommands {
+/// line on standard error, fitted to the terminal's width. The shell's way of following playback until it ends.
+enum PlaybackFollower {
     /// How long a notice (a refused key's message, a bookmark) stays on the live line.
     static let noticeSeconds = 3.0
     /// How long the key help stays (when it fits on the live line; otherwise it is printed above it).
     static let helpSeconds = 6.0
 
-    /// Whether `play` reads keys: only on a terminal, and not for scripts (`--events`, `--json`); not when started
-    /// in the background (`tartil play 36 &`), where setting the terminal would stop tartil (SIGTTOU) and the
-    /// keys are the shell's.
-    static func readsKeys(_ invocation: Invocation, _ context: Context) -> Bool {
-        context.inputIsTerminal && !invocation.flag("--events") && !context.settings.json && tcgetpgrp(0) == getpgrp()
-    }
-
-    /// The live line for `status` at `width` columns: the facts, the bar, the surah's name, or a notice.
-    static func liveLine(_ status: PlayerStatus, notice: String? = nil, width: Int) -> String {
-        LiveLine.render(
-            facts: progressFields(status), name: surahName(status), bar: bar(status), notice: notice, width: width)
-    }
-
-    /// How the command line follows playback until it ends: reading keys with the live line, or drawing the live
-    /// line alone (`progress`), or just waiting.
-    static func follow(_ context: Context, keys: Bool, progress: Bool) throws {
-        if keys {
+    /// How the command line follows playback until it ends: reading keys with the live line (`keysAllowed`, on a
+    /// terminal in the foreground), or drawing the live line alone (`progress`), or just waiting. Keys are not read
+    /// when started in the background (`tartil play 36 &`), where setting the terminal would stop tartil (SIGTTOU)
+    /// and the keys are the shell's.
+    static func follow(_ context: Context, keysAllowed: Bool, progress: Bool) throws {
+        if keysAllowed && context.inputIsTerminal && tcgetpgrp(0) == getpgrp() {
             try waitWithKeys(context)
         } else {
             try waitForEnd(context, stopOnInterrupt: true, progress: progress ? context.console : nil)
@@ -47,7 +37,7 @@ extension PlayCommands {
             }
             if let progress, let status = session.status() {
                 width = RawTerminal.columns(of: 2) ?? width  // cheap, and no handler needed without keys
-                progress.writeError("\r\u{1B}[K" + liveLine(status, width: width))
+                progress.writeError("\r\u{1B}[K" + LiveStatus.line(status, width: width))
             }
         }
         session.flushJournal()
@@ -119,7 +109,7 @@ extension PlayCommands {
             }
             if let shown = notice, shown.until < session.clock.now { notice = nil }
             if draws && foreground, let status = session.status() {  // in the background, the shell's line is left alone
-                console.writeError("\r\u{1B}[K" + liveLine(status, notice: notice?.text, width: width))
+                console.writeError("\r\u{1B}[K" + LiveStatus.line(status, notice: notice?.text, width: width))
             }
         }
         session.flushJournal()
@@ -129,12 +119,12 @@ extension PlayCommands {
     /// Carries out what a key asks; returns what the live line should say about it (a refusal's message, the
     /// bookmark made, the help), if anything. Nothing a key does ends playback but `q`.
     private static func perform(_ action: PlayerKeys.Action, _ context: Context) -> String? {
-        do {
+        do throws(TartilError) {
             switch action {
             case .command(.markLoop):
                 let status = try context.session.perform(.markLoop, verb: "loop")
-                if let loop = status.loop { return "loop \(clock(loop.startSeconds))-\(clock(loop.endSeconds)) (l again: off)" }
-                if let mark = status.loopMarkSeconds { return "loop from \(clock(mark)): l again marks its end" }
+                if let loop = status.loop { return "loop \(LiveStatus.clock(loop.startSeconds))-\(LiveStatus.clock(loop.endSeconds)) (l again: off)" }
+                if let mark = status.loopMarkSeconds { return "loop from \(LiveStatus.clock(mark)): l again marks its end" }
                 return "loop off"
             case .command(let command):
                 let status = try context.session.perform(command, verb: name(of: command))
@@ -155,7 +145,7 @@ extension PlayCommands {
                 return "speed \(PlaybackSpeed.text(status.speed))×"
             }
         } catch {
-            return ExitStatus.describe(error).1
+            return error.description
         }
     }
 

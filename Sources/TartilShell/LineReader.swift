@@ -1,5 +1,5 @@
-import TartilSession
 import CEdit
+import TartilCLI
 import FoundationEssentials
 import Glibc
 import TartilCore
@@ -7,7 +7,7 @@ import TartilSystem
 
 /// Reads command lines: with libedit (line editing and a history file) when standard input is a terminal,
 /// plain lines otherwise (and at a terminal where libedit cannot be loaded).
-final class LineReader {
+final class LineReader: LineSource {
     /// Whether lines are read with libedit.
     private let interactive: Bool
     private let historyFile: String?
@@ -21,12 +21,9 @@ final class LineReader {
     /// Whether other threads' output is printed above the line being typed (see `PromptOutput`).
     private let printsAbove: Bool
 
-    /// One line of input.
-    enum Line: Equatable {
-        case text(String)
-        /// A line longer than `CommandLineSplitter.maximumLineBytes`, with its length; its bytes were dropped.
-        case tooLong(bytes: Int)
-    }
+    /// One line of input; a line longer than `CommandLineSplitter.maximumLineBytes` comes as `tooLong` with its
+    /// length (its bytes were dropped).
+    typealias Line = LineInput
 
     init(interactive: Bool, historyFile: String?) {
         self.interactive = interactive && cedit_load() == 0

@@ -1,20 +1,52 @@
 import FoundationEssentials
 import Glibc
 import Synchronization
-import TartilControl
 import TartilCore
-import TartilMPRIS
 import TartilSession
 
-/// tartil's command-line front end: one command table serving argv, `-c "…; …"`, a script on standard input
-/// and the interactive prompt.
-public enum Tartil {
-    /// Runs tartil with `arguments` (without the program name) and returns the process exit code.
-    public static func run(
-        arguments: [String], environment: [String: String], console: Console = .standard,
-        inputIsTerminal: Bool = isatty(0) == 1, executablePath: String? = currentExecutablePath()
-    ) -> Int32 {
-        Interrupt.install()
+/// A source of command lines: the prompt (with line editing) or standard input.
+public protocol LineSource {
+    /// The next line, or nil at the end (Ctrl-D, end of input).
+    func next(prompt: String) -> LineInput?
+}
+
+/// A line read, or one over the limit (refused whole).
+public enum LineInput: Equatable, Sendable {
+    case text(String)
+    case tooLong(bytes: Int)
+}
+
+/// An exit code whose reason was already reported.
+public struct ExitCodeError: Error {
+    public let code: Int32
+}
+
+/// tartil's command language: one command table serving argv, `-c "…; …"`, a script on standard input and the
+/// interactive prompt. It parses each command, runs it against the session and renders its result; the shell
+/// (TartilShell) hosts it in a process and a terminal (signals, the prompt's line editing, keys).
+public final class CommandRunner: Sendable {
+    let table: CommandTable
+    public let console: Console
+    /// Whether standard input is a terminal (`play` from the command line then reads keys).
+    let inputIsTerminal: Bool
+    /// The session the commands of one prompt or script share (and the control socket serves).
+    public let session: Session
+    /// Where `events on` prints.
+    let events = EventsOutput()
+    /// The host's ways: interrupts, the prompt, following playback.
+    let frontEnd: FrontEnd
+
+    public init(console: Console, inputIsTerminal: Bool, frontEnd: FrontEnd, session: Session = Session()) {
+        table = .standard
+        self.console = console
+        self.inputIsTerminal = inputIsTerminal
+        self.frontEnd = frontEnd
+        self.session = session
+    }
+
+    /// The settings the environment and the config file give (the bundled data found beside `executablePath`),
+    /// or the exit code of what was wrong with them (reported).
+    public func settings(environment: [String: String], executablePath: String?) -> Result<Settings, ExitCodeError> {
         let dataDirectory = Settings.findBundledDataDirectory(environment: environment, executablePath: executablePath)
         var settings = Settings(environment: environment, bundledDataDirectory: dataDirectory)
         do {
@@ -24,26 +56,15 @@ public enum Tartil {
                     "\(config.location("output")): output takes \(OutputChoice.forms), not '\(output)'" + Suggestion.hint(for: output, among: OutputChoice.names))
             }
         } catch {
-            return ExitStatus.report(error, command: nil, console: console)
+            return .failure(ExitCodeError(code: ExitStatus.report(error, command: nil, console: console)))
         }
-        let shell = Shell(table: .standard, console: console, inputIsTerminal: inputIsTerminal)
-        let frontEnds = FrontEnds()
-        shell.session.setNotices { [console] message in
-            console.writeError((console.errorIsTerminal ? "\r\u{1B}[K" : "") + message + "\n")
-        }
-        // The first player started here serves the control socket and appears on the session bus (when another
-        // live player already serves this user, the socket is left to it).
-        shell.session.whenFirstPlayerStarts { [session = shell.session] in
-            guard let settings = session.playSettings else { return }
-            frontEnds.start(session: session, settings: settings, console: console)
-        }
-        // Every position handed over is on disk before tartil exits, and the journal is closed: its write-ahead log
-        // is checkpointed into the journal file, which then holds every event on its own (see JournalDatabase).
-        defer {
-            frontEnds.stop()
-            if let note = shell.session.closeJournal() { console.writeError(note + "\n") }
-        }
+        return .success(settings)
+    }
 
+    /// Runs `arguments` (without the program name): leading global options, then `-c SCRIPT`, a command, or
+    /// (none) the lines `lines` gives (the prompt on a terminal, else standard input). Returns the exit code.
+    public func main(arguments: [String], settings given: Settings, lines: (Settings) -> any LineSource) -> Int32 {
+        var settings = given
         // Leading options: the global ones, -c, --help and --version.
         var script: String?
         var index = 0
@@ -54,9 +75,9 @@ public enum Tartil {
             case "--":
                 break
             case "-h", "--help":
-                return shell.execute(["help"] + arguments[index...], settings: settings)
+                return execute(["help"] + arguments[index...], settings: settings)
             case "--version":
-                return shell.execute(["version"], settings: settings)
+                return execute(["version"], settings: settings)
             case "-c":
                 if let attached {
                     script = attached
@@ -102,49 +123,24 @@ public enum Tartil {
                     UsageError(message: "-c takes its commands as one argument; unexpected '\(words[0])'", command: nil),
                     command: nil, console: console)
             }
-            return shell.runScript(script, settings: settings)
+            return runScript(script, settings: settings)
         }
         if !words.isEmpty {
-            return shell.execute(words, settings: settings)
+            return execute(words, settings: settings)
         }
-        if inputIsTerminal { PromptCompletion.install(table: shell.table, settings: settings) }
-        return shell.runLines(
-            LineReader(interactive: inputIsTerminal, historyFile: inputIsTerminal ? settings.historyFile : nil),
-            interactive: inputIsTerminal, settings: settings)
+        return runLines(lines(settings), interactive: inputIsTerminal, settings: settings)
     }
 
-    /// The running executable's path, from `/proc/self/exe`.
-    public static func currentExecutablePath() -> String? {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
+    /// What Tab completes at the prompt for `line` with the cursor at `cursor` (characters).
+    public func promptCompletions(line: String, cursor: Int, settings: Settings) -> PromptCompletionAnswer {
+        nonisolated(unsafe) var reciters: [String]?
+        return Completions.prompt(line: line, cursor: cursor, table: table, reciters: {
+            if let reciters { return reciters }
+            let ids = (try? settings.library())?.reciters.map(\.id.rawValue) ?? []
+            reciters = ids
+            return ids
+        })
     }
-}
-
-/// Runs commands from the table and reports their errors.
-struct Shell {
-    let table: CommandTable
-    let console: Console
-    /// Whether standard input is a terminal (`play` from the command line then reads keys).
-    var inputIsTerminal = false
-    /// The session the commands of one prompt or script share (and the control socket serves).
-    let session: Session
-    /// Where `events on` prints.
-    let events = EventsOutput()
-
-    init(table: CommandTable, console: Console, inputIsTerminal: Bool = false, session: Session = Session()) {
-        self.table = table
-        self.console = console
-        self.inputIsTerminal = inputIsTerminal
-        self.session = session
-    }
-
-    /// The front end's ways, for commands.
-    static let frontEnd = FrontEnd(
-        isCancelled: { Interrupt.isPending }, wakeDescriptor: Interrupt.wakeDescriptor,
-        outputClosed: { descriptor in
-            var entry = pollfd(fd: descriptor, events: 0, revents: 0)
-            return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0
-        },
-        follow: { context, keys, progress in try PlayCommands.follow(context, keys: keys, progress: progress) })
 
     /// The outcome of one command.
     enum Outcome: Equatable {
@@ -192,9 +188,9 @@ struct Shell {
         guard session.lastStatus != nil else { return nil }
         defer { session.flushJournal() }
         let context = Context(
-            settings: settings, console: console, table: table, session: session, events: events, blocking: false, frontEnd: Self.frontEnd)
+            settings: settings, console: console, table: table, session: session, events: events, blocking: false, frontEnd: frontEnd)
         do {
-            try PlayCommands.waitForEnd(context, stopOnInterrupt: true)
+            try frontEnd.follow(context, false, false)
             events.drain()
             try PlayCommands.checkEnd(session.lastStatus, context)
             if let loss = session.journalLosses() { throw loss }
@@ -206,7 +202,7 @@ struct Shell {
 
     /// The prompt (interactive) or a script on standard input: every line runs, errors are reported and the next
     /// line runs. Returns 0 when every command succeeded, else the first failure's code (130 if interrupted).
-    func runLines(_ reader: LineReader, interactive: Bool, settings: Settings) -> Int32 {
+    func runLines(_ reader: any LineSource, interactive: Bool, settings: Settings) -> Int32 {
         var firstFailure: Int32?
         if interactive {
             console.writeError("tartil \(Help.version) — type 'help' for commands, 'quit' or Ctrl-D to leave.\n")
@@ -214,13 +210,13 @@ struct Shell {
         // The number of the line being run, for errors in a script (not at the prompt).
         var lineNumber = 0
         while true {
-            Interrupt.setAtPrompt(interactive)
+            frontEnd.setAtPrompt(interactive)
             let line = reader.next(prompt: "tartil> ")
             lineNumber += 1
             let scriptLine = interactive ? nil : lineNumber
-            Interrupt.setAtPrompt(false)
-            if Interrupt.isPending {
-                Interrupt.reset()
+            frontEnd.setAtPrompt(false)
+            if frontEnd.isCancelled() {
+                frontEnd.resetInterrupt()
                 // Ctrl-C at the prompt abandons the line; in a script it ends tartil.
                 if !interactive {
                     session.stopAndWait()
@@ -252,7 +248,7 @@ struct Shell {
                             session.stopAndWait()
                             return code
                         }
-                        Interrupt.reset()  // Ctrl-C ended that command (a `wait`); the prompt goes on
+                        frontEnd.resetInterrupt()  // Ctrl-C ended that command (a `wait`); the prompt goes on
                     }
                 }
             }
@@ -291,7 +287,8 @@ struct Shell {
                 console.writeOut(text)
             },
             writeError: self.console.writeError, errorIsTerminal: self.console.errorIsTerminal,
-            outputIsTerminal: self.console.outputIsTerminal, outputDescriptor: self.console.outputDescriptor)
+            outputIsTerminal: self.console.outputIsTerminal, outputDescriptor: self.console.outputDescriptor,
+            columns: self.console.columnsOf)
         func failed(_ error: any Error, _ command: CommandSpec?) -> Outcome {
             let code = ExitStatus.report(error, command: command, console: console, line: line)
             if json && !printed.load(ordering: .relaxed) {
@@ -332,7 +329,7 @@ struct Shell {
             }
             var context = Context(
                 settings: commandSettings, console: console, table: table, session: session, events: events, blocking: blocking,
-                frontEnd: Self.frontEnd)
+                frontEnd: frontEnd)
             context.interactive = interactive
             context.inputIsTerminal = inputIsTerminal
             try command.run!(invocation, context)
@@ -344,23 +341,5 @@ struct Shell {
         } catch {
             return failed(error, command)
         }
-    }
-}
-
-/// The front ends a process with a player serves besides its own command line: the control socket and MPRIS,
-/// started with the first player, stopped at exit.
-final class FrontEnds: Sendable {
-    private let started = Mutex<(server: ControlServer?, mpris: MPRISService?)>((nil, nil))
-
-    func start(session: Session, settings: Settings, console: Console) {
-        let server = ControlServer.start(ControlSocketPath(settings), session: session) { note in console.note(note) }
-        let mpris = MPRISService.start(session: session, environment: settings.environment, enabled: settings.mprisEnabled)
-        started.withLock { $0 = (server, mpris) }
-    }
-
-    func stop() {
-        let (server, mpris) = started.withLock { $0 }
-        server?.stop()
-        mpris?.stop()
     }
 }
