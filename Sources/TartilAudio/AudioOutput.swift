@@ -23,6 +23,16 @@ public protocol AudioOutput: AnyObject {
     func finish() throws(AudioError)
     /// Ends without finishing: drops what is buffered, and a file output removes what it wrote.
     func abandon()
+    /// For an output that keeps time by a clock (`silent`): when a write of `frames` more could go without waiting
+    /// (nil: now). The player waits for that moment where a command can reach it, instead of inside `write`.
+    func readyForWriting(_ frames: Int) -> ClockInstant?
+    /// For such an output: when everything written will have been heard (nil: `finish` waits, as a device does).
+    var drainedAt: ClockInstant? { get }
+}
+
+extension AudioOutput {
+    public func readyForWriting(_ frames: Int) -> ClockInstant? { nil }
+    public var drainedAt: ClockInstant? { nil }
 }
 
 extension OutputChoice {
@@ -59,6 +69,8 @@ public final class SilentOutput: AudioOutput {
     public let isPaced = true
 
     public func configure(_ format: PCMFormat) throws(AudioError) {
+        // The player waits for `drainedAt` before a new format (where a command can reach it); what is still
+        // unplayed here is dropped, as a sound card's drop would.
         sampleRate = format.sampleRate
         channels = format.channels
         restart()
@@ -75,6 +87,18 @@ public final class SilentOutput: AudioOutput {
 
     public var unplayedFrames: Int { max(0, framesWritten - playedFrames) }
 
+    public func readyForWriting(_ frames: Int) -> ClockInstant? {
+        let played = playedFrames
+        guard played < framesWritten else { return nil }  // an underrun: it takes what comes at once
+        let ahead = framesWritten + frames - Int(Self.bufferSeconds * Double(sampleRate))
+        guard ahead > played else { return nil }
+        return start.adding(seconds: Double(ahead) / Double(sampleRate))
+    }
+
+    public var drainedAt: ClockInstant? {
+        framesWritten > playedFrames ? start.adding(seconds: Double(framesWritten) / Double(sampleRate)) : nil
+    }
+
     public func discard() { restart() }
     public func abandon() { restart() }
 
@@ -82,8 +106,12 @@ public final class SilentOutput: AudioOutput {
         if unplayedFrames > 0 { clock.sleep(until: start.adding(seconds: Double(framesWritten) / Double(sampleRate))) }
     }
 
+    /// Frames heard since `start`, counted exactly: ⌊elapsed nanoseconds × rate / 10⁹⌋.
     private var playedFrames: Int {
-        Int(clock.now.seconds(since: start) * Double(sampleRate))
+        let now = clock.now.nanoseconds
+        guard now > start.nanoseconds else { return 0 }
+        let product = (now - start.nanoseconds).multipliedFullWidth(by: UInt64(sampleRate))
+        return Int(UInt64(1_000_000_000).dividingFullWidth(product).quotient)
     }
 
     private func restart() {

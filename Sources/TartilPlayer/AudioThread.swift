@@ -26,6 +26,8 @@ final class AudioThread {
     private var source: Source?
     private var format: PCMFormat?
     private var draining = false
+    /// True once libsonic's tail was written during the current drain.
+    private var tailFlushed = false
     private var ended = false
     /// What the machine has been told of each file, and the mailbox's files version it was told from.
     private var told: [AyahRef: Told] = [:]
@@ -70,15 +72,31 @@ final class AudioThread {
             tellFiles()
             if ended { break }
             if draining {
-                draining = false
                 do {
-                    try write(try stages.flush())  // libsonic's tail, before the device drains
+                    if !tailFlushed {
+                        try write(try stages.flush())  // libsonic's tail, before the device drains
+                        tailFlushed = true
+                    }
+                    // An output that keeps time by the clock is waited for here, where a command can come between
+                    // (a seek during the last ayah's drain plays on); one that blocks waits in `finish`.
+                    if let drained = output.drainedAt, clock.now < drained {
+                        waitForCommands(until: drained)
+                        continue
+                    }
+                    draining = false
+                    tailFlushed = false
                     try output.finish()  // waits until the device has played everything
                     execute(machine.on(.drained))
                 } catch {
+                    draining = false
                     execute(machine.on(.outputFailed("\(error)")))
                 }
             } else if source != nil && machine.state == .playing {
+                // The same for a chunk the output has no room for yet: commands are taken while it waits.
+                if let ready = output.readyForWriting(chunkFrames), clock.now < ready {
+                    waitForCommands(until: ready)
+                    continue
+                }
                 playChunk()
             } else {
                 // Nothing to write: wait for a command or a file.
@@ -89,6 +107,12 @@ final class AudioThread {
         flushEvents()
         channels.mailbox.update { $0.audioEnded = true }
         channels.closeEvents()
+    }
+
+    /// Waits until `deadline` on the player's clock, or until a command or a file arrives.
+    private func waitForCommands(until deadline: ClockInstant) {
+        let seen = seenFilesVersion
+        channels.mailbox.wait(until: { !$0.commands.isEmpty || $0.filesVersion != seen }, deadline: deadline, clock: clock) { _, _ in }
     }
 
     // MARK: - Feeding the machine
@@ -189,6 +213,7 @@ final class AudioThread {
                 source = nil
                 preparedIndex = nil
                 draining = false  // a seek during the last item's drain plays on: the output must stay open
+                tailFlushed = false
             case .drainOutput:
                 draining = true
             case .setSpeed(let speed):
@@ -284,6 +309,11 @@ final class AudioThread {
     private func adopt(_ newFormat: PCMFormat) throws {
         guard newFormat != format else { return }
         try write(try stages.flush())  // what libsonic holds is in the old format
+        // A clock-paced output plays the old format out first, as a sound card's drain does; the wait ends early
+        // when a command comes (a stop or a seek need not hear the old tail).
+        if let drained = output.drainedAt, clock.now < drained {
+            channels.mailbox.wait(until: { !$0.commands.isEmpty }, deadline: drained, clock: clock) { _, _ in }
+        }
         try stages.configure(newFormat)
         try output.configure(newFormat)
         format = newFormat

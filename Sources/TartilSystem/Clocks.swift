@@ -50,6 +50,9 @@ public final class ManualClock: TartilClock, @unchecked Sendable {
         var wall: Int64
         var wakers: [Int: @Sendable () -> Void] = [:]
         var nextToken = 1
+        /// Sleeps and deadline waits that had to wait (their deadline was ahead of the clock), ever: a test that
+        /// advanced the clock waits until one more began, which means the sleeper has caught up with the new time.
+        var blockedSleeps = 0
     }
 
     private let lock = Monitor(State(now: 0, wall: 0))
@@ -77,13 +80,43 @@ public final class ManualClock: TartilClock, @unchecked Sendable {
     }
 
     public func sleep(until deadline: ClockInstant) {
-        lock.wait(until: { $0.now >= deadline.nanoseconds }) { _ in }
+        // The time it started waiting at is read with the check, so an advance in between cannot be missed.
+        guard var seen = lock.update({ state -> UInt64? in
+            guard state.now < deadline.nanoseconds else { return nil }
+            state.blockedSleeps += 1
+            return state.now
+        }) else { return }
+        // Each advance that leaves the deadline ahead counts as another sleep that has to wait: a test that
+        // advanced the clock then sees this sleeper has taken in the new time.
+        while true {
+            let done = lock.wait(until: { $0.now != seen }) { state -> Bool in
+                seen = state.now
+                if state.now >= deadline.nanoseconds { return true }
+                state.blockedSleeps += 1
+                return false
+            }
+            if done { return }
+        }
     }
 
+    /// How many sleeps have had to wait so far.
+    public var blockedSleeps: Int { lock.read { $0.blockedSleeps } }
+
+    /// Waits (in real time, at most `timeout` seconds) until a sleep that has to wait begins after the first
+    /// `count`: the sleeper (a silent output keeping time) has done all it could at the clock's time. False when
+    /// none began in time.
+    @discardableResult
+    public func waitForSleep(after count: Int, timeout: Double = 5) -> Bool {
+        lock.wait(until: { $0.blockedSleeps > count }, timeout: timeout, clock: SystemClock.shared) { _, began in began }
+    }
+
+    /// A wait with a deadline on this clock begins (a `Monitor` wait that blocks): it counts as a sleep that had
+    /// to wait.
     public func addWaker(_ wake: @escaping @Sendable () -> Void) -> Int {
         lock.update { state in
             defer { state.nextToken += 1 }
             state.wakers[state.nextToken] = wake
+            state.blockedSleeps += 1
             return state.nextToken
         }
     }

@@ -109,18 +109,19 @@ public final class Monitor<State>: @unchecked Sendable {
         then body: (inout State, Bool) throws -> Result
     ) rethrows -> Result {
         var waker: Int?
-        if !clock.isRealTime {
-            waker = clock.addWaker { [self] in self.wakeAll() }
-        }
-        defer { if let waker { clock.removeWaker(waker) } }
         var timespecDeadline = timespec(
             tv_sec: Int(deadline.nanoseconds / 1_000_000_000), tv_nsec: Int(deadline.nanoseconds % 1_000_000_000))
         pthread_mutex_lock(mutex)
         defer {
             pthread_cond_broadcast(condition)
             pthread_mutex_unlock(mutex)
+            if let waker { clock.removeWaker(waker) }
         }
         var holds = predicate(state)
+        // A manual clock wakes this wait when it is advanced; the waker is registered under the mutex, so an
+        // advance between the check and the wait cannot be missed (its broadcast takes the mutex).
+        var registeredAt = clock.now
+        if !holds && !clock.isRealTime && registeredAt < deadline { waker = clock.addWaker { [self] in self.wakeAll() } }
         while !holds {
             if clock.isRealTime {
                 if pthread_cond_timedwait(condition, mutex, &timespecDeadline) == ETIMEDOUT {
@@ -128,7 +129,15 @@ public final class Monitor<State>: @unchecked Sendable {
                     break
                 }
             } else {
-                if clock.now >= deadline { break }
+                let now = clock.now
+                if now >= deadline { break }
+                if now != registeredAt, let registered = waker {
+                    // The clock was advanced and the deadline is still ahead: this wait begins again (a manual
+                    // clock counts it, so a test knows the waiter has taken in the new time).
+                    clock.removeWaker(registered)
+                    waker = clock.addWaker { [self] in self.wakeAll() }
+                    registeredAt = now
+                }
                 pthread_cond_wait(condition, mutex)
             }
             holds = predicate(state)

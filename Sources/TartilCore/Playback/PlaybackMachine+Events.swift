@@ -130,6 +130,7 @@ extension PlaybackMachine {
         unplayed: Int, writtenNow: Int, _ listener: inout Listener, _ writing: inout Writing, _ actions: inout [Action]
     ) {
         writing.unheard = max(0, min(unplayed, writing.unheard + writtenNow))
+        if writing.written.total > writing.unheard { listener.soundHeard = true }
         if let position = writing.written.position(before: writing.unheard) {
             listener.heard = settle(position, writing, passingTheOpenItem: false)
         }
@@ -165,7 +166,7 @@ extension PlaybackMachine {
     /// start inside a group records itself instead; a review records nothing: the journal keeps the new ayah).
     private func recordGroupEntered(_ listener: inout Listener, _ actions: inout [Action]) {
         let index = listener.heard.index
-        guard listener.soundWritten, index < plan.items.count, listener.journaled?.contains(index) != true,
+        guard listener.soundHeard, index < plan.items.count, listener.journaled?.contains(index) != true,
             plan.items[index].reviewOf == nil
         else { return }
         record(PlanPosition(index: plan.group(containing: index).lowerBound), .ayahStart, &listener, &actions)
@@ -404,7 +405,7 @@ extension PlaybackMachine {
 
     /// Ends playback failed, recording where the listener stopped hearing (nothing when no sound was written).
     private mutating func fail(_ message: String, _ listener: Listener, _ actions: inout [Action]) {
-        if listener.soundWritten { actions.append(.record(record(at: listener.heard, .stop))) }
+        if listener.soundHeard { actions.append(.record(record(at: listener.heard, .stop))) }
         tell(.failed, &actions)
         actions.append(.end(.failed, message: message))
         phase = .ended(.failed(message: message), heard: listener.heard)

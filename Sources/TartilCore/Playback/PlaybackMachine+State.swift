@@ -39,9 +39,11 @@ extension PlaybackMachine {
     struct Listener: Sendable, Hashable {
         /// What the listener hears; while paused, exactly where `resume` starts.
         var heard: PlanPosition
-        /// Whether sound of this play was written. Until it is, nothing is recorded but what the listener asks
-        /// (a pause, a seek, a stop), and a play that fails records nothing.
+        /// Whether sound of this play was written (the device has some to play out at the end).
         var soundWritten = false
+        /// Whether the device has played some of it: until then nothing is recorded but what the listener asks (a
+        /// pause, a seek, a stop), and a play that fails records nothing.
+        var soundHeard = false
         /// The item last announced as heard (`Notice.item`).
         var announced: Int?
         /// The items of the group the journal already places the listener in (its last record of this play, or a
@@ -108,10 +110,13 @@ extension PlaybackMachine {
         static let kept = 256
 
         private(set) var pieces: [Piece] = []
+        /// Every frame appended (not only those of the pieces kept).
+        private(set) var total = 0
 
         /// Notes `frames` of item `index` written from frame `start`.
         mutating func append(index: Int, start: Int, frames: Int) {
             guard frames > 0 else { return }
+            total += frames
             if let last = pieces.last, last.index == index, last.start + last.frames == start {
                 pieces[pieces.count - 1].frames += frames
             } else {
