@@ -53,6 +53,7 @@ extension Session {
         if let previous, setup.stopAfter == nil, let left = previous.status.sleepSecondsLeft, !previous.status.state.isEnded {
             setup.stopAfter = .seconds(max(1, left))
         }
+        state.withLock { $0.replacing = true }
         if let previous {
             previous.stop()
             previous.waitUntilEnded()
@@ -77,17 +78,18 @@ extension Session {
                 self?.deliver(event, generation: generation)
             }
         } catch let error as TartilError {
-            _ = state.withLock { $0.playbacks.removeValue(forKey: generation) }
+            stopReplacing(generation)
             throw error
         } catch let error as AudioError {
-            _ = state.withLock { $0.playbacks.removeValue(forKey: generation) }
+            stopReplacing(generation)
             throw TartilError(.failure, Self.outputAdvice(error.message))
         } catch {
-            _ = state.withLock { $0.playbacks.removeValue(forKey: generation) }
+            stopReplacing(generation)
             throw TartilError(.failure, "\(error)")
         }
         let (hooks, subscribers) = state.withLock { state in
             state.player = player
+            state.replacing = false
             defer { state.firstPlayerHooks = [] }
             return (state.firstPlayerHooks, Array(state.subscribers.values))
         }
@@ -95,6 +97,14 @@ extension Session {
         for subscriber in subscribers { subscriber(.started(status)) }
         for hook in hooks { hook() }
         return PlayStarted(status: status, resumed: prepared.resumed)
+    }
+
+    /// A play whose player could not start after the old one was stopped: nothing plays now.
+    private func stopReplacing(_ generation: Int) {
+        state.withLock { state in
+            state.playbacks.removeValue(forKey: generation)
+            state.replacing = false
+        }
     }
 
     /// A sound card's error with what to do without one: play in real time without sound (`--output silent`), or

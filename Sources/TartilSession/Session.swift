@@ -46,6 +46,9 @@ public final class Session: Sendable {
 
     struct State: Sendable {
         var player: Player?
+        /// True from the moment a play stops the player it replaces until the new one is in `player` (or the play
+        /// failed): a request that comes then waits for the new player instead of seeing none.
+        var replacing = false
         /// Counts plays: events of a replaced player are recorded, not delivered.
         var generation = 0
         var playbacks: [Int: Playback] = [:]
@@ -116,12 +119,23 @@ public final class Session: Sendable {
 
     /// The player, or a usage error naming `verb` and how to start one.
     func livePlayer(_ verb: String) throws(TartilError) -> Player {
-        guard let player = state.withLock({ $0.player }) else {
+        guard let player = settledPlayer() else {
             throw .usage("\(verb): nothing is playing (start with: play REF)")
         }
         let state = player.status.state
         guard !state.isEnded else { throw .usage("\(verb): nothing is playing (playback \(state.rawValue); start with: play REF)") }
         return player
+    }
+
+    /// The player requests act on. During a replacement (see `State.replacing`) this waits for the new player, at
+    /// most 5 s of real time, so that no request falls in the moment between two players.
+    func settledPlayer() -> Player? {
+        for _ in 0..<1000 {
+            let (player, replacing) = state.withLock { ($0.player, $0.replacing) }
+            if !replacing { return player }
+            SystemClock.shared.sleep(until: SystemClock.shared.now.adding(seconds: 0.005))
+        }
+        return state.withLock { $0.player }
     }
 
     // MARK: - Control
@@ -146,14 +160,14 @@ public final class Session: Sendable {
         case .play(let play):
             return .started(try self.play(play, settings: settings))
         case .resume(let play, let plain):
-            if plain, let status = status() {
+            if plain, let status = settledPlayer()?.status, !status.state.isEnded {
                 return .status(try perform(.resume, verb: "resume"))
             }
             return .started(try self.play(play, settings: settings))
         case .command(let command, let verb):
             return .status(try perform(command, verb: verb))
         case .status(let verb):
-            guard let status = status() else {
+            guard let status = settledPlayer()?.status, !status.state.isEnded else {
                 if verb == "status" { return .stopped }
                 throw .usage("\(verb): nothing is playing (start with: play REF)")
             }
@@ -184,11 +198,17 @@ public final class Session: Sendable {
 
     /// Waits at most `seconds` (real time) for playback to end for good; true when it has (or nothing plays).
     public func hasEnded(waiting seconds: Double) -> Bool {
-        let (player, generation) = state.withLock { ($0.player, $0.generation) }
+        let (player, generation, replacing) = state.withLock { ($0.player, $0.generation, $0.replacing) }
+        if replacing {
+            SystemClock.shared.sleep(until: SystemClock.shared.now.adding(seconds: min(seconds, 0.01)))
+            return false
+        }
         guard let player else { return !settingUp.read { $0 } }
         guard player.waitUntilEnded(timeout: seconds) else { return false }
-        // Ended: unless a replacement is being set up or has begun since.
-        return !settingUp.read { $0 } && state.withLock { $0.generation } == generation
+        // Ended: unless a replacement is being set up or has begun since (settingUp is read first: a play that
+        // starts after it has a new generation, or is replacing, by the time the state is read).
+        let settingUpNow = settingUp.read { $0 }
+        return !settingUpNow && state.withLock { !$0.replacing && $0.generation == generation }
     }
 
     /// Stops playback (`quitting`: tartil is leaving, the last position is recorded as a quit), waits until it has

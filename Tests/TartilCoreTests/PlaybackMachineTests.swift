@@ -189,8 +189,10 @@ struct Engine {
         engine.allReady()
         #expect(engine.opens == [PlanPosition(index: 0)])
         #expect(!engine.buffered)
-        #expect(engine.records.isEmpty, "the first ayah start is recorded once sound is written, not at the open")
+        #expect(engine.records.isEmpty, "the first ayah start is recorded once sound is heard, not at the open")
         engine.write(100)
+        #expect(engine.records.isEmpty, "written, but still in the device's buffer")
+        engine.send(.heard(unplayed: 0))
         #expect(engine.records == [PlaybackMachine.Record(ayah: AyahRef(unchecked: 112, 1), offsetSamples: 0, rate: 100, reason: .ayahStart)])
     }
 
