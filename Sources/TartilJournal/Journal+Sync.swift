@@ -58,7 +58,7 @@ extension Journal {
                     case .notAJournal, .refused, .badDestination, .unknownBookmark:
                         report.skipped.append(SyncSkip(name: entry.name, reason: error.message))
                     case .unreadable:
-                        let gone = access(folder + "/" + entry.name, F_OK) != 0 && errno == ENOENT
+                        let gone = access(folder + "/" + entry.name, F_OK) != 0 && Errno.current == .noEntry
                         report.skipped.append(
                             SyncSkip(name: entry.name, reason: gone ? "gone while being read (a sync tool replaced or removed it)" : error.message))
                     case .interrupted, .failed:
@@ -86,13 +86,13 @@ extension Journal {
     static func checkSyncFolder(_ folder: String) throws(JournalError) {
         var info = stat()
         guard stat(folder, &info) == 0 else {
-            throw JournalError(.badDestination, "journal sync: \(folder): \(String(cString: strerror(errno))) (name the folder your sync tool keeps in sync)")
+            throw JournalError(.badDestination, "journal sync: \(folder): \(Errno.current) (name the folder your sync tool keeps in sync)")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw JournalError(.badDestination, "journal sync: \(folder) is not a directory (name the folder your sync tool keeps in sync)")
         }
         guard access(folder, R_OK | W_OK | X_OK) == 0 else {
-            throw JournalError(.badDestination, "journal sync: \(folder) is not writable and readable by this user (\(String(cString: strerror(errno))))")
+            throw JournalError(.badDestination, "journal sync: \(folder) is not writable and readable by this user (\(Errno.current))")
         }
     }
 
@@ -173,14 +173,18 @@ final class SyncLock {
         let path = journalPath + ".sync-lock"
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
-            throw JournalError(.failed, "cannot open the sync lock \(path): \(String(cString: strerror(errno)))")
+            throw JournalError(.failed, "cannot open the sync lock \(path): \(Errno.current)")
         }
         var waited = 0
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let reason = errno
-            guard reason == EWOULDBLOCK || reason == EINTR else {
-                release()
-                throw JournalError(.failed, "cannot lock \(path): \(String(cString: strerror(reason)))")
+        while true {
+            do throws(Errno) {
+                _ = try SystemCall.retrying { flock(descriptor, LOCK_EX | LOCK_NB) }
+                break
+            } catch {
+                guard error == .wouldBlock else {
+                    release()
+                    throw JournalError(.failed, "cannot lock \(path): \(error)")
+                }
             }
             if shouldStop() {
                 release()
