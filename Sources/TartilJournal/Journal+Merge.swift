@@ -79,7 +79,7 @@ extension Journal {
                      FROM temp.merge_from AS f CROSS JOIN other.events AS o
                      ON o.device_id = f.device_id AND o.device_seq > f.after_seq)
                     """
-                try Self.checkEvents(connection, otherPath, source: source, nowMs: nowMs ?? Self.now())
+                try Self.checkEvents(connection, otherPath, source: source, nowMs: nowMs ?? clock.wallMilliseconds)
             } catch let error as SQLiteError where error.code.primary != .interrupt {
                 throw JournalError(.notAJournal, "\(otherPath) is not a tartil journal (\(error.message))")
             }

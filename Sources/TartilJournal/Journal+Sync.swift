@@ -29,7 +29,7 @@ extension Journal {
     /// or of writing the snapshot; a file of the folder that cannot be merged is never an error, only a skip.
     public func sync(folder: String, shouldStop: @escaping @Sendable () -> Bool = { false }) throws(JournalError) -> SyncReport {
         try Self.checkSyncFolder(folder)
-        let lock = try SyncLock(journalPath: path, shouldStop: shouldStop)
+        let lock = try SyncLock(journalPath: path, clock: clock, shouldStop: shouldStop)
         defer { lock.release() }
         let ownName = SyncFolder.fileName(deviceID: deviceID)
         var report = SyncReport(folder: folder, ownFile: folder + "/" + ownName)
@@ -169,13 +169,13 @@ extension Journal {
 final class SyncLock {
     private var descriptor: Int32
 
-    init(journalPath: String, shouldStop: @Sendable () -> Bool) throws(JournalError) {
+    init(journalPath: String, clock: any TartilClock, shouldStop: @Sendable () -> Bool) throws(JournalError) {
         let path = journalPath + ".sync-lock"
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             throw JournalError(.failed, "cannot open the sync lock \(path): \(Errno.current)")
         }
-        var waited = 0
+        let deadline = clock.now.adding(seconds: Double(Journal.syncLockWaitMilliseconds) / 1000)
         while true {
             do throws(Errno) {
                 _ = try SystemCall.retrying { flock(descriptor, LOCK_EX | LOCK_NB) }
@@ -190,14 +190,13 @@ final class SyncLock {
                 release()
                 throw JournalError(.interrupted, "journal sync: interrupted while waiting for another sync to finish")
             }
-            guard waited < Journal.syncLockWaitMilliseconds else {
+            guard clock.now < deadline else {
                 release()
                 throw JournalError(
                     .failed,
                     "another 'tartil journal sync' of this journal has been running for over \(Journal.syncLockWaitMilliseconds / 1000) s (it holds \(path)); nothing was done")
             }
-            usleep(50_000)
-            waited += 50
+            clock.sleep(seconds: 0.05)
         }
     }
 
