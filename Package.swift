@@ -68,9 +68,9 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TartilCoreTests", dependencies: ["TartilCore", "TestSupport"]),
         .testTarget(name: "TartilAudioTests", dependencies: ["TartilAudio", "TartilCore", "TestSupport"]),
-        .testTarget(name: "TartilCacheTests", dependencies: ["TartilCache", "TestSupport"]),
+        .testTarget(name: "TartilCacheTests", dependencies: ["TartilCache", "TartilSystem", "TestSupport"]),
         .testTarget(name: "TartilNetTests", dependencies: ["TartilNet", "TartilCache", "TartilCore", "TartilSystem", "TestSupport"]),
-        .testTarget(name: "TartilSQLiteTests", dependencies: ["TartilSQLite", "TartilJournal", "TartilCore", "TestSupport"]),
+        .testTarget(name: "TartilSQLiteTests", dependencies: ["TartilSQLite", "TartilJournal", "TartilCore", "TartilSystem", "TestSupport"]),
         .testTarget(
             name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore", "TartilSession", "TartilPlayer", "TestSupport"],
             exclude: ["Golden"]),

@@ -173,7 +173,7 @@ public final class WAVOutput: AudioOutput {
             descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         }
         guard descriptor >= 0 else {
-            throw AudioError(.output, "cannot write \(path): \(String(cString: strerror(errno)))")
+            throw AudioError(.output, "cannot write \(path): \(Errno.current)")
         }
     }
 
@@ -230,15 +230,7 @@ public final class WAVOutput: AudioOutput {
     static let unknownLength = 0xFFFF_FFFF - 36
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(AudioError) {
-        var written = 0
-        while written < bytes.count {
-            let count = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("write")
-            }
-            written += count
-        }
+        do throws(Errno) { try SystemCall.writeAll(descriptor, bytes) } catch { throw failure("write", error) }
     }
 
     private func writeAll(_ bytes: [UInt8]) throws(AudioError) {
@@ -249,8 +241,8 @@ public final class WAVOutput: AudioOutput {
         if let failure { throw failure }
     }
 
-    private func failure(_ call: String) -> AudioError {
-        AudioError(.output, "\(path): \(call): \(String(cString: strerror(errno)))")
+    private func failure(_ call: String, _ error: Errno = .current) -> AudioError {
+        AudioError(.output, "\(path): \(call): \(error)")
     }
 
     /// The 44-byte RIFF/WAVE header for 16-bit PCM.

@@ -24,14 +24,8 @@ public enum AtomicFile {
             if !succeeded { unlink(temporary) }
         }
         let writeFailure: CacheError? = data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return CacheError.system("write", path: temporary)
-                }
-                offset += written
+            do throws(Errno) { try SystemCall.writeAll(descriptor, buffer) } catch {
+                return CacheError.system("write", path: temporary, error)
             }
             return fsync(descriptor) == 0 ? nil : CacheError.system("fsync", path: temporary)
         }

@@ -23,8 +23,9 @@ public final class Cache {
     /// Called with each final path just before a committed file gets its name (for tests).
     var willPublish: ((String) -> Void)?
 
-    /// Opens (creating when needed) the cache at `directory`.
-    public init(directory: String) throws(CacheError) {
+    /// Opens (creating when needed) the cache at `directory`. Files' access times (for eviction) come from
+    /// `clock`'s wall time.
+    public init(directory: String, clock: any TartilClock = SystemClock.shared) throws(CacheError) {
         self.directory = directory
         do {
             try FileSystem.createDirectories(directory)
@@ -41,7 +42,7 @@ public final class Cache {
         for name in ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm"] where root.isSymbolicLink(name) {
             throw CacheError.symbolicLink(Path.join(directory, name), what: "its index")
         }
-        index = try CacheIndex(path: Path.join(resolved, "index.sqlite"))
+        index = try CacheIndex(path: Path.join(resolved, "index.sqlite"), clock: clock)
     }
 
     /// A reciter's folder, open (created when `create`); a link at its name is refused. Nil when it does not

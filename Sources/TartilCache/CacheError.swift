@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import TartilSystem
 
 /// The error TartilCache throws: a kind, a message naming the file and the failing call, and the system's reason.
 public struct CacheError: Error, Sendable, CustomStringConvertible {
@@ -33,10 +33,10 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// An error for the system call `call` on `path`, with `errno`'s text.
-    static func system(_ call: String, path: String) -> CacheError {
-        let reason = String(cString: strerror(errno))
-        return CacheError(.io, "\(call) \(path): \(reason)")
+    /// An error for the system call `call` on `path`, with the system's text for `error` (by default the
+    /// `errno` the call just set).
+    static func system(_ call: String, path: String, _ error: Errno = .current) -> CacheError {
+        CacheError(.io, "\(call) \(path): \(error)")
     }
 
     public var description: String { message }

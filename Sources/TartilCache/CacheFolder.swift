@@ -1,6 +1,7 @@
 import CSystem
 import Glibc
 import TartilCore
+import TartilSystem
 
 /// A folder of the cache held open: the cache's root, or a reciter's folder inside it. Everything below the root
 /// is reached relative to these descriptors with `O_NOFOLLOW`, so a symbolic link inside the cache (at a file's,
@@ -26,7 +27,7 @@ final class CacheFolder {
     /// Opens the folder `name` inside `parent`, creating it when `create`; a link at that name is refused.
     init(_ name: String, in parent: CacheFolder, create: Bool) throws(CacheError) {
         let path = Path.join(parent.path, name)
-        if create && mkdirat(parent.descriptor, name, 0o755) != 0 && errno != EEXIST {
+        if create && mkdirat(parent.descriptor, name, 0o755) != 0 && Errno.current != .exists {
             throw CacheError.system("mkdir", path: path)
         }
         let descriptor = openat(parent.descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -54,17 +55,19 @@ final class CacheFolder {
 
     /// Opens the regular file `name` with `flags` (`O_NOFOLLOW` and `O_CLOEXEC` added). A link at that name is
     /// removed first when `removingLink` (a name of tartil's own: a partial file, a lock), else refused; anything
-    /// but a regular file is refused. Returns -1 with `errno` ENOENT when there is nothing (and no `O_CREAT`).
+    /// but a regular file is refused. Returns -1 when there is nothing at that name (and no `O_CREAT`).
     func openFile(_ name: String, _ flags: Int32, mode: mode_t = 0o644, removingLink: Bool, what: String) throws(CacheError) -> Int32 {
         var descriptor = openat(descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
-        if descriptor < 0 && errno == ELOOP {
+        if descriptor < 0 && Errno.current == .tooManySymbolicLinks {
             guard removingLink else { throw CacheError.symbolicLink(Path.join(path, name), what: what) }
-            guard unlinkat(self.descriptor, name, 0) == 0 || errno == ENOENT else { throw CacheError.system("unlink", path: Path.join(path, name)) }
+            guard unlinkat(self.descriptor, name, 0) == 0 || Errno.current == .noEntry else {
+                throw CacheError.system("unlink", path: Path.join(path, name))
+            }
             descriptor = openat(self.descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
-            if descriptor < 0 && errno == ELOOP { throw CacheError.symbolicLink(Path.join(path, name), what: what) }
+            if descriptor < 0 && Errno.current == .tooManySymbolicLinks { throw CacheError.symbolicLink(Path.join(path, name), what: what) }
         }
         guard descriptor >= 0 else {
-            if errno == ENOENT && flags & O_CREAT == 0 { return -1 }
+            if Errno.current == .noEntry && flags & O_CREAT == 0 { return -1 }
             throw CacheError.system("open", path: Path.join(path, name))
         }
         var status = stat()
@@ -79,7 +82,7 @@ final class CacheFolder {
     @discardableResult
     func remove(_ name: String) throws(CacheError) -> Bool {
         if unlinkat(descriptor, name, 0) == 0 { return true }
-        if errno == ENOENT { return false }
+        if Errno.current == .noEntry { return false }
         throw CacheError.system("unlink", path: Path.join(path, name))
     }
 
@@ -121,15 +124,13 @@ final class CacheFolder {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw CacheError.system("fstat", path: Path.join(path, name)) }
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
-        var total = 0
-        while total < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + total, $0.count - total, off_t(total)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw CacheError.system("read", path: Path.join(path, name)) }
-            if count == 0 { break }
-            total += count
+        let total = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(Errno) in try SystemCall.readAll(descriptor, into: buffer, at: 0) }
         }
-        return Array(bytes.prefix(total))
+        switch total {
+        case .success(let count): return Array(bytes.prefix(count))
+        case .failure(let error): throw CacheError.system("read", path: Path.join(path, name), error)
+        }
     }
 }
 

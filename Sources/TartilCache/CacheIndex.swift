@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import TartilCore
 import TartilSQLite
+import TartilSystem
 
 /// The cache's SQLite index (`<cache>/index.sqlite`): for each cached file its size and SHA-256 (recorded on
 /// first verified download for unpinned ayat, and checked on every read after), when it was last read, the
@@ -36,8 +37,11 @@ final class CacheIndex {
     }
 
     private let connection: Connection
+    /// Where access and record times come from (`wallMilliseconds`).
+    private let clock: any TartilClock
 
-    init(path: String) throws(CacheError) {
+    init(path: String, clock: any TartilClock) throws(CacheError) {
+        self.clock = clock
         do {
             connection = try Connection(path: path)
             try connection.execute("PRAGMA busy_timeout = 10000")
@@ -103,12 +107,10 @@ final class CacheIndex {
 
     deinit { try? connection.close() }
 
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
-
     /// Records files in one transaction (a file recorded again loses what was known of its former copy).
     func record(_ files: [Record]) throws(CacheError) {
         guard !files.isEmpty else { return }
-        let now = Self.now()
+        let now = clock.wallMilliseconds
         do {
             try connection.transaction {
                 let statement = try connection.prepare(
@@ -160,7 +162,7 @@ final class CacheIndex {
     func touch(reciter: String, ayah: AyahRef) throws(CacheError) {
         try run(
             "UPDATE files SET accessed_ms = ? WHERE reciter = ? AND surah = ? AND ayah = ?",
-            [.integer(Self.now()), .text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))])
+            [.integer(clock.wallMilliseconds), .text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))])
     }
 
     func remove(reciter: String, ayah: AyahRef) throws(CacheError) {

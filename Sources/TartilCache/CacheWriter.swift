@@ -2,6 +2,7 @@ import CSystem
 import FoundationEssentials
 import Glibc
 import TartilCore
+import TartilSystem
 
 /// Writes one download into the cache. The file being written has no name: it is opened with `O_TMPFILE` in
 /// the reciter's folder, so nothing of it is visible until `publish` links it to its final name, after the size
@@ -96,13 +97,14 @@ public final class CacheWriter {
     /// name is removed, never followed).
     private static func lock(root: CacheFolder, name: String, key: Int, finalPath: String) throws(CacheError) -> Int32 {
         let descriptor = try root.openFile(name, O_RDWR | O_CREAT, removingLink: true, what: "a lock file")
-        guard csystem_try_lock_byte(descriptor, key) == 0 else {
-            let busy = errno == EAGAIN || errno == EACCES
-            let error = busy
-                ? CacheError(.busy, "\(finalPath) is being downloaded by another tartil process")
-                : CacheError.system("lock", path: Path.join(root.path, name))
+        do throws(Errno) {
+            _ = try SystemCall.retrying { csystem_try_lock_byte(descriptor, key) }
+        } catch {
             close(descriptor)
-            throw error
+            guard error == .wouldBlock || error == .permissionDenied else {
+                throw CacheError.system("lock", path: Path.join(root.path, name), error)
+            }
+            throw CacheError(.busy, "\(finalPath) is being downloaded by another tartil process")
         }
         return descriptor
     }
@@ -115,8 +117,9 @@ public final class CacheWriter {
         if unnamedFilesWork {
             descriptor = csystem_open_unnamed_at(folder.descriptor, 0o644)
             if descriptor >= 0 { return (descriptor, true) }
-            guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else {
-                throw CacheError.system("open", path: folder.path)
+            let error = Errno.current
+            guard error == .notSupported || error == .isDirectory || error == .invalidArgument else {
+                throw CacheError.system("open", path: folder.path, error)
             }
         }
         return (try folder.openFile(partName, O_RDWR | O_CREAT | O_EXCL, removingLink: true, what: "a partial download"), false)
@@ -139,9 +142,18 @@ public final class CacheWriter {
         defer { buffer.deallocate() }
         var position = 0
         while position < size {
-            let count = pread(descriptor, buffer, min(1 << 16, size - position), off_t(position))
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw CacheError.system("read", path: partPath) }
+            let count: Int
+            do throws(Errno) {
+                count = try SystemCall.retrying {
+                    pread(descriptor, buffer, min(1 << 16, size - position), off_t(position))
+                }
+            } catch {
+                throw CacheError.system("read", path: partPath, error)
+            }
+            // The file shrank while it was read (another process truncated it): nothing to resume.
+            guard count > 0 else {
+                throw CacheError(.io, "read \(partPath): the file ended at \(position) of \(size) bytes")
+            }
             try sink.hasher.update(buffer, count: count)
             keepTail(UnsafeRawBufferPointer(start: buffer, count: count), at: position)
             position += count
@@ -285,7 +297,7 @@ public final class CacheWriter {
             return
         }
         if csystem_link_unnamed_at(descriptor, folder.descriptor, finalName) == 0 { return }
-        guard errno == EEXIST else { throw CacheError.system("link", path: finalPath) }
+        guard Errno.current == .exists else { throw CacheError.system("link", path: finalPath) }
         // A file is in the way (one that failed its check, or was put there by hand): link beside it and rename
         // over it, so the name never points at nothing.
         let beside = ".\(finalName).\(getpid()).new"

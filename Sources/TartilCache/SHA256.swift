@@ -2,6 +2,7 @@ import CCrypto
 import FoundationEssentials
 import Glibc
 import TartilCore
+import TartilSystem
 
 /// A streaming SHA-256 over OpenSSL's EVP interface (libcrypto uses the CPU's SHA extensions where present).
 ///
@@ -86,7 +87,7 @@ public final class SHA256 {
     /// a symbolic link at `path` is refused (`.symbolicLink`), as the cache's own files are read.
     public static func hash(fileAt path: String, followingLinks: Bool = true) throws(CacheError) -> (sha256: String, bytes: Int) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
-        if descriptor < 0 && errno == ELOOP && !followingLinks { throw CacheError.symbolicLink(path, what: "a cached file") }
+        if descriptor < 0 && Errno.current == .tooManySymbolicLinks && !followingLinks { throw CacheError.symbolicLink(path, what: "a cached file") }
         guard descriptor >= 0 else { throw CacheError.system("open", path: path) }
         defer { close(descriptor) }
         let hasher = try SHA256()
@@ -95,10 +96,9 @@ public final class SHA256 {
         defer { buffer.deallocate() }
         var total = 0
         while true {
-            let count = read(descriptor, buffer, blockSize)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw CacheError.system("read", path: path)
+            let count: Int
+            do throws(Errno) { count = try SystemCall.retrying { read(descriptor, buffer, blockSize) } } catch {
+                throw CacheError.system("read", path: path, error)
             }
             if count == 0 { break }
             try hasher.update(buffer, count: count)

@@ -156,23 +156,24 @@ final class WritingThreads: Sendable {
         if !sink.directRefused && job.offset % alignment == 0 {
             let whole = job.count - job.count % alignment
             if whole > 0 && setDirect(sink, true) {
-                let failure = writeAll(sink.descriptor, job.block, count: whole, offset: job.offset)
-                if failure == 0 {
+                do throws(Errno) {
+                    let bytes = UnsafeRawBufferPointer(start: job.block, count: whole)
+                    try SystemCall.writeAll(sink.descriptor, bytes, at: job.offset)
                     done = whole
-                } else if failure == EINVAL {
-                    sink.directRefused = true  // accepted by fcntl, refused by write: ordinary writes from here
-                } else {
-                    errno = failure
-                    throw CacheError.system("write", path: sink.path)
+                } catch {
+                    // Accepted by fcntl, refused by write: ordinary writes from here.
+                    guard error == .invalidArgument else { throw CacheError.system("write", path: sink.path, error) }
+                    sink.directRefused = true
                 }
             }
         }
         guard done < job.count else { return }
         _ = setDirect(sink, false)
-        let failure = writeAll(sink.descriptor, job.block + done, count: job.count - done, offset: job.offset + done)
-        if failure != 0 {
-            errno = failure
-            throw CacheError.system("write", path: sink.path)
+        do throws(Errno) {
+            let bytes = UnsafeRawBufferPointer(start: job.block + done, count: job.count - done)
+            try SystemCall.writeAll(sink.descriptor, bytes, at: job.offset + done)
+        } catch {
+            throw CacheError.system("write", path: sink.path, error)
         }
     }
 
@@ -186,19 +187,5 @@ final class WritingThreads: Sendable {
         }
         if on { sink.directRefused = true }
         return false
-    }
-
-    /// pwrite(2) until every byte is written; returns 0, or the errno of the call that failed.
-    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawPointer, count: Int, offset: Int) -> Int32 {
-        var written = 0
-        while written < count {
-            let result = pwrite(descriptor, bytes + written, count - written, off_t(offset + written))
-            if result < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            written += result
-        }
-        return 0
     }
 }

@@ -33,7 +33,7 @@ public final class ControlServer: Sendable {
         if !socket.isExplicit && !FileSystem.exists(folder) {
             let oldMask = umask(0o077)
             try? FileSystem.createDirectories(Path.parent(folder))  // XDG_RUNTIME_DIR may not exist yet
-            let made = mkdir(folder, 0o700) == 0 || errno == EEXIST
+            let made = mkdir(folder, 0o700) == 0 || Errno.current == .exists
             umask(oldMask)
             if !made {
                 note("note: no control socket (cannot make \(folder): \(Errno.current))")
@@ -114,7 +114,7 @@ public final class ControlServer: Sendable {
             do throws(Errno) {
                 client = try SystemCall.retrying { accept(listener, nil, nil) }
             } catch {
-                if error.rawValue == ECONNABORTED || error.rawValue == EMFILE || error.rawValue == ENFILE {
+                if error == .connectionAborted || error == .tooManyOpenFiles || error == .tooManyOpenFilesInSystem {
                     usleep(10_000)
                     continue
                 }

@@ -2,6 +2,7 @@ import TartilCore
 import FoundationEssentials
 import Glibc
 import TartilSQLite
+import TartilSystem
 
 /// `journal backup`: a consistent, self-contained copy of the journal, made while players may be appending.
 ///
@@ -49,8 +50,9 @@ extension Journal {
     static func checkBackupDestination(_ destination: String, journal: String, replacing: Bool) throws(JournalError) {
         var target = stat()
         guard stat(destination, &target) == 0 else {
-            if errno == ENOENT { return }
-            throw JournalError(.failed, "cannot back up to \(destination): \(String(cString: strerror(errno)))")
+            let error = Errno.current
+            if error == .noEntry { return }
+            throw JournalError(.failed, "cannot back up to \(destination): \(error)")
         }
         for suffix in ["", "-wal", "-shm"] {
             var live = stat()
@@ -113,7 +115,7 @@ extension Journal {
     static func syncFile(_ path: String) throws(JournalError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0, fsync(descriptor) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = Errno.current
             if descriptor >= 0 { Glibc.close(descriptor) }
             throw JournalError(.failed, "cannot sync the backup \(path): \(reason)")
         }
@@ -129,14 +131,14 @@ extension Journal {
             if link(temporary, destination) == 0 {
                 unlink(temporary)
                 done = true
-            } else if errno == EEXIST {
+            } else if Errno.current == .exists {
                 throw JournalError(.badDestination, "\(destination) exists: add --force to replace it")
             } else if access(destination, F_OK) == 0 {
                 throw JournalError(.badDestination, "\(destination) exists: add --force to replace it")
             }
         }
         if !done && rename(temporary, destination) != 0 {
-            throw JournalError(.failed, "cannot name the backup \(destination): \(String(cString: strerror(errno)))")
+            throw JournalError(.failed, "cannot name the backup \(destination): \(Errno.current)")
         }
         let directory = open(JournalDatabase.parentDirectory(destination), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {

@@ -1,6 +1,7 @@
 import Glibc
 import TartilCore
 import TartilSQLite
+import TartilSystem
 
 /// `journal merge`: adding another device's events, without trusting the other file.
 ///
@@ -78,7 +79,7 @@ extension Journal {
                      FROM temp.merge_from AS f CROSS JOIN other.events AS o
                      ON o.device_id = f.device_id AND o.device_seq > f.after_seq)
                     """
-                try Self.checkEvents(connection, otherPath, source: source, nowMs: nowMs ?? Self.now())
+                try Self.checkEvents(connection, otherPath, source: source, nowMs: nowMs ?? clock.wallMilliseconds)
             } catch let error as SQLiteError where error.code.primary != .interrupt {
                 throw JournalError(.notAJournal, "\(otherPath) is not a tartil journal (\(error.message))")
             }
@@ -174,7 +175,7 @@ extension Journal {
     static func checkMergeSource(_ path: String) throws(JournalError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw JournalError(.unreadable, "cannot merge \(path): \(String(cString: strerror(errno)))")
+            throw JournalError(.unreadable, "cannot merge \(path): \(Errno.current)")
         }
         guard info.st_size > 0 || info.st_mode & S_IFMT != S_IFREG else {
             throw JournalError(.notAJournal, "\(path) is not a tartil journal (it is empty)")
@@ -293,7 +294,7 @@ extension Journal {
     /// writing it in place, a copy interrupted) is refused before anything is read from the pages it lacks.
     static func checkWhole(_ connection: Connection, _ path: String) throws {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw JournalError(.unreadable, "cannot merge \(path): \(String(cString: strerror(errno)))") }
+        guard stat(path, &info) == 0 else { throw JournalError(.unreadable, "cannot merge \(path): \(Errno.current)") }
         let pages = Int64(try connection.scalarText("PRAGMA other.page_count") ?? "0") ?? 0
         let pageSize = Int64(try connection.scalarText("PRAGMA other.page_size") ?? "0") ?? 0
         guard pages * pageSize == Int64(info.st_size) else {

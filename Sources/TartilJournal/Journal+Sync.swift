@@ -29,7 +29,7 @@ extension Journal {
     /// or of writing the snapshot; a file of the folder that cannot be merged is never an error, only a skip.
     public func sync(folder: String, shouldStop: @escaping @Sendable () -> Bool = { false }) throws(JournalError) -> SyncReport {
         try Self.checkSyncFolder(folder)
-        let lock = try SyncLock(journalPath: path, shouldStop: shouldStop)
+        let lock = try SyncLock(journalPath: path, clock: clock, shouldStop: shouldStop)
         defer { lock.release() }
         let ownName = SyncFolder.fileName(deviceID: deviceID)
         var report = SyncReport(folder: folder, ownFile: folder + "/" + ownName)
@@ -58,7 +58,7 @@ extension Journal {
                     case .notAJournal, .refused, .badDestination, .unknownBookmark:
                         report.skipped.append(SyncSkip(name: entry.name, reason: error.message))
                     case .unreadable:
-                        let gone = access(folder + "/" + entry.name, F_OK) != 0 && errno == ENOENT
+                        let gone = access(folder + "/" + entry.name, F_OK) != 0 && Errno.current == .noEntry
                         report.skipped.append(
                             SyncSkip(name: entry.name, reason: gone ? "gone while being read (a sync tool replaced or removed it)" : error.message))
                     case .interrupted, .failed:
@@ -86,13 +86,13 @@ extension Journal {
     static func checkSyncFolder(_ folder: String) throws(JournalError) {
         var info = stat()
         guard stat(folder, &info) == 0 else {
-            throw JournalError(.badDestination, "journal sync: \(folder): \(String(cString: strerror(errno))) (name the folder your sync tool keeps in sync)")
+            throw JournalError(.badDestination, "journal sync: \(folder): \(Errno.current) (name the folder your sync tool keeps in sync)")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw JournalError(.badDestination, "journal sync: \(folder) is not a directory (name the folder your sync tool keeps in sync)")
         }
         guard access(folder, R_OK | W_OK | X_OK) == 0 else {
-            throw JournalError(.badDestination, "journal sync: \(folder) is not writable and readable by this user (\(String(cString: strerror(errno))))")
+            throw JournalError(.badDestination, "journal sync: \(folder) is not writable and readable by this user (\(Errno.current))")
         }
     }
 
@@ -169,31 +169,34 @@ extension Journal {
 final class SyncLock {
     private var descriptor: Int32
 
-    init(journalPath: String, shouldStop: @Sendable () -> Bool) throws(JournalError) {
+    init(journalPath: String, clock: any TartilClock, shouldStop: @Sendable () -> Bool) throws(JournalError) {
         let path = journalPath + ".sync-lock"
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
-            throw JournalError(.failed, "cannot open the sync lock \(path): \(String(cString: strerror(errno)))")
+            throw JournalError(.failed, "cannot open the sync lock \(path): \(Errno.current)")
         }
-        var waited = 0
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let reason = errno
-            guard reason == EWOULDBLOCK || reason == EINTR else {
-                release()
-                throw JournalError(.failed, "cannot lock \(path): \(String(cString: strerror(reason)))")
+        let deadline = clock.now.adding(seconds: Double(Journal.syncLockWaitMilliseconds) / 1000)
+        while true {
+            do throws(Errno) {
+                _ = try SystemCall.retrying { flock(descriptor, LOCK_EX | LOCK_NB) }
+                break
+            } catch {
+                guard error == .wouldBlock else {
+                    release()
+                    throw JournalError(.failed, "cannot lock \(path): \(error)")
+                }
             }
             if shouldStop() {
                 release()
                 throw JournalError(.interrupted, "journal sync: interrupted while waiting for another sync to finish")
             }
-            guard waited < Journal.syncLockWaitMilliseconds else {
+            guard clock.now < deadline else {
                 release()
                 throw JournalError(
                     .failed,
                     "another 'tartil journal sync' of this journal has been running for over \(Journal.syncLockWaitMilliseconds / 1000) s (it holds \(path)); nothing was done")
             }
-            usleep(50_000)
-            waited += 50
+            clock.sleep(seconds: 0.05)
         }
     }
 

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import TartilCore
 import TartilSQLite
+import TartilSystem
 
 /// The error TartilJournal throws: what went wrong with which file, with SQLite's own words.
 public struct JournalError: Error, Sendable, CustomStringConvertible {
@@ -62,12 +63,18 @@ public final class Journal {
     public let path: String
     /// This journal's device: made once, when the journal is created, and never changed.
     public let deviceID: String
+    /// Where events' times come from (`wallMilliseconds`), and the sync lock's wait.
+    public let clock: any TartilClock
     let database: JournalDatabase
     private var insert: Statement?
 
     /// Opens (creating when needed) the journal at `path`. A file that is not a journal is refused unchanged.
-    public init(path: String, readOnly: Bool = false) throws(JournalError) {
+    /// Events appended without a time get `clock`'s wall time.
+    public init(
+        path: String, readOnly: Bool = false, clock: any TartilClock = SystemClock.shared
+    ) throws(JournalError) {
         self.path = path
+        self.clock = clock
         do {
             database = try JournalDatabase(path: path, readOnly: readOnly)
         } catch {
@@ -123,7 +130,7 @@ public final class Journal {
     @discardableResult
     public func append(_ draft: EventDraft, timeMs: Int64? = nil) throws(JournalError) -> JournalEvent {
         let eventID = UUID().uuidString.lowercased()
-        let time = timeMs ?? Self.now()
+        let time = timeMs ?? clock.wallMilliseconds
         do throws(SQLiteError) {
             if insert == nil {
                 insert = try database.connection.prepare("""
@@ -405,12 +412,6 @@ public final class Journal {
 
     static func value(_ text: String?) -> Statement.Value { text.map { .text($0) } ?? .null }
     static func value(_ number: Int64?) -> Statement.Value { number.map { .integer($0) } ?? .null }
-
-    static func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
-    }
 }
 
 @available(*, unavailable) extension Journal: Sendable {}

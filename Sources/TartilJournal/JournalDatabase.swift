@@ -2,6 +2,7 @@ import TartilCore
 import FoundationEssentials
 import Glibc
 import TartilSQLite
+import TartilSystem
 
 /// The journal's database file, opened with the guarantees the journal rests on: WAL mode (checked, not
 /// assumed), `synchronous=FULL` (a commit is on disk when it returns), a busy timeout so concurrent readers and
@@ -110,7 +111,7 @@ public final class JournalDatabase {
     public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int = 10_000) throws(SQLiteError) {
         isReadOnly = readOnly
         try Self.checkHeader(path)
-        if !readOnly && access(path, F_OK) != 0 && errno == ENOENT {
+        if !readOnly && access(path, F_OK) != 0 && Errno.current == .noEntry {
             try Self.create(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         }
         connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
@@ -140,8 +141,9 @@ public final class JournalDatabase {
     static func checkHeader(_ path: String) throws(SQLiteError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            if errno == ENOENT { return }  // not there yet: it will be created
-            throw SQLiteError(code: .cantOpen, message: "\(path): \(String(cString: strerror(errno)))")
+            let error = Errno.current
+            if error == .noEntry { return }  // not there yet: it will be created
+            throw SQLiteError(code: .cantOpen, message: "\(path): \(error)")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw SQLiteError(
@@ -152,7 +154,7 @@ public final class JournalDatabase {
         guard descriptor >= 0 else { return }  // unreadable: SQLite says why
         defer { Glibc.close(descriptor) }
         var header = [UInt8](repeating: 0, count: 16)
-        let count = read(descriptor, &header, 16)
+        let count = header.withUnsafeMutableBytes { bytes in (try? SystemCall.readAll(descriptor, into: bytes)) ?? -1 }
         guard count != 0 else { return }  // an empty file becomes a journal
         guard count == 16, header == Array("SQLite format 3\0".utf8) else {
             throw SQLiteError(code: .notADatabase, message: "\(path) is not a tartil journal (not an SQLite database)")
@@ -188,7 +190,7 @@ public final class JournalDatabase {
             throw error
         }
         let linked = link(temporary, path) == 0
-        let linkError = errno
+        let linkError = Errno.current
         removeTemporary()
         if linked {
             let directory = open(parentDirectory(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -196,7 +198,7 @@ public final class JournalDatabase {
                 fsync(directory)
                 Glibc.close(directory)
             }
-        } else if linkError != EEXIST {
+        } else if linkError != .exists {
             return  // no hard links here (some FUSE and FAT file systems): the caller makes it in place
         }
     }

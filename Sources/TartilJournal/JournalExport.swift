@@ -1,6 +1,7 @@
 import Glibc
 import TartilCore
 import TartilSQLite
+import TartilSystem
 
 /// `journal export`: the raw events as NDJSON, one JSON array or CSV, streamed from SQLite to a file descriptor without making a
 /// String per value (an export of a million events is a benchmark target against `sqlite3 -json`).
@@ -95,11 +96,6 @@ struct OutputBuffer {
 
     static let limit = 256 << 10
 
-    struct WriteError: Error, CustomStringConvertible {
-        let code: Int32
-        var description: String { String(cString: strerror(code)) }
-    }
-
     mutating func byte(_ value: UInt8) { bytes.append(value) }
     mutating func append(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
@@ -171,17 +167,7 @@ struct OutputBuffer {
     }
 
     mutating func flush() throws {
-        var written = 0
-        try bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let count = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw WriteError(code: errno)
-                }
-                written += count
-            }
-        }
+        try bytes.withUnsafeBytes { buffer in try SystemCall.writeAll(descriptor, buffer) }
         bytes.removeAll(keepingCapacity: true)
     }
 }

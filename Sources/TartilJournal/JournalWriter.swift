@@ -40,15 +40,18 @@ public final class JournalWriter: Sendable {
     /// Starts opening the journal on the writer's thread and returns at once: `opened()` waits for the outcome
     /// (so a command can read its tables meanwhile). `failures`, when given, is called on the writer's thread
     /// after each batch of events that could not be made durable, with the error and how many events that
-    /// batch held.
-    public init(path: String, failures: (@Sendable (JournalError, Int) -> Void)? = nil) {
+    /// batch held. The journal's events get `clock`'s wall time.
+    public init(
+        path: String, clock: any TartilClock = SystemClock.shared,
+        failures: (@Sendable (JournalError, Int) -> Void)? = nil
+    ) {
         self.path = path
         self.failures = failures
         let state = self.state
         NativeThread.start(stackSize: 256 << 10) {
             let journal: Journal
             do throws(JournalError) {
-                journal = try Journal(path: path)
+                journal = try Journal(path: path, clock: clock)
             } catch {
                 state.update { $0.opened = .failure(error) }
                 return

@@ -59,7 +59,7 @@ public enum Prefetch {
         report: Report
     ) throws(TartilError) -> Outcome {
         let started = clock.now
-        let cache = try open(order.cacheDirectory)
+        let cache = try open(order.cacheDirectory, clock: clock)
         var progress = PrefetchProgress(requested: order.ayat.count)
         var requests: [DownloadRequest] = []
         // The downloader starts on the first file missing, so its connection opens (a few round trips to a far
@@ -118,9 +118,9 @@ public enum Prefetch {
         return progress
     }
 
-    private static func open(_ directory: String) throws(TartilError) -> Cache {
+    private static func open(_ directory: String, clock: any TartilClock) throws(TartilError) -> Cache {
         do {
-            return try Cache(directory: directory)
+            return try Cache(directory: directory, clock: clock)
         } catch {
             throw TartilError(error.code == .symbolicLink ? .usage : .failure, error.message)
         }

@@ -11,6 +11,8 @@ import TartilSystem
 /// missing (playing from a full cache starts no download threads).
 final class FileLoader {
     private let setup: PlayerSetup
+    /// The player's clock: the cache's access times come from it.
+    private let clock: any TartilClock
     private let mailbox: Monitor<Player.Mailbox>
     private var downloader: Downloader?
     private var cache: Cache?
@@ -23,14 +25,15 @@ final class FileLoader {
     private var reference: MPEGHead?
     private var estimated: Set<AyahRef> = []
 
-    init(setup: PlayerSetup, mailbox: Monitor<Player.Mailbox>) {
+    init(setup: PlayerSetup, clock: any TartilClock, mailbox: Monitor<Player.Mailbox>) {
         self.setup = setup
+        self.clock = clock
         self.mailbox = mailbox
     }
 
     func run() {
         do {
-            cache = try Cache(directory: setup.cacheDirectory)
+            cache = try Cache(directory: setup.cacheDirectory, clock: clock)
         } catch {
             mailbox.update { $0.files = [:] }
         }

@@ -143,7 +143,7 @@ public final class Player: Sendable {
         // Unpinned files decoded before have their exact lengths in the cache index: the scrubber is exact for
         // them from the start.
         let unpinned = setup.plan.items.contains { item in item.file.map { setup.table?.files[$0] == nil } ?? false }
-        let remembered = !unpinned ? [:] : ((try? Cache(directory: setup.cacheDirectory).rememberedLengths(reciter: setup.reciter.id)) ?? [:])
+        let remembered = !unpinned ? [:] : ((try? Cache(directory: setup.cacheDirectory, clock: clock).rememberedLengths(reciter: setup.reciter.id)) ?? [:])
             .mapValues { Timeline.Length(samples: $0.samples, rate: $0.sampleRate) }
         var machine = PlaybackMachine(
             plan: setup.plan, timeline: PlaybackMachine.timeline(for: setup.plan, table: setup.table, remembered: remembered),
@@ -170,7 +170,7 @@ public final class Player: Sendable {
             mailbox: firstWanted,
             status: AudioThread.status(of: machine, reciter: setup.reciter.id, bufferingAyah: nil, writtenFrames: 0, writtenSeconds: 0),
             reciter: setup.reciter.id)
-        let loader = UnsafeHandOver(FileLoader(setup: setup, mailbox: channels.mailbox))
+        let loader = UnsafeHandOver(FileLoader(setup: setup, clock: clock, mailbox: channels.mailbox))
         NativeThread.start(stackSize: 512 << 10) { loader.value.run() }
         let output: any AudioOutput
         let decoders: (Mpg123Decoder, Mpg123Decoder)

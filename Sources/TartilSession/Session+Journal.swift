@@ -24,7 +24,7 @@ extension Session {
     func startJournal(_ settings: Settings) -> JournalWriter {
         if let open = state.withLock({ $0.journal }), open.path == settings.journalFile { return open }
         try? FileSystem.createDirectories(Path.parent(settings.journalFile))
-        let writer = JournalWriter(path: settings.journalFile) { [weak self] error, _ in self?.journalFailed(error) }
+        let writer = JournalWriter(path: settings.journalFile, clock: clock) { [weak self] error, _ in self?.journalFailed(error) }
         let previous = state.withLock { state in
             defer { state.journal = writer }
             return state.journal

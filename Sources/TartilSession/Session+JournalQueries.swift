@@ -14,7 +14,7 @@ extension Session {
         var info = stat()
         guard stat(path, &info) == 0, info.st_size > 0 || info.st_mode & S_IFMT != S_IFREG else { return nil }
         do {
-            return try Journal(path: path, readOnly: true)
+            return try Journal(path: path, readOnly: true, clock: clock)
         } catch {
             throw TartilError(error.code == .notAJournal && settings.journalIsExplicit ? .usage : .failure, error.message)
         }

@@ -64,7 +64,7 @@ extension Session {
 
     func openCache(_ settings: Settings) throws(TartilError) -> Cache {
         let directory = try settings.checkedCacheDirectory()
-        return try Self.cacheCall { () throws(CacheError) in try Cache(directory: directory) }
+        return try Self.cacheCall { () throws(CacheError) in try Cache(directory: directory, clock: clock) }
     }
 
     static func cacheCall<T>(_ body: () throws(CacheError) -> T) throws(TartilError) -> T {

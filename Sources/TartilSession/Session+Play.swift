@@ -280,7 +280,7 @@ extension Session {
         }
         let journal: Journal
         do {
-            journal = try Journal(path: path, readOnly: true)
+            journal = try Journal(path: path, readOnly: true, clock: clock)
         } catch {
             throw TartilError(error.code == .notAJournal && settings.journalIsExplicit ? .usage : .failure, error.message)
         }

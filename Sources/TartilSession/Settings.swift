@@ -153,7 +153,8 @@ public struct Settings: Sendable {
         while stat(existing, &status) != 0 {
             let parent = Path.parent(existing)
             // Permission problems and the like are the cache's to report when it opens the directory.
-            guard errno == ENOENT || errno == ENOTDIR, parent != existing else { return directory }
+            let error = Errno.current
+            guard error == .noEntry || error == .notDirectory, parent != existing else { return directory }
             existing = parent
         }
         if (status.st_mode & S_IFMT) != S_IFDIR {
@@ -205,9 +206,9 @@ public struct Settings: Sendable {
         for directory in path.split(separator: ":", omittingEmptySubsequences: true).map(String.init) {
             var status = stat()
             let reason: String? =
-                stat(directory, &status) != 0 ? String(cString: strerror(errno))
+                stat(directory, &status) != 0 ? Errno.current.description
                 : (status.st_mode & S_IFMT) != S_IFDIR ? "not a directory"
-                : access(directory, R_OK | X_OK) != 0 ? String(cString: strerror(errno)) : nil
+                : access(directory, R_OK | X_OK) != 0 ? Errno.current.description : nil
             if let reason {
                 throw .usage("the CA directory \(directory) (from \(source)) cannot be used: \(reason) (give directories of CA certificates named by their hash, as openssl rehash makes, separated by colons)")
             }

@@ -52,8 +52,9 @@ final class LineReader: LineSource {
         return .text(line)
     }
 
-    /// Reads standard input with read(2) rather than stdio, so that an interrupt (EINTR) ends the wait instead of
-    /// being retried or leaving the stream in an error state.
+    /// Reads standard input with read(2) rather than stdio, so that an interrupt (Ctrl-C, SIGTERM: EINTR with the
+    /// interrupt pending) ends the wait instead of being retried or leaving the stream in an error state; any
+    /// other signal's EINTR is retried (`SystemCall.retrying(stoppingWhen:)`).
     private func nextPlainLine() -> Line? {
         let limit = CommandLineSplitter.maximumLineBytes
         while true {
@@ -87,21 +88,24 @@ final class LineReader: LineSource {
             if Interrupt.wakeDescriptor >= 0 {
                 descriptors.append(pollfd(fd: Interrupt.wakeDescriptor, events: Int16(POLLIN), revents: 0))
             }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            // A failed poll (not an interrupt) is left to the read below to report.
+            _ = try? SystemCall.retrying(stoppingWhen: { Interrupt.isPending }) {
+                poll(&descriptors, nfds_t(descriptors.count), -1)
+            }
             if Interrupt.isPending { return nil }
-            if ready < 0 && errno == EINTR { continue }
             var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR {
-                    if Interrupt.isPending { return nil }
-                    continue
+            let result = buffer.withUnsafeMutableBytes { bytes in
+                Result { () throws(Errno) in
+                    try SystemCall.retrying(stoppingWhen: { Interrupt.isPending }) {
+                        Glibc.read(0, bytes.baseAddress, bytes.count)
+                    }
                 }
-                reachedEnd = true
-            } else if count == 0 {
-                reachedEnd = true
-            } else {
-                pending.append(contentsOf: buffer[..<count])
+            }
+            switch result {
+            case .success(0): reachedEnd = true
+            case .success(let count): pending.append(contentsOf: buffer[..<count])
+            case .failure(.interrupted): return nil
+            case .failure: reachedEnd = true
             }
         }
     }

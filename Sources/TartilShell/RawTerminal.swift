@@ -2,6 +2,7 @@ import TartilSession
 import Glibc
 import Synchronization
 import TartilCore
+import TartilSystem
 
 /// Standard input's terminal in raw mode (non-canonical, no echo; signals kept, so Ctrl-C and Ctrl-Z work) while
 /// `tartil play` reads keys, and the way back on every way out: `leave()` (q, the end, Ctrl-C and SIGTERM, which
@@ -88,14 +89,14 @@ enum RawTerminal {
     static func leave() {
         guard active.exchange(false, ordering: .relaxed) else { return }
         if terminalIsRaw.exchange(false, ordering: .relaxed) {
-            while tcsetattr(0, TCSANOW, saved) != 0 && errno == EINTR {}
+            _ = try? SystemCall.retrying { tcsetattr(0, TCSANOW, saved) }
         }
         for index in signals.indices { sigaction(signals[index], previous + index, nil) }
     }
 
     private static func failure(_ call: String) -> TartilError {
         TartilError(
-            .failure, "cannot set up the terminal for keys: \(call) failed: \(String(cString: strerror(errno)))")
+            .failure, "cannot set up the terminal for keys: \(call) failed: \(Errno.current)")
     }
 
     private static func handler(for signal: Int32) -> @convention(c) (Int32) -> Void {

@@ -2,6 +2,7 @@ import Glibc
 import TartilCLI
 import TartilCore
 import TartilSession
+import TartilSystem
 
 /// `tartil play` on a terminal: keys (see `PlayerKeys`) read on the thread that waits for the end, and the live
 /// line on standard error, fitted to the terminal's width. The shell's way of following playback until it ends.
@@ -78,17 +79,24 @@ enum PlaybackFollower {
             for wake in [Interrupt.wakeDescriptor, RawTerminal.wakeDescriptor] where wake >= 0 {
                 descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
             }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), 250)
+            // An interrupted poll counts as nothing ready: the loop looks at the interrupt and the window again.
+            let ready =
+                (try? SystemCall.retrying(retryOnInterrupt: false) { poll(&descriptors, nfds_t(descriptors.count), 250) })
+                ?? -1
             if RawTerminal.takeRedraw() { width = RawTerminal.columns(of: 2) ?? width }
             var keys: [Key] = []
             if ready > 0 && descriptors[0].revents & Int16(POLLIN) == 0 && descriptors[0].revents != 0 {
                 inputOpen = false  // hung up or closed: playback goes on without keys
             } else if ready > 0 && descriptors[0].revents != 0 {
-                let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    keys = decoder.feed(buffer[..<count])
-                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
-                    inputOpen = false  // the terminal went away: playback goes on without keys
+                let result = buffer.withUnsafeMutableBytes { bytes in
+                    Result { () throws(Errno) in
+                        try SystemCall.retrying { Glibc.read(0, bytes.baseAddress, bytes.count) }
+                    }
+                }
+                switch result {
+                case .success(let count) where count > 0: keys = decoder.feed(buffer[..<count])
+                case .failure(.wouldBlock): break
+                case .success, .failure: inputOpen = false  // the terminal went away: playback goes on without keys
                 }
             } else if ready == 0 {
                 decoder.idle()

@@ -24,7 +24,7 @@ public struct SystemClock: TartilClock {
         var target = timespec(
             tv_sec: Int(deadline.nanoseconds / 1_000_000_000), tv_nsec: Int(deadline.nanoseconds % 1_000_000_000))
         // clock_nanosleep returns the error number itself (EINTR: a signal came; sleep on to the same deadline).
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil) == EINTR {}
+        _ = try? SystemCall.returningError { clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil) }
     }
 
     public func addWaker(_ wake: @escaping @Sendable () -> Void) -> Int { 0 }

@@ -18,6 +18,16 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public static let brokenPipe = Errno(rawValue: EPIPE)
     public static let connectionRefused = Errno(rawValue: ECONNREFUSED)
     public static let notConnected = Errno(rawValue: ENOTCONN)
+    public static let notDirectory = Errno(rawValue: ENOTDIR)
+    public static let isDirectory = Errno(rawValue: EISDIR)
+    public static let permissionDenied = Errno(rawValue: EACCES)
+    public static let invalidArgument = Errno(rawValue: EINVAL)
+    public static let notSupported = Errno(rawValue: EOPNOTSUPP)
+    /// ELOOP: what `O_NOFOLLOW` reports for a symbolic link at the name.
+    public static let tooManySymbolicLinks = Errno(rawValue: ELOOP)
+    public static let connectionAborted = Errno(rawValue: ECONNABORTED)
+    public static let tooManyOpenFiles = Errno(rawValue: EMFILE)
+    public static let tooManyOpenFilesInSystem = Errno(rawValue: ENFILE)
 
     /// `No such file or directory`.
     public var description: String { String(cString: strerror(rawValue)) }
@@ -51,6 +61,26 @@ public enum SystemCall {
         }
     }
 
+    /// Like `retrying`, for a wait that a signal should be able to end: after EINTR the call is made again
+    /// unless `interrupted()` says the signal was one that ends the wait (Ctrl-C at the prompt), and then
+    /// `.interrupted` is thrown.
+    ///
+    /// ```swift
+    /// let ready = try SystemCall.retrying(stoppingWhen: { Interrupt.isPending }) { poll(&entries, 2, -1) }
+    /// ```
+    @inline(__always)
+    public static func retrying<Value: FixedWidthInteger>(
+        stoppingWhen interrupted: () -> Bool, _ body: () -> Value
+    ) throws(Errno) -> Value {
+        while true {
+            let value = body()
+            if value != -1 { return value }
+            let error = Errno.current
+            if error == .interrupted && !interrupted() { continue }
+            throw error
+        }
+    }
+
     /// For calls that return the error number itself instead of setting `errno` (`pthread_*`, `clock_nanosleep`,
     /// `posix_fallocate`): 0 is success, EINTR is tried again, anything else is thrown.
     @inline(__always)
@@ -75,6 +105,39 @@ public enum SystemCall {
             }
             offset += written
         }
+    }
+
+    /// Writes all of `bytes` to `descriptor` at `offset` with pwrite(2) (the file position does not move; a partial
+    /// write is followed by the rest, EINTR is retried).
+    public static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) throws(Errno) {
+        var done = 0
+        while done < bytes.count {
+            done += try retrying {
+                pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            }
+        }
+    }
+
+    /// Reads into `buffer` until it is full or the file ends (read(2), or pread(2) from `offset` when one is
+    /// given); returns how many bytes were read, less than the buffer's size only at the end of the file. EINTR is
+    /// retried.
+    ///
+    /// ```swift
+    /// let count = try SystemCall.readAll(descriptor, into: UnsafeMutableRawBufferPointer(buffer), at: 0)
+    /// ```
+    public static func readAll(
+        _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int? = nil
+    ) throws(Errno) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let count = try retrying {
+                offset.map { pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t($0 + done)) }
+                    ?? Glibc.read(descriptor, buffer.baseAddress! + done, buffer.count - done)
+            }
+            if count == 0 { break }
+            done += count
+        }
+        return done
     }
 
     /// Writes all of `text` (UTF-8) to `descriptor`.

@@ -101,6 +101,109 @@ import Testing
         #expect(Self.projectImports("// import TartilNet in a comment\n") == [])
     }
 
+    // MARK: - One system-call funnel, one clock
+
+    /// What only TartilSystem may write, and what to use instead. A hand-written EINTR check or a raw `errno`
+    /// read elsewhere bypasses the funnel (`SystemCall.retrying`, its thrown `Errno`, `Errno.current`); a clock
+    /// read elsewhere bypasses the injected `TartilClock`, so a manual clock in a test would not reach it.
+    static let systemOnly: [(name: String, isClock: Bool, what: String)] = [
+        ("EINTR", false, "handles EINTR itself (retry through SystemCall.retrying)"),
+        ("errno", false, "reads errno itself (catch the Errno SystemCall throws, or use Errno.current)"),
+        ("Date()", true, "reads the wall clock with Date() (use the injected clock's wallMilliseconds)"),
+        ("DispatchTime", true, "reads DispatchTime (use the injected clock's now)"),
+        ("ContinuousClock", true, "uses ContinuousClock (use the injected clock's now and sleep)"),
+        ("clock_gettime", true, "calls clock_gettime (use the injected clock)"),
+        ("gettimeofday", true, "calls gettimeofday (use the injected clock's wallMilliseconds)"),
+    ]
+
+    /// Whether `code` holds `name` as a whole identifier (`errno`, not `Errno` or `my_errno`).
+    static func mentions(_ code: String, _ name: String) -> Bool {
+        func isIdentifier(_ character: Character?) -> Bool {
+            character.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false
+        }
+        var searched = code[...]
+        while let found = searched.range(of: name) {
+            let before = found.lowerBound == code.startIndex ? nil : code[code.index(before: found.lowerBound)]
+            let after = found.upperBound == code.endIndex ? nil : code[found.upperBound]
+            if !isIdentifier(before) && (name.hasSuffix(")") || !isIdentifier(after)) { return true }
+            searched = code[found.upperBound...]
+        }
+        return false
+    }
+
+    /// Files outside TartilSystem allowed to read a clock of their own, each with its reason (EINTR and errno
+    /// have no exceptions).
+    static let ownClockAllowed: Set<String> = [
+        // The downloader's timing (DispatchTime in `run`, usleep in its wait) moves onto the injected clock with
+        // its scheduling machine, which another change converts separately (issue 22, items 4 and 6). Remove this
+        // entry with it.
+        "TartilNet/Downloader.swift",
+    ]
+
+    /// The uses of `systemOnly` in a Swift file's code (comments left out), as `line N: what`.
+    static func systemOnlyUses(in text: String, clocksAllowed: Bool = false) -> [String] {
+        var uses: [String] = []
+        var inBlockComment = false
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var code = ""
+            var rest = Substring(line)
+            while !rest.isEmpty {
+                if inBlockComment {
+                    guard let end = rest.range(of: "*/") else { rest = ""; break }
+                    rest = rest[end.upperBound...]
+                    inBlockComment = false
+                } else if let start = rest.range(of: "/*"),
+                    rest.range(of: "//").map({ start.lowerBound < $0.lowerBound }) ?? true
+                {
+                    code += rest[..<start.lowerBound]
+                    rest = rest[start.upperBound...]
+                    inBlockComment = true
+                } else {
+                    code += rest.range(of: "//").map { rest[..<$0.lowerBound] } ?? rest
+                    rest = ""
+                }
+            }
+            for (name, isClock, what) in systemOnly where !(isClock && clocksAllowed) && mentions(code, name) {
+                uses.append("line \(number + 1): \(what)")
+            }
+        }
+        return uses
+    }
+
+    /// Outside TartilSystem (and the C shims), no module handles EINTR or errno itself or keeps a clock of its
+    /// own (issue 22, items 4 and 5).
+    @Test func systemCallsAndClocksGoThroughTartilSystem() throws {
+        var seenAllowed: Set<String> = []
+        for (module, files) in try sources() where module != "TartilSystem" && !module.hasPrefix("C") {
+            for (file, text) in files {
+                let allowed = Self.ownClockAllowed.contains(file)
+                if allowed { seenAllowed.insert(file) }
+                for use in Self.systemOnlyUses(in: text, clocksAllowed: allowed) {
+                    Issue.record("Sources/\(file) \(use)")
+                }
+            }
+        }
+        #expect(seenAllowed == Self.ownClockAllowed, "an allowed file is gone: remove it from ownClockAllowed")
+    }
+
+    @Test func theFunnelRuleCatchesAViolation() {
+        let planted = """
+            // errno and EINTR in a comment, and Date() too
+            if count < 0 && errno == EINTR { continue }
+            let now = Date() /* ContinuousClock in a comment */
+            let code = Errno.current  // the funnel's own names
+            """
+        #expect(Self.systemOnlyUses(in: planted) == [
+            "line 2: handles EINTR itself (retry through SystemCall.retrying)",
+            "line 2: reads errno itself (catch the Errno SystemCall throws, or use Errno.current)",
+            "line 3: reads the wall clock with Date() (use the injected clock's wallMilliseconds)",
+        ])
+        #expect(Self.systemOnlyUses(in: "let t = DispatchTime.now()", clocksAllowed: true).isEmpty)
+        #expect(Self.systemOnlyUses(in: "while true {} // EINTR").isEmpty)
+        let lookAlikes = "let my_errno = 0; let e = Errno.interrupted; let d = Date(timeIntervalSince1970: 0)"
+        #expect(Self.systemOnlyUses(in: lookAlikes).isEmpty)
+    }
+
     /// The command line parses arguments and renders results; everything else is the session's and the engine's.
     @Test func theCommandLineIsASmallShareOfTheSources() throws {
         let sources = try sources()

@@ -134,4 +134,13 @@ import Testing
         #expect(CommandSpec.splitAttached("--jobs=", takesValue: takes) == ("--jobs", ""))
         #expect(CommandSpec.splitAttached("--jobs", takesValue: takes) == ("--jobs", nil))
     }
+
+    /// A span ago is counted back from the time it is given (the session clock's wall time), not the system's.
+    @Test func sinceASpanAgoCountsBackFromTheGivenTime() throws {
+        let now: Int64 = 1_700_000_000_000
+        #expect(try JournalCommands.parseSince("7d", nowMs: now) == now - 7 * 86_400_000)
+        #expect(try JournalCommands.parseSince("12h", nowMs: now) == now - 12 * 3_600_000)
+        #expect(try JournalCommands.parseSince("30m", option: "--until", nowMs: now) == now - 30 * 60_000)
+        #expect(try JournalCommands.parseSince("2023-11-14T22:13:20Z", nowMs: 0) == now)
+    }
 }

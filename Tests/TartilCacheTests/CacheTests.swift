@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TartilSystem
 
 @testable import TartilCache
 @testable import TartilCore
@@ -48,6 +49,21 @@ import Testing
         #expect(try cache.rememberedLengths(reciter: reciter).isEmpty)
         try cache.rememberLengths(reciter: reciter, [try AyahRef(112, 1): AudioLength(samples: 72432, sampleRate: 44100), try AyahRef(1, 1): AudioLength(samples: 1, sampleRate: 22050)])
         #expect(try Cache(directory: directory).rememberedLengths(reciter: reciter) == [try AyahRef(112, 1): AudioLength(samples: 72432, sampleRate: 44100)])
+    }
+
+    /// Access times (what eviction goes by) are the wall time of the cache's clock.
+    @Test func accessTimesComeFromTheCachesClock() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = ManualClock(wallMilliseconds: 1_700_000_000_000)
+        let cache = try Cache(directory: directory, clock: clock)
+        let ayah = try AyahRef(112, 1)
+        let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+        try store(data, in: cache, expectation: .pinned(try pinned()))
+        #expect(try cache.index.entry(reciter: "r", ayah: ayah)?.accessedMilliseconds == 1_700_000_000_000)
+        clock.advance(by: 60)
+        _ = try cache.readVerified(reciter: try ReciterID("r"), ayah: ayah, expectation: .pinned(try pinned()))
+        #expect(try cache.index.entry(reciter: "r", ayah: ayah)?.accessedMilliseconds == 1_700_000_060_000)
     }
 
     /// An index made by the version before lengths (user_version 1) gains the columns, its rows kept.

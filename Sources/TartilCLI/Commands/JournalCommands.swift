@@ -28,7 +28,7 @@ enum JournalCommands {
         ],
         run: { invocation, context in
             let surah = try invocation.surah("--surah")
-            let since = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
+            let since = try time("--since", invocation, context)
             let format = try OutputFormat.chosen(invocation, context)
             let events = try context.session.positions(
                 reciter: invocation.value("--reciter"), surah: surah, sinceMs: since, settings: context.settings)
@@ -60,8 +60,8 @@ enum JournalCommands {
         ],
         run: { invocation, context in
             var filter = JournalHistoryFilter()
-            filter.sinceMs = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
-            filter.untilMs = try invocation.value("--until").map { text throws(TartilError) in try parseSince(text, option: "--until") }
+            filter.sinceMs = try time("--since", invocation, context)
+            filter.untilMs = try time("--until", invocation, context)
             filter.surah = try invocation.surah("--surah")
             filter.limit = try invocation.integer("--limit", in: 1...1_000_000)
             if let text = invocation.value("--kind") { filter.kinds = try kinds(text) }
@@ -172,7 +172,7 @@ enum JournalCommands {
         ],
         examples: ["tartil journal export > journal.ndjson", "tartil journal export --since 30d --format csv"],
         run: { invocation, context in
-            let since = try invocation.value("--since").map { text throws(TartilError) in try parseSince(text) }
+            let since = try time("--since", invocation, context)
             let chosen = try OutputFormat.chosen(invocation, context, allowed: exportFormats, default: .ndjson)
             let format = JournalExportFormat(rawValue: chosen.rawValue)!
             guard try context.session.exportJournal(sinceMs: since, format: format, to: context.console.outputDescriptor, settings: context.settings) else {
@@ -469,9 +469,15 @@ enum JournalCommands {
         }
     }
 
-    /// `2026-11-29`, `2026-11-29T08:00[:SS]` (local time, or with `Z` for UTC), or `7d`, `12h`, `30m` ago: in
-    /// milliseconds since 1970.
-    static func parseSince(_ text: String, option: String = "--since") throws(TartilError) -> Int64 {
+    /// The time `option` gives (`--since`, `--until`), a span ago counted back from the session clock's wall time.
+    static func time(_ option: String, _ invocation: Invocation, _ context: Context) throws(TartilError) -> Int64? {
+        guard let text = invocation.value(option) else { return nil }
+        return try parseSince(text, option: option, nowMs: context.session.clock.wallMilliseconds)
+    }
+
+    /// `2026-11-29`, `2026-11-29T08:00[:SS]` (local time, or with `Z` for UTC), or `7d`, `12h`, `30m` before
+    /// `nowMs` (the session clock's wall time): in milliseconds since 1970.
+    static func parseSince(_ text: String, option: String = "--since", nowMs: Int64) throws(TartilError) -> Int64 {
         let forms = "a date from 1970-01-01 to 9999-12-31 (2026-11-29), a date and time (2026-11-29T08:00), or a span ago up to 100 years (7d, 12h, 30m)"
         let bad = TartilError.usage("\(option) takes \(forms), not '\(text)'")
         if let unit = text.last, "dhm".contains(unit) {
@@ -479,7 +485,7 @@ enum JournalCommands {
             guard let amount = NumberText.whole(text.dropLast(), in: 0...(100 * 366 * 86400 / secondsPerUnit)) else {
                 throw bad
             }
-            return Int64(Date().timeIntervalSince1970 * 1000) - Int64(amount * secondsPerUnit) * 1000
+            return nowMs - Int64(amount * secondsPerUnit) * 1000
         }
         var body = Substring(text)
         let utc = body.hasSuffix("Z")

@@ -1,7 +1,7 @@
 import TartilSession
 import TartilCore
+import TartilSystem
 import FoundationEssentials
-import Glibc
 
 /// Where a command's output goes: standard output for results, standard error for messages and progress.
 /// Tests give closures that collect the text; the executable writes to file descriptors 1 and 2.
@@ -43,16 +43,9 @@ public struct Console: Sendable {
     /// The width of standard error's terminal (where progress is drawn), or nil when it is not one.
     public func errorColumns() -> Int? { columnsOf(2) }
 
-    /// Writes all of `text` to `descriptor`, retrying on EINTR and partial writes.
+    /// Writes all of `text` to `descriptor` through the system-call funnel (partial writes and EINTR are
+    /// retried). A failure (EPIPE and friends: the reader is gone) leaves nothing more to do.
     public static func writeAll(_ descriptor: Int32, _ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return  // EPIPE and friends: the reader is gone, nothing more to do.
-            }
-            bytes = bytes.dropFirst(written)
-        }
+        _ = try? SystemCall.writeAll(descriptor, text)
     }
 }
