@@ -64,6 +64,8 @@ public final class Downloader: @unchecked Sendable {
     private let policy: DownloadPolicy
     private let validate: AudioCheck
     private let events: @Sendable (DownloadEvent) -> Void
+    /// Where the download thread reads the time (retry delays, stalls, mirror demotion).
+    private let clock: any TartilClock
     private let finished = DispatchSemaphore(value: 0)
     /// Each thread's start (its own cache opened, or why not), reported to `init`.
     private let threadStarted = DispatchSemaphore(value: 0)
@@ -73,18 +75,20 @@ public final class Downloader: @unchecked Sendable {
 
     /// Starts the download thread and the committer, and returns once both have opened the cache; when either
     /// cannot, both are stopped and its error is thrown. `validate` checks a file whose hash is not known (it
-    /// must decode as MPEG audio); `events` is called on the download thread.
+    /// must decode as MPEG audio); `events` is called on the download thread. The thread reads the time from
+    /// `clock` only.
     public convenience init(
         cacheDirectory: String, limits: DownloadLimits = DownloadLimits(), policy: DownloadPolicy = DownloadPolicy(),
-        validate: @escaping AudioCheck, events: @escaping @Sendable (DownloadEvent) -> Void
+        clock: any TartilClock = SystemClock.shared, validate: @escaping AudioCheck,
+        events: @escaping @Sendable (DownloadEvent) -> Void
     ) throws(CacheError) {
         try self.init(
-            cacheDirectory: cacheDirectory, limits: limits, policy: policy, validate: validate, events: events,
+            cacheDirectory: cacheDirectory, limits: limits, policy: policy, clock: clock, validate: validate, events: events,
             openCache: { directory throws(CacheError) in try Cache(directory: directory) })
     }
 
     init(
-        cacheDirectory: String, limits: DownloadLimits, policy: DownloadPolicy,
+        cacheDirectory: String, limits: DownloadLimits, policy: DownloadPolicy, clock: any TartilClock = SystemClock.shared,
         validate: @escaping AudioCheck, events: @escaping @Sendable (DownloadEvent) -> Void,
         openCache: @escaping @Sendable (String) throws(CacheError) -> Cache
     ) throws(CacheError) {
@@ -96,6 +100,7 @@ public final class Downloader: @unchecked Sendable {
         self.policy = policy
         self.validate = validate
         self.events = events
+        self.clock = clock
         self.openCache = openCache
         // Connections per server, and requests per HTTP/2 connection: all of a server's streams on one
         // connection, as curl --parallel does (measured against spreading them over --jobs connections: at RTT
@@ -277,13 +282,15 @@ public final class Downloader: @unchecked Sendable {
         /// Set by the first `cancel()`, and never reset.
         var cancelled = false
         var random = SystemRandomNumberGenerator()
+        // A clock moved by hand (in tests) wakes the thread, which then looks at what is due by the new time.
+        let waker = clock.addWaker { [weak self] in self?.wake() }
         let counter: (Int) -> Void = { [self] count in self.bytesReceived.add(count, ordering: .relaxed) }
 
         /// Takes a finished or cancelled transfer out of the multi handle. It fails only for a handle that is not
         /// in it; the easy handle is cleaned up either way (curl_easy_cleanup also detaches it).
         func removeHandle(_ handle: UnsafeMutableRawPointer) { _ = ccurl_multi_remove_handle(multi, handle) }
 
-        func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+        func now() -> Double { Double(clock.now.nanoseconds) / 1e9 }
         func mirrorHealth(_ job: Job) -> MirrorHealth {
             health[job.request.reciter.rawValue] ?? MirrorHealth(mirrorCount: job.request.mirrors.count, policy: policy)
         }
@@ -719,6 +726,7 @@ public final class Downloader: @unchecked Sendable {
                 usleep(useconds_t(min(timeout, 100) * 1000))  // poll cannot wait: wait here, briefly, instead of spinning
             }
         }
+        clock.removeWaker(waker)
         finished.signal()
     }
 }
