@@ -8,14 +8,14 @@
 ///
 /// A pure value: the downloader reports each server's running total of bytes received and whether requests
 /// that share a connection are in flight to it, and stops those requests when `observe` says it stalled.
-public struct StallWatch: Sendable {
+public struct StallWatch: Sendable, Hashable {
     /// How long a rate under `bytesPerSecond` makes a stall.
     public let seconds: Double
     public let bytesPerSecond: Int
     /// Samples are kept at most this often (the downloader observes on every wake-up).
     static let sampleInterval = 0.25
 
-    private struct Sample: Sendable {
+    private struct Sample: Sendable, Hashable {
         let time: Double
         let bytes: Int
     }
