@@ -133,12 +133,7 @@ import Testing
 
     /// Files outside TartilSystem allowed to read a clock of their own, each with its reason (EINTR and errno
     /// have no exceptions).
-    static let ownClockAllowed: Set<String> = [
-        // The downloader's timing (DispatchTime in `run`, usleep in its wait) moves onto the injected clock with
-        // its scheduling machine, which another change converts separately (issue 22, items 4 and 6). Remove this
-        // entry with it.
-        "TartilNet/Downloader.swift",
-    ]
+    static let ownClockAllowed: Set<String> = []
 
     /// The uses of `systemOnly` in a Swift file's code (comments left out), as `line N: what`.
     static func systemOnlyUses(in text: String, clocksAllowed: Bool = false) -> [String] {
