@@ -187,6 +187,45 @@ import Testing
         #expect(player.isRunning)
     }
 
+    /// Mutated and random request lines (invalid UTF-8, broken JSON, control bytes, huge numbers) sent to a live
+    /// player: each gets one reply line with an exit code, and the player plays on.
+    @Test func garbageOnTheSocketIsAnsweredAndHarmless() throws {
+        let home = try Home(environment)
+        let player = try home.startPlayer(["play", "112", "--repeat-range", "inf", "--output", "silent"])
+        defer { if player.isRunning { player.terminate() } }
+        let program = """
+            import json, random, socket, sys
+            path = sys.argv[1]
+            seeds = [b'status', b'seek 1:00', b'{"command": "seek +1", "request_id": 7}', b'{"command": ["set", "repeat", "2"]}',
+                     b'{"command": ["bookmark", "--note", "x"], "request_id": [1, {"a": null}]}', b'volume +5', b'loop 0:01 0:02 2']
+            rng = random.Random(22)
+            def mutate(line):
+                line = bytearray(line)
+                for _ in range(rng.randint(1, 6)):
+                    op = rng.randrange(5)
+                    if op == 0 and line: line[rng.randrange(len(line))] = rng.randrange(256)
+                    elif op == 1: line.insert(rng.randrange(len(line) + 1), rng.randrange(256))
+                    elif op == 2 and line: del line[rng.randrange(len(line))]
+                    elif op == 3: line += rng.choice(seeds)
+                    else: line = bytearray(rng.randbytes(rng.randint(0, 40)))
+                line = bytes(line).replace(b"\\n", b" ")
+                return line if line.strip() else b"status"  # a blank line is no request (skipped, as a shell does)
+            s = socket.socket(socket.AF_UNIX); s.connect(path); s.settimeout(10); f = s.makefile("rwb")
+            codes, sent = {}, 0
+            for _ in range(2000):
+                f.write(mutate(rng.choice(seeds)) + b"\\n"); f.flush(); sent += 1
+                reply = json.loads(f.readline())
+                codes[reply["exit_code"]] = codes.get(reply["exit_code"], 0) + 1
+            print(json.dumps({"sent": sent, "codes": codes}))
+            """
+        let out = try object(try python(program, in: home.directory, [home.socket]))
+        let codes = try #require(out["codes"] as? [String: Int])
+        #expect(codes.values.reduce(0, +) == 2000, "every line answered: \(out)")
+        #expect(Set(codes.keys).isSubset(of: ["0", "1", "3", "64"]), "\(codes)")
+        #expect(player.isRunning)
+        #expect(try home.run(["status"]).status == 0)
+    }
+
     /// A client that sends requests and never reads the replies is cut off once a send has waited 5 s; other
     /// clients are answered at once all along.
     @Test func aClientThatNeverReadsIsCutOffAndOthersAreServed() throws {

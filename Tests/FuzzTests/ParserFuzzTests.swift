@@ -1,3 +1,4 @@
+import TartilControl
 import TartilSession
 import Foundation
 import TestSupport
@@ -210,6 +211,37 @@ import Testing
             }
             return nil
         }),
+        Target(name: "control socket requests", corpus: { controlRequestCorpus }, run: { input in
+            // What a client sends, as the server reads it: the protocol's line, then the typed request. Whatever
+            // happens, the reply the server would send is one line of JSON that a client decodes to the same code.
+            let reply: String
+            do throws(ControlProtocol.RequestError) {
+                let request = try ControlProtocol.request(input.text)
+                do throws(TartilError) {
+                    _ = try ControlRequest.parse(words: request.words)
+                    reply = ControlProtocol.reply(id: request.id, code: 0, data: nil, error: nil, result: nil)
+                } catch {
+                    guard error.code == .usage else { return "error code \(error.code), not usage" }
+                    reply = ControlProtocol.reply(id: request.id, code: 64, data: nil, error: error.message, result: nil)
+                }
+            } catch {
+                reply = ControlProtocol.reply(id: error.id, code: 64, data: nil, error: error.message, result: nil)
+            }
+            return Self.problem(inReply: reply)
+        }),
+        Target(name: "control socket replies and status output", corpus: { controlReplyCorpus }, run: { input in
+            // What a client reads (a hostile or broken server included); a result it accepts renders as the
+            // status JSON and a reply again, and that decodes to the same result.
+            guard let reply = ControlProtocol.reply(input.text) else { return nil }
+            guard let result = reply.result else { return nil }
+            let again = ControlProtocol.reply(
+                id: .null, code: reply.exitCode, data: SessionJSON.data(result), error: reply.error, result: result)
+            if let problem = Self.problem(inReply: again) { return problem }
+            guard let decoded = ControlProtocol.reply(again), decoded.exitCode == reply.exitCode, decoded.result != nil else {
+                return "a rendered reply does not decode again: \(again.prefix(200))"
+            }
+            return nil
+        }),
         Target(name: "surah names and file names", corpus: { referenceCorpus }, run: { input in
             _ = SurahNames.match(input.text)
             if let ayah = AyahRef(fileName: input.text), !(1...Catalog.totalAyat).contains(ayah.global) { return "file name \(ayah)" }
@@ -260,6 +292,33 @@ import Testing
     }
 
     // MARK: - Corpora
+
+    /// A reply line is one line of JSON with an integer `exit_code`, which a client decodes to that code.
+    static func problem(inReply reply: String) -> String? {
+        guard reply.hasSuffix("\n"), !reply.dropLast().contains("\n") else { return "a reply that is not one line" }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any] else {
+            return "a reply that is not a JSON object: \(reply.prefix(200))"
+        }
+        guard let code = object["exit_code"] as? Int else { return "a reply without exit_code" }
+        guard ControlProtocol.reply(reply).map({ Int($0.exitCode) == code }) ?? false else { return "a reply that does not decode" }
+        return nil
+    }
+
+    static let controlRequestCorpus: [[UInt8]] = [
+        "status", "status --json", "seek 1:00", "seek +5", "pause", "play 36:1-5 --repeat 3 --pause 1x", "set repeat inf",
+        "loop 0:05 0:10 3", "sleep 20m", "stop-after 5 ayat", "volume +10", "speed 1.25", "bookmark 2:255 --note 'a \"note\"'",
+        "watch --follow", "wait", "play 112 --reciter fixture --from 0:02", "quit", "",
+        #"{"command": "seek 1:00", "request_id": 7}"#, #"{"command": ["play", "112", "--repeat", "inf"], "request_id": "a"}"#,
+        #"{"command": ["status"], "request_id": null}"#, #"{"command": "status", "request_id": {"nested": [1, 2.5, true]}}"#,
+        #"{"command": ["bookmark", "--note", "\u00e9\ud83d\ude00"], "request_id": -1e308}"#,
+    ].map { Array($0.utf8) }
+
+    static let controlReplyCorpus: [[UInt8]] = [
+        #"{"request_id":7,"exit_code":0,"data":{"state":"playing","reciter":"fixture","surah":112,"ayah":1,"item":{"index":0,"surah":112,"ayah":1,"kind":"basmala","repetition":1,"cycle":1,"review_for":null},"items":5,"position_ms":1000,"position_samples":22050,"duration_ms":7931,"duration_samples":316926,"sample_rate":22050,"estimated":false,"speed":1.0,"volume":100,"buffering":null,"skipped":[],"options":"","cycle":1,"loop":null,"stop_after":null,"sleep_left_ms":null},"result":{"status":{"_0":{"totalSamples":316926,"durationSamples":316926,"maximumSpeed":2,"options":{"cyclePauseSeconds":0,"basmala":"auto","repeatEach":{"times":{"_0":1}},"repeatRange":{"times":{"_0":1}},"pause":{"seconds":{"_0":0}}},"cycle":1,"isEstimated":false,"durationSeconds":7.931020408163265,"positionSeconds":1,"positionSamples":22050,"ayahStarts":[0,3.1314285714285717,4.6997732426303855,6.317641723356009],"state":"playing","item":{"ayah":[112,1],"repetition":1,"group":1,"cycle":1,"kind":{"basmala":{}}},"sampleRate":22050,"writtenFrames":30720,"volume":100,"hasNext":true,"index":0,"skipped":[],"surah":112,"speed":1,"reciter":"fixture","itemCount":5,"writtenSeconds":1.3931972789115645,"motion":{"since":{"nanoseconds":5796420586503},"limitSamples":22050}}}}}"#,
+        #"{"request_id":null,"exit_code":0,"data":{"event_id":"a96dd0c2-c450-448f-8ab2-873b88c87fbc","surah":112,"ayah":1,"reciter":"fixture","note":"x","ts_ms":1796179201660,"device_id":"2d947d31-11e6-4e97-9c8b-8e6887542b03"},"result":{"bookmark":{"_0":{"eventID":"a96dd0c2-c450-448f-8ab2-873b88c87fbc","surah":112,"ayah":1,"note":"x","timeMs":1796179201660,"reciter":"fixture","deviceID":"2d947d31-11e6-4e97-9c8b-8e6887542b03"}}}}"#,
+        #"{"request_id":null,"exit_code":3,"data":{"state":"stopped"},"result":"stopped"}"#,
+        #"{"request_id":1,"exit_code":64,"error":"seek: 1:39:00 is past the end"}"#,
+    ].map { Array($0.utf8) }
 
     static let referenceCorpus: [[UInt8]] = [
         "36", "2:255", "2:255-260", "2:284-3:5", "juz 30", "juz 1-2", "page 1-3", "hizb 60", "#262", "#1-#7", "yasin",
