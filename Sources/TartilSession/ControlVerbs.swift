@@ -39,7 +39,11 @@ public enum ControlVerbs {
             goes on. The live line and the key help (?) follow the terminal's width.
             While it plays, tartil serves the control socket ($XDG_RUNTIME_DIR/tartil/control.sock; --socket): \
             pause, seek, status, watch and the rest from another terminal act on this player, and a play from \
-            there replaces what it plays.
+            there replaces what it plays, on the same output. A play that names --output or --device plays in its \
+            own process instead, never taking over another terminal's player.
+            What a play does not name carries over from the last play of this prompt, script or player (one sent \
+            from another terminal too): the reciter, the speed, the volume, the output, and a sleep timer still \
+            running.
             """,
         arguments: [
             .init(name: "ref", help: "What to play: 36, yasin, 2:255, 2:255-257, juz 30, 112-114, … (optional with --resume)", repeating: true, optional: true)
@@ -110,7 +114,14 @@ public enum ControlVerbs {
     public static let status = CommandSyntax(
         path: ["status"],
         overview: "Show where playback is: state, ayah, time, and the surah's scrubber bar.",
-        discussion: "Fields (json, ndjson, csv): state, reciter, surah, ayah, item, items, position_ms, position_samples, duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, speed, volume, buffering, skipped, options, cycle, loop, stop_after, sleep_left_ms. Times are recitation time whatever the speed.",
+        discussion: """
+            Fields (json, ndjson, csv): state, reciter, surah, ayah, item, items, position_ms, position_samples, \
+            duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, speed, volume, \
+            buffering, skipped, options, cycle, loop, stop_after, sleep_left_ms. Times are recitation time whatever \
+            the speed. While sound plays the position moves on continuously (from the player's last report of what \
+            the output played), never backwards.
+            With nothing playing, status prints stopped (json: state "stopped", the other fields null) and exits 3.
+            """,
     )
 
     public static let wait = CommandSyntax(
@@ -123,9 +134,10 @@ public enum ControlVerbs {
         overview: "Print the player's events as JSON lines until playback ends.",
         discussion: """
             Watches the player of this prompt or script, or else the player another tartil serves on the control \
-            socket. With --follow it goes on across playbacks until interrupted.
+            socket. With --follow it goes on across playbacks, and waits for a player to start when none plays, \
+            until Ctrl-C, SIGTERM or the reader of its output going away.
             """,
-        options: [.init(names: ["--follow"], valueName: nil, help: "Go on across playbacks (until Ctrl-C).")],
+        options: [.init(names: ["--follow"], valueName: nil, help: "Go on across playbacks, waiting for a player to start (until Ctrl-C).")],
     )
 
     public static let set = CommandSyntax(
@@ -135,7 +147,8 @@ public enum ControlVerbs {
             Takes the values the options of play take (set repeat 3, set repeat inf, set pause 1x, set repeat-range 2, \
             set cycle-pause 5, set stepped window=3, set stepped off, set basmala off). The plan is laid out again and \
             playback stays on the same ayah (the same repetition, where the new plan has it); an A-B loop is cleared. \
-            With --json, prints the status object.
+            Prints the status line at the prompt and when sent to another terminal's player (with --json, the status \
+            object).
             """,
         arguments: [
             .init(name: "option", help: PlaybackOptions.Setting.names.joined(separator: ", ")),
@@ -197,7 +210,8 @@ public enum ControlVerbs {
             discussion: """
                 Acts on the playback of this prompt or script, or else on the player another tartil serves on the \
                 control socket (see tartil help play). Returns once it has taken effect and the position it moved \
-                to is in the journal. With --json, prints the status object; at the prompt, the status line.
+                to is in the journal. With --json, prints the status object; at the prompt, and when sent to another \
+                terminal's player, the status line.
                 """)
     }
 

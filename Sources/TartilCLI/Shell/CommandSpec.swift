@@ -91,7 +91,7 @@ struct GlobalOption: Sendable {
             apply: { value, settings in settings.journalOption = value }),
         GlobalOption(
             name: "--socket", valueName: "path", variable: "TARTIL_SOCKET",
-            help: "The control socket (default: $XDG_RUNTIME_DIR/tartil/control.sock, else /tmp/tartil-UID/control.sock).",
+            help: "The control socket (default: $XDG_RUNTIME_DIR/tartil/control.sock, else /tmp/tartil-UID/control.sock). Its folder must be yours, mode 0700; a folder named here is never made or changed, and only a stale tartil socket is replaced.",
             apply: { value, settings in settings.socketOption = value }),
         GlobalOption(
             name: "--ca-bundle", valueName: "file", variable: "SSL_CERT_FILE",

@@ -67,8 +67,8 @@ enum Help {
         }
         text += "\nEXIT CODES:\n"
         text += paragraph(
-            "0 success, 1 failure, 64 usage error (bad command line or input; nothing was changed), 130 interrupted "
-                + "(Ctrl-C).", width, indent: 2)
+            "0 success, 1 failure, 3 nothing is playing (status), 64 usage error (bad command line or input; nothing "
+                + "was changed), 130 interrupted (Ctrl-C).", width, indent: 2)
         text += "\n" + paragraph("See 'tartil help <command>' for detailed help.", width)
         return text
     }

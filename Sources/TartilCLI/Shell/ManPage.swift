@@ -154,6 +154,9 @@ enum ManPage {
             .B 1
             Failure.
             .TP
+            .B 3
+            Nothing is playing: status found no player (with \\-\\-json it prints state "stopped").
+            .TP
             .B 64
             Usage error: a bad command line or input; nothing was changed.
             .TP
