@@ -17,7 +17,7 @@ public final class ALSAOutput: AudioOutput {
     /// over a busy moment of the machine.
     private static let latencyMicroseconds: UInt32 = 200_000
 
-    /// Opens `device` for playback. Without a sound card, the message says how to play without one.
+    /// Opens `device` for playback (what to do without a sound card is the session's advice, added to the message).
     public init(device: String) throws(AudioError) {
         self.device = device
         name = "alsa:\(device)"
@@ -27,8 +27,7 @@ public final class ALSAOutput: AudioOutput {
         guard result == 0, let handle else {
             throw AudioError(
                 .output,
-                "cannot open the ALSA device '\(device)': \(Self.message(result)). "
-                    + "Without a sound card, use --device null (ALSA's null device), --output null or --output wav:FILE")
+                "cannot open the ALSA device '\(device)': \(Self.message(result))")  // the session adds what to do instead
         }
         pcm = handle
     }
