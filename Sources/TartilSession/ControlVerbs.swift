@@ -39,7 +39,9 @@ public enum ControlVerbs {
             goes on. The live line and the key help (?) follow the terminal's width.
             While it plays, tartil serves the control socket ($XDG_RUNTIME_DIR/tartil/control.sock; --socket): \
             pause, seek, status, watch and the rest from another terminal act on this player, and a play from \
-            there replaces what it plays.
+            there replaces what it plays. It is also an MPRIS media player (media keys, desktop widgets, \
+            playerctl): stopped from there, it stays, stopped, until Play (or space) starts it again from the \
+            start of the surah, or q, Ctrl-C or tartil stop end it.
             """,
         arguments: [
             .init(name: "ref", help: "What to play: 36, yasin, 2:255, 2:255-257, juz 30, 112-114, … (optional with --resume)", repeating: true, optional: true)
