@@ -2,7 +2,8 @@ import TartilCore
 
 /// What MPRIS clients see of a player (the `org.mpris.MediaPlayer2.Player` properties), decided from its status
 /// alone: pure, so every mapping is tested directly. One track is one surah; its position and length are the
-/// scrubber's (`status`: `position_samples`, `duration_samples`), in microseconds.
+/// scrubber's times (`status`: `position_ms`, `duration_ms`, each item at its own sample rate, which is what a
+/// seek takes), in microseconds.
 public struct MPRISProperties: Sendable, Equatable {
     /// The track: the surah being heard.
     public struct Track: Sendable, Equatable {
@@ -54,10 +55,10 @@ public struct MPRISProperties: Sendable, Equatable {
             track = Track(
                 id: Self.trackID(surah: item.ayah.surah), title: "\(surahName) \(item.ayah)", album: surahName, artist: reciterName,
                 number: item.ayah.ayah,
-                lengthMicroseconds: Self.microseconds(samples: status.durationSamples, rate: status.sampleRate))
+                lengthMicroseconds: Self.microseconds(seconds: status.durationSeconds))
             // The live position (the status is read at the moment asked: `PlayerStatus.at`); 0 once stopped, where
             // Play starts again.
-            if live { positionMicroseconds = Self.microseconds(samples: status.positionSamples, rate: status.sampleRate) }
+            if live { positionMicroseconds = Self.microseconds(seconds: status.positionSeconds) }
         }
         loopStatus = status.map { Self.loopStatus(of: $0.options) } ?? "None"
         // Speed and volume (`MPRISCall.decide` carries out setting them): Rate is the speed, Volume the percent / 100.
@@ -96,6 +97,13 @@ public struct MPRISProperties: Sendable, Equatable {
 
     /// The track id of a surah: a D-Bus object path outside /org/mpris.
     public static func trackID(surah: Int) -> String { "/org/tartil/surah/\(surah)" }
+
+    /// `seconds` in microseconds, rounded to the nearest (0 for a time not above 0, or not a number). The
+    /// scrubber's seconds count each item at its own rate: frames of items at different rates do not add up.
+    public static func microseconds(seconds: Double) -> Int64 {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return Int64((min(seconds, 1e12) * 1_000_000).rounded())
+    }
 
     /// `samples` at `rate` in microseconds, rounded to the nearest (0 when the rate is not known yet).
     public static func microseconds(samples: Int, rate: Int) -> Int64 {

@@ -55,6 +55,25 @@ import Testing
         #expect(!last.canGoNext && last.canGoPrevious)
     }
 
+    /// The scrubber's times, each item at its own rate: in a surah whose files differ in rate (surah 1's fixtures:
+    /// 22050 Hz, then 44100 Hz at 1:5, 16000 Hz at 1:6), frames do not add up to a time at the current item's rate.
+    @Test func positionAndLengthAreTheScrubbersTimesWhateverTheRates() {
+        var status = Self.status(.playing, ayah: 6, index: 5, count: 7, position: 200_000, duration: 260_624)
+        status.sampleRate = 16_000
+        status.positionSeconds = 8.5
+        status.durationSeconds = 10.448_26
+        let properties = MPRISProperties(status: status, reciterName: "R")
+        #expect(properties.positionMicroseconds == 8_500_000, "not 200000 frames at 16 kHz (12.5 s)")
+        #expect(properties.track?.lengthMicroseconds == 10_448_260, "not 260624 frames at 16 kHz (16.3 s)")
+        // Seek adds to that position, in the same seconds the seek takes.
+        #expect(MPRISCall.seek(offsetMicroseconds: 1_000_000).decide(status: status) == .perform(.seek(.time(seconds: 9.5))))
+    }
+
+    @Test(arguments: [(0.0, Int64(0)), (-1, 0), (.nan, 0), (1e-7, 0), (4.499_999_999_9, 4_500_000), (3600.000_000_4, 3_600_000_000)])
+    func microsecondsOfSeconds(seconds: Double, expected: Int64) {
+        #expect(MPRISProperties.microseconds(seconds: seconds) == expected)
+    }
+
     @Test(arguments: [
         // (samples, rate, microseconds)
         (0, 44_100, Int64(0)), (1, 44_100, 23), (2, 44_100, 45), (44_100, 44_100, 1_000_000), (441, 44_100, 10_000),
