@@ -152,9 +152,9 @@ static sd_bus_vtable root_vtable[] = {
 
 // Hands a call to Swift and replies: an empty return, or an error with Swift's reason.
 static int call(sd_bus_message *message, csdbus_player *player, csdbus_call which, int64_t microseconds, double number,
-                const char *track_id, sd_bus_error *error) {
+                const char *text, sd_bus_error *error) {
     char reason[512] = "";
-    if (player->callbacks.call(player->callbacks.context, which, microseconds, number, track_id, reason, sizeof reason) != 0) {
+    if (player->callbacks.call(player->callbacks.context, which, microseconds, number, text, reason, sizeof reason) != 0) {
         return bus.error_set(error, "org.mpris.MediaPlayer2.tartil.Refused", reason);
     }
     return message ? bus.reply_method_return(message, "") : 0;
@@ -200,6 +200,7 @@ static int player_property(sd_bus *b, const char *path, const char *interface, c
     csdbus_snapshot s;
     take_snapshot(userdata, &s);
     if (!strcmp(property, "PlaybackStatus")) return bus.message_append(reply, "s", s.text[CSDBUS_TEXT_PLAYBACK_STATUS]);
+    if (!strcmp(property, "LoopStatus")) return bus.message_append(reply, "s", s.text[CSDBUS_TEXT_LOOP_STATUS]);
     if (!strcmp(property, "Rate")) return bus.message_append(reply, "d", s.rate);
     if (!strcmp(property, "MinimumRate")) return bus.message_append(reply, "d", s.minimum_rate);
     if (!strcmp(property, "MaximumRate")) return bus.message_append(reply, "d", s.maximum_rate);
@@ -241,6 +242,15 @@ static int set_number(sd_bus *b, const char *path, const char *interface, const 
                 error);
 }
 
+static int set_loop_status(sd_bus *b, const char *path, const char *interface, const char *property, sd_bus_message *value,
+                           void *userdata, sd_bus_error *error) {
+    (void)b, (void)path, (void)interface, (void)property;
+    const char *status = NULL;
+    int r = bus.message_read(value, "s", &status);
+    if (r < 0) return r;
+    return call(NULL, userdata, CSDBUS_CALL_SET_LOOP_STATUS, 0, 0, status, error);
+}
+
 #define CHANGES SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 static sd_bus_vtable player_vtable[] = {
     VTABLE_START,
@@ -256,6 +266,7 @@ static sd_bus_vtable player_vtable[] = {
     SD_BUS_METHOD_WITH_NAMES("OpenUri", "s", SD_BUS_PARAM(Uri), "", , method_open_uri, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_NAMES("Seeked", "x", SD_BUS_PARAM(Position), 0),
     SD_BUS_PROPERTY("PlaybackStatus", "s", player_property, 0, CHANGES),
+    SD_BUS_WRITABLE_PROPERTY("LoopStatus", "s", player_property, set_loop_status, 0, CHANGES | SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_WRITABLE_PROPERTY("Rate", "d", player_property, set_number, 0, CHANGES | SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_PROPERTY("Metadata", "a{sv}", player_property, 0, CHANGES),
     SD_BUS_WRITABLE_PROPERTY("Volume", "d", player_property, set_number, 0, CHANGES | SD_BUS_VTABLE_UNPRIVILEGED),

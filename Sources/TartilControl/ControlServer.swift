@@ -23,6 +23,10 @@ public final class ControlServer: Sendable {
     private let inode: UInt64
     private let stopped = Atomic<Bool>(false)
     private let connections = Atomic<Int>(0)
+    /// The requests being answered (not `watch` streams): `stop` lets them send their replies.
+    private let answering = Monitor(0)
+    /// How long `stop` waits for the replies of requests being answered.
+    public static let replySeconds = 2.0
 
     /// Binds the socket and starts serving `session`; nil when another live player already serves this user, or
     /// when the socket cannot be made safely (`note` says why, once). Only a stale socket of this user's is ever
@@ -100,12 +104,15 @@ public final class ControlServer: Sendable {
         self.inode = inode
     }
 
-    /// Stops accepting and removes the socket (at exit), if it is still the one bound here.
+    /// Stops accepting and removes the socket (at exit), if it is still the one bound here; then waits (at most
+    /// `replySeconds`) until the requests being answered have sent their replies: a `stop` that ends this
+    /// player's playback, and so this process, still gets its answer.
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         var status = stat()
         if lstat(socket.path, &status) == 0, UInt64(status.st_ino) == inode { unlink(socket.path) }
         shutdown(listener, Int32(SHUT_RDWR))
+        answering.wait(until: { $0 == 0 }, timeout: Self.replySeconds) { _, _ in }
     }
 
     private func acceptLoop(session: Session) {
@@ -142,7 +149,7 @@ public final class ControlServer: Sendable {
                 continue
             }
             NativeThread.start(stackSize: 512 << 10) { [self] in
-                ControlConnection(descriptor: client, session: session).serve()
+                ControlConnection(descriptor: client, session: session, answering: answering).serve()
                 connections.subtract(1, ordering: .relaxed)
             }
         }
@@ -153,11 +160,14 @@ public final class ControlServer: Sendable {
 final class ControlConnection {
     let descriptor: Int32
     let session: Session
+    /// The server's count of requests being answered.
+    let answering: Monitor<Int>
     private var reader: LineReader
 
-    init(descriptor: Int32, session: Session) {
+    init(descriptor: Int32, session: Session, answering: Monitor<Int>) {
         self.descriptor = descriptor
         self.session = session
+        self.answering = answering
         reader = LineReader(descriptor: descriptor, limit: ControlProtocol.maximumRequestBytes)
     }
 
@@ -194,6 +204,8 @@ final class ControlConnection {
             return send(ControlProtocol.reply(id: request.id, code: ExitCode.of(error), data: nil, error: error.message, result: nil))
         }
         if case .watch(let follow) = typed { return watch(follow: follow, id: request.id) }
+        answering.update { $0 += 1 }
+        defer { answering.update { $0 -= 1 } }
         do throws(TartilError) {
             let result = try session.handle(typed, settings: nil, isCancelled: { [descriptor] in Self.hasGone(descriptor) })
             let code = result == .stopped ? ExitCode.notPlaying : ExitCode.success

@@ -5,20 +5,43 @@ import TartilSession
 import TartilSystem
 
 /// What the MPRIS thread needs from the session that owns the player: its published status (with the reciter's
-/// name), and the way every other front end controls it.
+/// name), and the ways every other front end controls it.
 public struct MPRISController: Sendable {
-    /// The current player's status and reciter's name; nil before a player has started.
-    public var status: @Sendable () -> (status: PlayerStatus, reciterName: String)?
+    /// What MPRIS shows: the player's status as it is now, the reciter's name, and whether Play starts the last
+    /// play again (its player stopped or finished).
+    public struct View: Sendable {
+        public var status: PlayerStatus
+        public var reciterName: String
+        public var canPlayAgain: Bool
+
+        public init(status: PlayerStatus, reciterName: String, canPlayAgain: Bool) {
+            self.status = status
+            self.reciterName = reciterName
+            self.canPlayAgain = canPlayAgain
+        }
+    }
+
+    /// The current player's view (the last one's, ended, while it can be played again); nil before a player has
+    /// started.
+    public var view: @Sendable () -> View?
     /// Carries out a command as the prompt and the control socket do (returns once it has taken effect).
     /// Returns the status the moment the command took effect.
     public var perform: @Sendable (PlaybackMachine.Command) throws(TartilError) -> PlayerStatus?
+    /// Stops, standing by ready to play again (`Session.stopStandingBy`).
+    public var stop: @Sendable () throws(TartilError) -> Void
+    /// Starts the last play again (`Session.playAgain`).
+    public var playAgain: @Sendable () throws(TartilError) -> Void
 
     public init(
-        status: @escaping @Sendable () -> (status: PlayerStatus, reciterName: String)?,
-        perform: @escaping @Sendable (PlaybackMachine.Command) throws(TartilError) -> PlayerStatus?
+        view: @escaping @Sendable () -> View?,
+        perform: @escaping @Sendable (PlaybackMachine.Command) throws(TartilError) -> PlayerStatus?,
+        stop: @escaping @Sendable () throws(TartilError) -> Void,
+        playAgain: @escaping @Sendable () throws(TartilError) -> Void
     ) {
-        self.status = status
+        self.view = view
         self.perform = perform
+        self.stop = stop
+        self.playAgain = playAgain
     }
 }
 
@@ -34,8 +57,9 @@ public final class MPRISService: Sendable {
     private struct Shared {
         var stopping = false
         var ended = false
-        /// A seek happened since `Seeked` was last emitted, landing here (in microseconds into the track).
-        var seeked: Int64?
+        /// A seek happened since `Seeked` was last emitted, landing here (in microseconds into the track), and
+        /// whether that is exact (a seek MPRIS made itself) or read after another front end's seek.
+        var seeked: (microseconds: Int64, exact: Bool)?
         /// The bus name owned, once it is.
         var name: String?
     }
@@ -86,14 +110,21 @@ public final class MPRISService: Sendable {
     /// control socket's do), when MPRIS is on and a session bus is named in `environment`; nil otherwise.
     public static func start(session: Session, environment: [String: String], enabled: Bool) -> MPRISService? {
         let controller = MPRISController(
-            status: { [weak session] in
-                guard let session, let status = session.status() else { return nil }
-                return (status, session.reciterName ?? "")
+            view: { [weak session] in
+                guard let session else { return nil }
+                if let status = session.status() {
+                    return MPRISController.View(status: status, reciterName: session.reciterName ?? "", canPlayAgain: false)
+                }
+                // Stopped or finished: shown as it ended while Play can start it again (the player stays on the bus).
+                guard session.canPlayAgain, let ended = session.lastStatus else { return nil }
+                return MPRISController.View(status: ended, reciterName: session.reciterName ?? "", canPlayAgain: true)
             },
             perform: { [weak session] command throws(TartilError) in
                 guard let session else { return nil }
                 return try session.perform(command, verb: "mpris")
-            })
+            },
+            stop: { [weak session] () throws(TartilError) in _ = try session?.stopStandingBy(verb: "mpris") },
+            playAgain: { [weak session] () throws(TartilError) in _ = try session?.playAgain() })
         guard let service = start(environment: environment, enabled: enabled, controller: controller) else { return nil }
         _ = session.subscribe { event in
             if case .player(let playerEvent) = event { service.playerEvent(playerEvent) } else { service.wake() }
@@ -107,10 +138,10 @@ public final class MPRISService: Sendable {
     /// Called with each of the player's events (any thread; never waits): the MPRIS thread looks at the status
     /// again, and a seek is announced with `Seeked`.
     public func playerEvent(_ event: PlayerEvent) {
-        if case .position(let position) = event, position.reason == .seek, let status = controller.status()?.status {
+        if case .position(let position) = event, position.reason == .seek, let status = controller.view()?.status {
             // Where it landed: read now, right after the seek took effect (a seek MPRIS made itself is known exactly).
             let landed = MPRISProperties(status: status, reciterName: "").positionMicroseconds
-            shared.update { $0.seeked = $0.seeked ?? landed }
+            shared.update { $0.seeked = $0.seeked ?? (landed, false) }
         }
         wake()
     }
@@ -129,7 +160,7 @@ public final class MPRISService: Sendable {
 
     /// A seek MPRIS made itself landed here: `Seeked` says exactly this.
     func landed(_ microseconds: Int64) {
-        shared.update { $0.seeked = microseconds }
+        shared.update { $0.seeked = (microseconds, true) }
     }
 
     func wake() {
@@ -155,7 +186,8 @@ public final class MPRISService: Sendable {
             let woken = csdbus_run_once(handle, wakeDescriptor, timeout)
             if woken < 0 { return }  // the bus went away: MPRIS ends quietly, playback goes on
             // The player publishes its status just after handing over the events that woke this thread: look again
-            // shortly after a wake, and announce a seek only once things are quiet (its position is then current).
+            // shortly after a wake, and announce another front end's seek only once things are quiet (its position
+            // is then current); a seek MPRIS made itself is known exactly, and announced at once.
             timeout = woken == 1 ? 20 : 500
             let now = connection.properties()
             let changed = now.changed(since: announced)
@@ -165,9 +197,12 @@ public final class MPRISService: Sendable {
                 for name in names { free(UnsafeMutablePointer(mutating: name)) }
                 announced = now
             }
-            if woken == 0, let landed = shared.update({ state in defer { state.seeked = nil }; return state.seeked }) {
-                _ = csdbus_emit_seeked(handle, landed)
+            let seek = shared.update { state -> Int64? in
+                guard let seeked = state.seeked, seeked.exact || woken == 0 || state.stopping else { return nil }
+                state.seeked = nil
+                return seeked.microseconds
             }
+            if let seek { _ = csdbus_emit_seeked(handle, seek) }
         }
     }
 }
@@ -184,30 +219,39 @@ private final class MPRISConnection {
     }
 
     func properties() -> MPRISProperties {
-        let current = controller.status()
-        return MPRISProperties(status: current?.status, reciterName: current?.reciterName ?? "")
+        let view = controller.view()
+        return MPRISProperties(status: view?.status, reciterName: view?.reciterName ?? "", canPlayAgain: view?.canPlayAgain ?? false)
     }
 
     /// Carries out a call; nil, or why it was refused.
     func handle(_ call: MPRISCall) -> String? {
-        switch call.decide(status: controller.status()?.status) {
-        case .ignore: return nil
-        case .refuse(let reason): return reason
-        case .perform(let command):
-            do {
+        let view = controller.view()
+        do throws(TartilError) {
+            switch call.decide(status: view?.status, canPlayAgain: view?.canPlayAgain ?? false) {
+            case .ignore: return nil
+            case .refuse(let reason): return reason
+            case .perform(let command):
                 let effect = try controller.perform(command)
                 if case .seek = command, let effect { service.landed(MPRISProperties(status: effect, reciterName: "").positionMicroseconds) }
-            } catch {
-                return error.message
+            case .performInTurn(let commands):
+                for command in commands { _ = try controller.perform(command) }
+            case .stopAndStandBy:
+                try controller.stop()
+            case .playAgain:
+                try controller.playAgain()
             }
-            return nil
+        } catch {
+            return error.message
         }
+        // Announce what changed at once (the wake after a call is seen within a round of the loop).
+        service.wake()
+        return nil
     }
 
     var callbacks: csdbus_callbacks {
         csdbus_callbacks(
             context: Unmanaged.passUnretained(self).toOpaque(),
-            call: { context, which, microseconds, number, trackID, error, capacity in
+            call: { context, which, microseconds, number, text, error, capacity in
                 let connection = Unmanaged<MPRISConnection>.fromOpaque(context!).takeUnretainedValue()
                 let call: MPRISCall
                 switch which {
@@ -219,8 +263,9 @@ private final class MPRISConnection {
                 case CSDBUS_CALL_PREVIOUS: call = .previous
                 case CSDBUS_CALL_SEEK: call = .seek(offsetMicroseconds: microseconds)
                 case CSDBUS_CALL_SET_POSITION:
-                    call = .setPosition(trackID: trackID.map { String(cString: $0) } ?? "", microseconds: microseconds)
+                    call = .setPosition(trackID: text.map { String(cString: $0) } ?? "", microseconds: microseconds)
                 case CSDBUS_CALL_SET_RATE: call = .setRate(number)
+                case CSDBUS_CALL_SET_LOOP_STATUS: call = .setLoopStatus(text.map { String(cString: $0) } ?? "")
                 default: call = .setVolume(number)
                 }
                 guard let reason = connection.handle(call) else { return 0 }
@@ -235,6 +280,7 @@ private final class MPRISConnection {
                 guard let snapshot else { return }
                 let properties = Unmanaged<MPRISConnection>.fromOpaque(context!).takeUnretainedValue().properties()
                 csdbus_snapshot_set_text(snapshot, CSDBUS_TEXT_PLAYBACK_STATUS, properties.playbackStatus)
+                csdbus_snapshot_set_text(snapshot, CSDBUS_TEXT_LOOP_STATUS, properties.loopStatus)
                 if let track = properties.track {
                     snapshot.pointee.has_track = 1
                     csdbus_snapshot_set_text(snapshot, CSDBUS_TEXT_TRACK_ID, track.id)

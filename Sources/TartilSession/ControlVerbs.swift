@@ -44,6 +44,9 @@ public enum ControlVerbs {
             What a play does not name carries over from the last play of this prompt, script or player (one sent \
             from another terminal too): the reciter, the speed, the volume, the output, and a sleep timer still \
             running.
+            It is also an MPRIS media player (media keys, desktop widgets, playerctl): stopped from there, it \
+            stays, stopped, until Play (or space) starts it again from the start of the surah, or q, Ctrl-C or \
+            tartil stop end it.
             """,
         arguments: [
             .init(name: "ref", help: "What to play: 36, yasin, 2:255, 2:255-257, juz 30, 112-114, … (optional with --resume)", repeating: true, optional: true)

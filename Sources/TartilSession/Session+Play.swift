@@ -67,11 +67,15 @@ extension Session {
             state.playbackFailure = nil
             state.failureReported = false
             state.settings = prepared.settings
+            var resolved = PlayRequest(source: .ayat(setup.plan.ayat))
+            resolved.reciter = setup.reciter.id.rawValue
+            state.lastPlay = resolved
             state.carried.output = prepared.output
             state.carried.reciter = setup.reciter.id
             state.reciterName = setup.reciter.name
             return state.generation
         }
+        standby.update { $0 = false }  // a play started: what stood by is replaced
         let player: Player
         do {
             player = try Player(setup: setup, output: output, clock: clock) { [weak self] event in

@@ -57,6 +57,8 @@ public final class Session: Sendable {
         /// The settings of the last play started here (the control socket's plays use them: a remote request
         /// names no paths).
         var settings: Settings?
+        /// The last play started here, as it was resolved (its ayat and reciter): what `playAgain` starts again.
+        var lastPlay: PlayRequest?
         var reciterName: String?
         var subscribers: [Int: @Sendable (SessionEvent) -> Void] = [:]
         var nextSubscriber = 0
@@ -74,6 +76,9 @@ public final class Session: Sendable {
     /// Set while a play is being set up: plays (from the prompt, the socket, MPRIS) are set up one at a time, and
     /// the last one wins.
     let settingUp = Monitor(false)
+    /// Set while the session stands by after a stop that keeps it ready to play again (`stopStandingBy`): until a
+    /// play starts or the standby ends, playback has not ended for good.
+    let standby = Monitor(false)
 
     public init(clock: any TartilClock = SystemClock.shared) {
         self.clock = clock
@@ -143,8 +148,22 @@ public final class Session: Sendable {
     /// Carries out a command that moves or ends playback (or changes how it plays), and returns once it took
     /// effect and the position it recorded is durable in the journal (so `stop; positions` sees it). A command
     /// the machine refuses is a usage error, and nothing changed.
+    ///
+    /// While the session stands by (see `stopStandingBy`), `stop` and `quit` end the standby (the stopped player's
+    /// status is returned), and `toggle` and `resume` start the play again (`playAgain`).
     @discardableResult
     public func perform(_ command: PlaybackMachine.Command, verb: String) throws(TartilError) -> PlayerStatus {
+        if isStandingBy, let standing = lastStatus, standing.state.isEnded {
+            switch command {
+            case .stop, .quit:
+                endStandby()
+                return standing
+            case .toggle, .resume:
+                return try playAgain().status
+            default:
+                break
+            }
+        }
         let player = try livePlayer(verb)
         let status = try player.perform(command)
         flushJournal()
@@ -196,15 +215,23 @@ public final class Session: Sendable {
         }
     }
 
-    /// Waits at most `seconds` (real time) for playback to end for good; true when it has (or nothing plays).
+    /// Waits at most `seconds` (real time) for playback to end for good; true when it has (or nothing plays). A
+    /// session standing by after a stop (`stopStandingBy`) has not ended for good.
     public func hasEnded(waiting seconds: Double) -> Bool {
         let (player, generation, replacing) = state.withLock { ($0.player, $0.generation, $0.replacing) }
         if replacing {
             SystemClock.shared.sleep(until: SystemClock.shared.now.adding(seconds: min(seconds, 0.01)))
             return false
         }
-        guard let player else { return !settingUp.read { $0 } }
+        guard let player else {
+            // No player yet: wait for a play being set up, then look again (read after the set-up, so a play that
+            // has just started is seen, never taken for the end).
+            guard settingUp.wait(until: { !$0 }, timeout: seconds, then: { _, idle in idle }) else { return false }
+            return state.withLock { $0.player == nil && !$0.replacing }
+        }
         guard player.waitUntilEnded(timeout: seconds) else { return false }
+        // Standing by: until a play starts (a new generation, below) or the standby ends.
+        guard standby.wait(until: { !$0 }, timeout: seconds, then: { _, ended in ended }) else { return false }
         // Ended: unless a replacement is being set up or has begun since (settingUp is read first: a play that
         // starts after it has a new generation, or is replacing, by the time the state is read).
         let settingUpNow = settingUp.read { $0 }
@@ -214,6 +241,7 @@ public final class Session: Sendable {
     /// Stops playback (`quitting`: tartil is leaving, the last position is recorded as a quit), waits until it has
     /// stopped, and until every position is durable and every event delivered.
     public func stopAndWait(quitting: Bool = true) {
+        endStandby()
         if let player = state.withLock({ $0.player }) {
             player.stop(quitting: quitting)
             player.waitUntilEnded()

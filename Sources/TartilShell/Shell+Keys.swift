@@ -36,9 +36,9 @@ enum PlaybackFollower {
                 progress?.writeError("\n")
                 throw TartilError(.interrupted, stopOnInterrupt ? "playback stopped" : "stopped waiting; playback goes on")
             }
-            if let progress, let status = session.status() {
+            if let progress {
                 width = RawTerminal.columns(of: 2) ?? width  // cheap, and no handler needed without keys
-                progress.writeError("\r\u{1B}[K" + LiveStatus.line(status, width: width))
+                if let line = liveLine(session, notice: nil, width: width) { progress.writeError("\r\u{1B}[K" + line) }
             }
         }
         session.flushJournal()
@@ -116,12 +116,21 @@ enum PlaybackFollower {
                 if action == .command(.quit) { break }
             }
             if let shown = notice, shown.until < session.clock.now { notice = nil }
-            if draws && foreground, let status = session.status() {  // in the background, the shell's line is left alone
-                console.writeError("\r\u{1B}[K" + LiveStatus.line(status, notice: notice?.text, width: width))
+            // In the background, the shell's line is left alone.
+            if draws && foreground, let line = liveLine(session, notice: notice?.text, width: width) {
+                console.writeError("\r\u{1B}[K" + line)
             }
         }
         session.flushJournal()
         if draws { console.writeError("\r\u{1B}[K") }
+    }
+
+    /// The live line: the status while a player plays; while the session stands by after a Stop from the desktop,
+    /// what starts it again; nil otherwise.
+    private static func liveLine(_ session: Session, notice: String?, width: Int) -> String? {
+        if let status = session.status() { return LiveStatus.line(status, notice: notice, width: width) }
+        guard session.isStandingBy, let stopped = session.lastStatus else { return nil }
+        return LiveStatus.standingBy(stopped, notice: notice, width: width)
     }
 
     /// Carries out what a key asks; returns what the live line should say about it (a refusal's message, the

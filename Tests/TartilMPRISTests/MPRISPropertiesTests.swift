@@ -55,6 +55,25 @@ import Testing
         #expect(!last.canGoNext && last.canGoPrevious)
     }
 
+    /// The scrubber's times, each item at its own rate: in a surah whose files differ in rate (surah 1's fixtures:
+    /// 22050 Hz, then 44100 Hz at 1:5, 16000 Hz at 1:6), frames do not add up to a time at the current item's rate.
+    @Test func positionAndLengthAreTheScrubbersTimesWhateverTheRates() {
+        var status = Self.status(.playing, ayah: 6, index: 5, count: 7, position: 200_000, duration: 260_624)
+        status.sampleRate = 16_000
+        status.positionSeconds = 8.5
+        status.durationSeconds = 10.448_26
+        let properties = MPRISProperties(status: status, reciterName: "R")
+        #expect(properties.positionMicroseconds == 8_500_000, "not 200000 frames at 16 kHz (12.5 s)")
+        #expect(properties.track?.lengthMicroseconds == 10_448_260, "not 260624 frames at 16 kHz (16.3 s)")
+        // Seek adds to that position, in the same seconds the seek takes.
+        #expect(MPRISCall.seek(offsetMicroseconds: 1_000_000).decide(status: status) == .perform(.seek(.time(seconds: 9.5))))
+    }
+
+    @Test(arguments: [(0.0, Int64(0)), (-1, 0), (.nan, 0), (1e-7, 0), (4.499_999_999_9, 4_500_000), (3600.000_000_4, 3_600_000_000)])
+    func microsecondsOfSeconds(seconds: Double, expected: Int64) {
+        #expect(MPRISProperties.microseconds(seconds: seconds) == expected)
+    }
+
     @Test(arguments: [
         // (samples, rate, microseconds)
         (0, 44_100, Int64(0)), (1, 44_100, 23), (2, 44_100, 45), (44_100, 44_100, 1_000_000), (441, 44_100, 10_000),
@@ -104,8 +123,12 @@ import Testing
         (.stop, .finished, .ignore),
         (.playPause, .playing, .perform(.toggle)),
         (.playPause, .paused, .perform(.toggle)),
-        (.stop, .paused, .perform(.stop)),
+        (.stop, .paused, .stopAndStandBy),
+        (.stop, .playing, .stopAndStandBy),
         (.next, .playing, .perform(.next)),
+        (.setRate(0), .playing, .perform(.pause)),
+        (.setRate(0), .buffering, .perform(.pause)),
+        (.setRate(0), .paused, .ignore),
         (.previous, .paused, .perform(.previous)),
         (.seek(offsetMicroseconds: 5_000_000), .playing, .perform(.seek(.time(seconds: 15)))),
         (.seek(offsetMicroseconds: -60_000_000), .playing, .perform(.seek(.time(seconds: 0)))),
@@ -139,9 +162,87 @@ import Testing
             #expect(call.decide(status: nil) == .refuse("nothing is playing (start with: tartil play REF)"))
             #expect(call.decide(status: Self.status(.finished, index: 83)) == .refuse("nothing is playing (start with: tartil play REF)"))
         }
-        #expect(MPRISCall.setRate(0).decide(status: Self.status(.playing)) == .refuse("Rate must be more than 0 (pause with Pause)"))
+        for rate in [-1, -0.5, Double.nan, .infinity] {
+            #expect(MPRISCall.setRate(rate).decide(status: Self.status(.playing)) == .refuse("Rate must be 0 (pause) or a speed from 0.5 to 2"))
+        }
         #expect(MPRISCall.setVolume(.nan).decide(status: Self.status(.playing)) == .refuse("Volume must be a number"))
-        // Past the end of the last ayah: Next with nothing after it stops.
-        #expect(MPRISCall.seek(offsetMicroseconds: 999_000_000).decide(status: Self.status(.playing, ayah: 83, index: 82)) == .perform(.stop))
+        #expect(MPRISCall.setLoopStatus("Shuffle").decide(status: Self.status(.playing)) == .refuse("LoopStatus is None, Track or Playlist, not 'Shuffle'"))
+        #expect(MPRISCall.setLoopStatus("Track").decide(status: nil) == .refuse("nothing is playing (start with: tartil play REF)"))
+    }
+
+    /// "If CanGoNext is false, attempting to call this method should have no effect": Next on the last ayah, and a
+    /// seek past its end (which "acts like a call to Next"), change nothing and are not errors.
+    @Test func nextOnTheLastAyahDoesNothing() {
+        let last = Self.status(.playing, ayah: 83, index: 82)
+        #expect(MPRISCall.next.decide(status: last) == .ignore)
+        #expect(MPRISCall.seek(offsetMicroseconds: 999_000_000).decide(status: last) == .ignore)
+        #expect(MPRISCall.next.decide(status: Self.status(.paused, ayah: 83, index: 82)) == .ignore)
+        #expect(MPRISCall.seek(offsetMicroseconds: 999_000_000).decide(status: Self.status(.playing)) == .perform(.next), "not the last: Next")
+    }
+
+    /// Rate 0 is Pause ("the media player should act as though Pause was called"), and the Rate read stays the speed.
+    @Test func rateZeroPausesAndKeepsTheSpeed() {
+        var status = Self.status(.playing)
+        status.speed = 1.25
+        #expect(MPRISCall.setRate(0).decide(status: status) == .perform(.pause))
+        status.state = .paused
+        #expect(MPRISProperties(status: status, reciterName: "").rate == 1.25)
+        #expect(MPRISCall.setRate(0).decide(status: nil) == .ignore, "Pause with nothing playing is ignored, so is Rate 0")
+        // A reciter's max_speed bounds the rates taken, as MaximumRate says.
+        status.state = .playing
+        status.maximumSpeed = 1.5
+        #expect(MPRISCall.setRate(2).decide(status: status) == .perform(.setSpeed(1.5)))
+    }
+
+    /// LoopStatus is the repeat options: Track an ayah repeated (`--repeat` n > 1 or inf), Playlist the range
+    /// repeated (`--repeat-range`), None neither; Track when both.
+    @Test(arguments: [
+        (RepeatCount.times(1), RepeatCount.times(1), "None"), (.times(3), .times(1), "Track"), (.forever, .times(1), "Track"),
+        (.times(1), .times(2), "Playlist"), (.times(1), .forever, "Playlist"), (.forever, .forever, "Track"),
+    ])
+    func loopStatusReadsTheRepeatOptions(each: RepeatCount, range: RepeatCount, expected: String) {
+        var status = Self.status(.playing)
+        status.options = PlaybackOptions(repeatEach: each, repeatRange: range)
+        #expect(MPRISProperties(status: status, reciterName: "").loopStatus == expected)
+    }
+
+    /// Setting LoopStatus sets the repeat options (Track: `set repeat inf`, Playlist: `set repeat-range inf`, None:
+    /// both once), only those that differ, and nothing when it already reads so.
+    @Test(arguments: [
+        ("Track", RepeatCount.times(1), RepeatCount.times(1), MPRISCall.Decision.performInTurn([.set(.repeatEach(.forever))])),
+        ("Playlist", .times(1), .times(1), .performInTurn([.set(.repeatRange(.forever))])),
+        ("None", .forever, .times(1), .performInTurn([.set(.repeatEach(.times(1)))])),
+        ("None", .times(3), .forever, .performInTurn([.set(.repeatEach(.times(1))), .set(.repeatRange(.times(1)))])),
+        ("Track", .times(1), .forever, .performInTurn([.set(.repeatEach(.forever)), .set(.repeatRange(.times(1)))])),
+        ("Playlist", .forever, .times(1), .performInTurn([.set(.repeatEach(.times(1))), .set(.repeatRange(.forever))])),
+        ("Track", .times(3), .times(1), .ignore),
+        ("Playlist", .times(1), .times(5), .ignore),
+        ("None", .times(1), .times(1), .ignore),
+    ])
+    func settingLoopStatusSetsTheRepeatOptions(wanted: String, each: RepeatCount, range: RepeatCount, expected: MPRISCall.Decision) {
+        var status = Self.status(.playing)
+        status.options = PlaybackOptions(repeatEach: each, repeatRange: range)
+        #expect(MPRISCall.setLoopStatus(wanted).decide(status: status) == expected)
+    }
+
+    @Test func aLoopStatusChangeIsSignalled() {
+        let playing = MPRISProperties(status: Self.status(.playing), reciterName: "R")
+        var status = Self.status(.playing)
+        status.options.repeatEach = .forever
+        #expect(MPRISProperties(status: status, reciterName: "R").changed(since: playing) == ["LoopStatus"])
+    }
+
+    /// After Stop the player stays: Stopped, with its track and CanPlay, at position 0; Play starts it again.
+    @Test func aStoppedPlayerThatCanPlayAgain() {
+        let stopped = Self.status(.stopped)
+        let properties = MPRISProperties(status: stopped, reciterName: "R", canPlayAgain: true)
+        #expect(properties.playbackStatus == "Stopped" && properties.track?.id == "/org/tartil/surah/36")
+        #expect(properties.canPlay && !properties.canPause && !properties.canSeek && !properties.canGoNext && !properties.canGoPrevious)
+        #expect(properties.positionMicroseconds == 0, "Play starts again from the beginning of the track")
+        #expect(MPRISCall.play.decide(status: stopped, canPlayAgain: true) == .playAgain)
+        #expect(MPRISCall.playPause.decide(status: stopped, canPlayAgain: true) == .playAgain)
+        #expect(MPRISCall.play.decide(status: Self.status(.finished, index: 83), canPlayAgain: true) == .playAgain)
+        #expect(MPRISCall.stop.decide(status: stopped, canPlayAgain: true) == .ignore, "already stopped: no effect")
+        #expect(MPRISCall.next.decide(status: stopped, canPlayAgain: true) == .refuse("nothing is playing (start with: tartil play REF)"))
     }
 }

@@ -16,6 +16,7 @@ int csdbus_load(char *error, size_t capacity);
 // What the player looks like to MPRIS at this moment, filled by the snapshot callback.
 typedef enum {
     CSDBUS_TEXT_PLAYBACK_STATUS,  // Playing, Paused or Stopped
+    CSDBUS_TEXT_LOOP_STATUS,      // None, Track or Playlist
     CSDBUS_TEXT_TRACK_ID,         // a D-Bus object path
     CSDBUS_TEXT_TITLE,
     CSDBUS_TEXT_ALBUM,
@@ -45,15 +46,16 @@ typedef enum {
     CSDBUS_CALL_NEXT,
     CSDBUS_CALL_PREVIOUS,
     CSDBUS_CALL_SEEK,          // microseconds: the offset
-    CSDBUS_CALL_SET_POSITION,  // track_id and microseconds
-    CSDBUS_CALL_SET_RATE,      // number
-    CSDBUS_CALL_SET_VOLUME,    // number
+    CSDBUS_CALL_SET_POSITION,     // text (the track id) and microseconds
+    CSDBUS_CALL_SET_RATE,         // number
+    CSDBUS_CALL_SET_VOLUME,       // number
+    CSDBUS_CALL_SET_LOOP_STATUS,  // text (None, Track, Playlist or what the client sent)
 } csdbus_call;
 
 typedef struct {
     void *context;
     // Carries out a call: 0, or -1 with the reason in `error` (the D-Bus caller gets it as an error reply).
-    int (*call)(void *context, csdbus_call call, int64_t microseconds, double number, const char *track_id, char *error,
+    int (*call)(void *context, csdbus_call call, int64_t microseconds, double number, const char *text, char *error,
                 size_t capacity);
     void (*snapshot)(void *context, csdbus_snapshot *snapshot);
 } csdbus_callbacks;

@@ -90,6 +90,15 @@ public enum LiveStatus {
             notice: notice, width: width)
     }
 
+    /// The live line of a player stopped from the desktop and standing by (`Session.stopStandingBy`): what starts
+    /// it again and what leaves.
+    public static func standingBy(_ stopped: PlayerStatus, notice: String? = nil, width: Int) -> String {
+        let name = PlayCommands.surahName(stopped)
+        return LiveLine.render(
+            facts: ["stopped", "space: play again", "q: quit"], name: name.isEmpty ? "" : "\(name) from its start", bar: nil,
+            notice: notice, width: width)
+    }
+
     /// `3:20`, `1:02:03`.
     public static func clock(_ seconds: Double) -> String { PlayCommands.clock(seconds) }
 }
