@@ -214,7 +214,7 @@ public final class Player: Sendable {
     }
 
     /// Stops playback; `quit` records the last position as a quit (tartil is leaving) rather than a stop.
-    public func stop(quitting: Bool = false) { try? perform(quitting ? .quit : .stop) }
+    public func stop(quitting: Bool = false) { _ = try? perform(quitting ? .quit : .stop) }
 
     /// Where playback is now: the audio thread's last snapshot, moved on by the time since it was taken while sound
     /// flows (`PlayerStatus.at`), so it is never more than a few milliseconds behind what the output has played.
