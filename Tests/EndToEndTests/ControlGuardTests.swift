@@ -271,13 +271,7 @@ import Testing
         defer { if player.isRunning { player.terminate() } }
         #expect(try home.run(["pause"]).status == 0)
         func started(_ arguments: [String], output: Any = FileHandle.nullDevice) throws -> Process {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: TestPaths.executable)
-            process.arguments = arguments + home.common
-            process.environment = isolatedEnvironment(home: home.directory).merging(["TARTIL_RECITER": "fixture"]) { $1 }
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try home.spawn(arguments, output: output)
             usleep(400_000)  // connected and waiting
             return process
         }
@@ -311,14 +305,8 @@ import Testing
         let stopped = try object(json.stdout)
         #expect(json.status == 3 && stopped["state"] as? String == "stopped", "\(json.stdout)")
 
-        let follow = Process()
         let pipe = Pipe()
-        follow.executableURL = URL(fileURLWithPath: TestPaths.executable)
-        follow.arguments = ["watch", "--follow"] + home.common
-        follow.environment = isolatedEnvironment(home: home.directory).merging(["TARTIL_RECITER": "fixture"]) { $1 }
-        follow.standardOutput = pipe
-        follow.standardError = FileHandle.nullDevice
-        try follow.run()
+        let follow = try home.spawn(["watch", "--follow"], output: pipe)
         defer { if follow.isRunning { follow.terminate() } }
         usleep(500_000)
         #expect(follow.isRunning, "watch --follow waits for a player instead of failing")

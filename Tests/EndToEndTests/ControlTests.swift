@@ -30,18 +30,27 @@ import Testing
             try runTartil(arguments + common, environment: ["TARTIL_RECITER": "fixture"], home: directory)
         }
 
-        /// Starts `tartil play …` in the background (with `extra` in its environment) and waits until its socket
-        /// answers.
-        func startPlayer(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
+        /// Starts `tartil …` in this home in the background (with `extra` in its environment), its standard output
+        /// going to `output`.
+        func spawn(_ arguments: [String], output: Any = FileHandle.nullDevice, environment extra: [String: String] = [:]) throws
+            -> Process
+        {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: TestPaths.executable)
             process.arguments = arguments + common
             process.environment = [
                 "HOME": directory, "XDG_RUNTIME_DIR": directory + "/run", "TARTIL_RECITER": "fixture", "PATH": "/usr/bin:/bin",
             ].merging(extra) { _, new in new }
-            process.standardOutput = FileHandle.nullDevice
+            process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
+            return process
+        }
+
+        /// Starts `tartil play …` in the background (with `extra` in its environment) and waits until its socket
+        /// answers.
+        func startPlayer(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
+            let process = try spawn(arguments, environment: extra)
             for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
             usleep(50_000)
             return process

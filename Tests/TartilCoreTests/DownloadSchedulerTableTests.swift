@@ -292,13 +292,7 @@ import Testing
         shutdown   =    =    =     =    =    =    =     =    =    =    =    =    D    =    =     =
         """
 
-    static func parsedTable() -> (columns: [String], rows: [String: [String]]) {
-        var lines = table.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        let columns = Array(lines.removeFirst().dropFirst())
-        var rows: [String: [String]] = [:]
-        for line in lines { rows[line[0]] = Array(line.dropFirst()) }
-        return (columns, rows)
-    }
+    static func parsedTable() -> (columns: [String], rows: [String: [String]]) { ExpectationTable.parse(table) }
 
     @Test func theTableCoversEveryPlaceAndInput() {
         let (columns, rows) = Self.parsedTable()
