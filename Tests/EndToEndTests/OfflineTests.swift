@@ -156,6 +156,26 @@ import Testing
         }
     }
 
+    /// A pinned file whose bytes came wrong once is asked again of the same mirror, and arrives: a lone mirror
+    /// that flips a bit on the first answer for each file serves a whole play and a whole prefetch. One that
+    /// always does is asked twice per file, then given up (prefetch) with the hash mismatch named.
+    @Test func wrongBytesAreRetriedOnceOnTheSameMirror() throws {
+        let server = try TestServer.faults(root: TestPaths.fixtures)
+        defer { server.stop() }
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let once = [server.base + "/bitflip-once/fixture/{surah3}{ayah3}.mp3"]
+        let play = try environment.tartil(["play", "112:2-3", "--reciter", "fixture", "--output", "null"], urls: once, in: directory)
+        #expect(play.status == 0, "\(play.stderr)")
+        let prefetch = try environment.tartil(["prefetch", "1", "--reciter", "fixture", "--retries", "1"], urls: once, in: directory)
+        #expect(prefetch.status == 0, "\(prefetch.stderr)")
+        #expect(Set(try environment.verifiedFiles(in: directory).map(\.description)) == ["1:1", "1:2", "1:3", "1:4", "1:5", "1:6", "1:7", "112:2", "112:3"])
+        let always = try environment.tartil(
+            ["prefetch", "112:4", "--reciter", "fixture", "--json"], urls: [server.base + "/bitflip/fixture/{surah3}{ayah3}.mp3"], in: directory)
+        #expect(always.status == 1)
+        #expect(always.stdout.contains("sha256"), "\(always.stdout)")
+    }
+
     /// The timeouts are config keys too (checked when the file is read), and the options win over them.
     @Test func theTimeoutsAreConfigKeysAndOptions() throws {
         let directory = TestPaths.makeTemporaryDirectory()
