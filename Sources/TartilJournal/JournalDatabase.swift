@@ -124,11 +124,15 @@ public final class JournalDatabase {
             // with no log beside it there is nothing the file alone lacks, so it is read as it is (`immutable`).
             var log = stat()
             if stat(path + "-wal", &log) != 0 || log.st_size == 0,
-                let alone = try? Connection(path: Connection.readOnlyURI(path, immutable: true), mode: .readOnly), Self.readable(alone)
+                let alone = try? Connection(path: Connection.readOnlyURI(path, immutable: true), mode: .readOnly)
             {
-                try? opened.close()
-                opened = alone
-                readsFileAlone = true
+                if Self.readable(alone) {
+                    try? opened.close()
+                    opened = alone
+                    readsFileAlone = true
+                } else {
+                    try? alone.close()  // the first connection's error is the one reported
+                }
             }
         }
         connection = opened

@@ -18,7 +18,7 @@ enum PrefetchCommand {
             serve is marked single-source, one the mirrors disagree on is kept marked disputed, with a warning. \
             Failing mirrors are retried with backoff and passed over for the next; a mirror whose HTTPS certificate \
             does not verify is given up for the whole run at once (trust its CA with SSL_CERT_DIR, or --ca-bundle with the system's CAs). Ctrl-C stops \
-            at once and the next run resumes where this one stopped. Exit 0 only when every requested ayah is \
+            at once and the next run resumes where this one stopped. Exit 0 only when every requested file is \
             verified in the cache.
             With --format json or ndjson (the same: a stream), one JSON object per line for each file (event: \
             cached, failed), then a summary object (event: summary; with cross_checked, single_source and disputed \

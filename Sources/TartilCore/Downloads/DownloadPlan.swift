@@ -55,8 +55,8 @@ public enum DownloadFailure: Sendable, Hashable {
     /// one. Tried once more on the same mirror (a copy damaged on the way, or a mirror caught mid-update), then
     /// the mirror cannot give this file.
     case wrongBytes(String)
-    /// This mirror cannot give this file: 404, wrong bytes, an oversized body, a redirect loop or a redirect to
-    /// a scheme other than http(s). Other mirrors may still.
+    /// This mirror cannot give this file: 404, an unpinned file that is not audio, an oversized body, a redirect
+    /// loop or a redirect to a scheme other than http(s). Other mirrors may still.
     case mirrorUnusable(String)
     /// This mirror's TLS certificate does not verify (an unknown CA, another name, expired): no retry changes
     /// that, and it is the same for every file, so the mirror is given up for the whole run (`MirrorHealth`).
