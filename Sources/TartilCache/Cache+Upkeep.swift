@@ -56,8 +56,9 @@ extension Cache {
     }
 
     /// Copies every `SSSAAA.mp3` in `directory` into the cache as `reciter`'s, verified like a download: against
-    /// `table`, or (unpinned) decoded by `validate` and its hash recorded. Files that fail are reported and left
-    /// out. Stops between files when `isCancelled` says so.
+    /// `table`, or (unpinned) decoded by `validate` and its hash recorded. Files that fail, and entries that cannot
+    /// be read (no permission, a link to nothing, a folder or a pipe at the name, a file larger than it may be),
+    /// are reported and left out, and the rest go on. Stops between files when `isCancelled` says so.
     public func importFiles(
         from directory: String, reciter: ReciterID, table: ReciterTable?, unpinnedLimit: Int,
         validate: (String) throws -> AudioLength?, isCancelled: () -> Bool
@@ -75,7 +76,7 @@ extension Cache {
                 continue
             }
             do {
-                let bytes = try FileSystem.read(Path.join(directory, name))
+                let bytes = try FileSystem.readRegularFile(Path.join(directory, name), maxBytes: expectation.maxBytes)
                 let writer = try self.writer(reciter: reciter, ayah: ayah, expectation: expectation)
                 if writer.offset > 0 { try writer.restart() }
                 do {

@@ -193,7 +193,9 @@ public final class Cache {
             try remove(reciter: reciter, ayah: ayah)
             throw CacheError(.mismatch, "\(path) was removed: \(problem)")
         }
-        try index.touch(reciter: reciter.rawValue, ayah: ayah)
+        // Best effort: the access time only orders eviction, and a cache on a read-only or full file system
+        // must still play.
+        try? index.touch(reciter: reciter.rawValue, ayah: ayah)
         return data
     }
 
@@ -305,7 +307,8 @@ public final class Cache {
 
     // MARK: - Pins and budget
 
-    /// Pins or unpins ayat: pinned files are never evicted.
+    /// Pins or unpins ayat: pinned ayat, and the files playing them needs (`PlayFiles.kept`: the basmala's 1:1
+    /// for an ayah 1), are never evicted.
     public func setPinned(_ pinned: Bool, reciter: ReciterID, ayat: [AyahRef]) throws(CacheError) {
         try index.setPinned(pinned, reciter: reciter.rawValue, ayat: ayat)
     }
@@ -316,18 +319,29 @@ public final class Cache {
     /// `reciter/surah:ayah`, the key `pinnedKeys` and `evict(protecting:)` use.
     public static func key(_ reciter: String, _ ayah: AyahRef) -> String { CacheIndex.key(reciter, ayah) }
 
-    /// Removes least-recently-used files until the cache holds at most `budget` bytes, never touching pinned
-    /// files or those in `protecting` (files in use). Returns the removed files.
+    /// The keys of the files eviction spares for the pins: every file playing a pinned ayah needs
+    /// (`PlayFiles.kept`), so a pinned surah keeps its basmala.
+    public func keptForPins() throws(CacheError) -> Set<String> {
+        var kept: Set<String> = []
+        for (reciter, ayat) in try index.pinnedAyat(reciter: nil) {
+            for file in PlayFiles.kept(for: ayat) { kept.insert(Self.key(reciter, file)) }
+        }
+        return kept
+    }
+
+    /// Removes least-recently-used files until the cache holds at most `budget` bytes, never touching what
+    /// pinned ayat need (`keptForPins`) or the files in `protecting` (files in use or just asked for, with what
+    /// playing them needs: see `PlayFiles.kept`). Returns the removed files.
     @discardableResult
     public func evict(toFit budget: Int, protecting: Set<String> = []) throws(CacheError) -> [CachedFile] {
         let all = try files()
         var total = all.reduce(0) { $0 + $1.bytes }
         guard total > budget else { return [] }
-        let pinned = try pinnedKeys()
+        let kept = try keptForPins().union(protecting)
         var removed: [CachedFile] = []
         for file in all.sorted(by: { $0.accessedMilliseconds < $1.accessedMilliseconds }) where total > budget {
             let key = Self.key(file.reciter, file.ayah)
-            guard !pinned.contains(key), !protecting.contains(key), let reciter = try? ReciterID(file.reciter) else { continue }
+            guard !kept.contains(key), let reciter = try? ReciterID(file.reciter) else { continue }
             try remove(reciter: reciter, ayah: file.ayah)
             total -= file.bytes
             removed.append(file)

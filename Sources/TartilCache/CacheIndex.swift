@@ -40,10 +40,51 @@ final class CacheIndex {
     /// Where access and record times come from (`wallMilliseconds`).
     private let clock: any TartilClock
 
+    /// Whether the index could only be opened for reading (a cache on a read-only or full file system): reads
+    /// work, and writes fail with SQLite's error.
+    let isReadOnly: Bool
+
     init(path: String, clock: any TartilClock) throws(CacheError) {
         self.clock = clock
         do {
-            connection = try Connection(path: path)
+            connection = try Self.openForWriting(path)
+            isReadOnly = false
+        } catch {
+            // A cache on a read-only file system, or on a full one, still reads: the index is opened read-only,
+            // and without its write-ahead log's shared memory (which cannot be made there) only when there is no
+            // log to miss.
+            guard FileSystem.exists(path), let readOnly = Self.openForReading(path) else {
+                throw CacheError(.index, "the cache index \(path): \(error)")
+            }
+            connection = readOnly
+            isReadOnly = true
+        }
+    }
+
+    /// The index read-only: through its log when that can be shared, else the database file alone when no log
+    /// holds anything (`immutable`); nil when neither opens.
+    private static func openForReading(_ path: String) -> Connection? {
+        var variants = [Connection.readOnlyURI(path)]
+        var status = stat()
+        if stat(path + "-wal", &status) != 0 || status.st_size == 0 { variants.append(Connection.readOnlyURI(path, immutable: true)) }
+        for uri in variants {
+            guard let connection = try? Connection(path: uri, mode: .readOnly) else { continue }
+            do {
+                try connection.execute("PRAGMA busy_timeout = 10000")
+                let statement = try connection.prepare("SELECT count(*) FROM files")
+                while try statement.step() {}
+                return connection
+            } catch {
+                try? connection.close()
+            }
+        }
+        return nil
+    }
+
+    /// The index opened for reading and writing, created or migrated as needed.
+    private static func openForWriting(_ path: String) throws -> Connection {
+        let connection = try Connection(path: path)
+        do {
             try connection.execute("PRAGMA busy_timeout = 10000")
             try connection.execute("PRAGMA cache_size = -256")  // 256 KiB: the index is small and several threads open it
             try connection.enableWAL()
@@ -100,8 +141,10 @@ final class CacheIndex {
                     try connection.execute("PRAGMA user_version = 2")
                 }
             }
+            return connection
         } catch {
-            throw CacheError(.index, "the cache index \(path): \(error)")
+            try? connection.close()
+            throw error
         }
     }
 
@@ -187,15 +230,21 @@ final class CacheIndex {
     }
 
     func pins(reciter: String?) throws(CacheError) -> Set<String> {
+        Set(try pinnedAyat(reciter: reciter).flatMap { name, ayat in ayat.map { Self.key(name, $0) } })
+    }
+
+    /// The pinned ayat, by reciter.
+    func pinnedAyat(reciter: String?) throws(CacheError) -> [String: [AyahRef]] {
         do {
             let statement = try connection.prepare(
                 reciter == nil ? "SELECT reciter, surah, ayah FROM pins" : "SELECT reciter, surah, ayah FROM pins WHERE reciter = ?")
             try statement.bind(reciter.map { [.text($0)] } ?? [])
-            var keys: Set<String> = []
+            var ayat: [String: [AyahRef]] = [:]
             while try statement.step() {
-                keys.insert("\(statement.text(at: 0) ?? "")/\(statement.integer(at: 1)):\(statement.integer(at: 2))")
+                guard let ayah = try? AyahRef(Int(statement.integer(at: 1)), Int(statement.integer(at: 2))) else { continue }
+                ayat[statement.text(at: 0) ?? "", default: []].append(ayah)
             }
-            return keys
+            return ayat
         } catch {
             throw CacheError(.index, "the cache index: \(error)")
         }

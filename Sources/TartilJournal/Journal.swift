@@ -355,7 +355,8 @@ public final class Journal {
             let unknown = Int(try connection.scalarText(
                 "SELECT count(*) FROM events WHERE kind NOT IN (\(known)) OR (reason IS NOT NULL AND reason NOT IN (\(reasons)))") ?? "0") ?? 0
             if unknown > 0 { problems.append("\(unknown) event\(unknown == 1 ? " has" : "s have") a kind or reason this build does not know") }
-            let mode = try connection.scalarText("PRAGMA journal_mode")
+            let mode = database.readsFileAlone
+                ? (JournalDatabase.fileIsInWALMode(path) ? "wal" : "not wal (by the file's header)") : try connection.scalarText("PRAGMA journal_mode")
             if mode?.lowercased() != "wal" { problems.append("journal_mode is \(mode ?? "unknown"), not wal") }
             return problems
         } catch {

@@ -20,6 +20,10 @@ public final class JournalDatabase {
     public let connection: Connection
     /// True when opened read-only (nothing is created, migrated or checkpointed).
     public let isReadOnly: Bool
+    /// True when it was opened read-only as the file alone (`immutable`: no log beside it, and a file system that
+    /// refused the log's shared memory): `PRAGMA journal_mode` then says `delete` whatever the file is in, and
+    /// `fileIsInWALMode` reads the file's header instead.
+    public private(set) var readsFileAlone = false
     private var isClosed = false
 
     /// The schema, as named migrations (see `Migrator`).
@@ -114,7 +118,24 @@ public final class JournalDatabase {
         if !readOnly && access(path, F_OK) != 0 && Errno.current == .noEntry {
             try Self.create(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         }
-        connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
+        var opened = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
+        if readOnly, !Self.readable(opened) {
+            // Reading a journal in WAL mode makes its `-shm` file, which a full or read-only file system refuses;
+            // with no log beside it there is nothing the file alone lacks, so it is read as it is (`immutable`).
+            var log = stat()
+            if stat(path + "-wal", &log) != 0 || log.st_size == 0,
+                let alone = try? Connection(path: Connection.readOnlyURI(path, immutable: true), mode: .readOnly)
+            {
+                if Self.readable(alone) {
+                    try? opened.close()
+                    opened = alone
+                    readsFileAlone = true
+                } else {
+                    try? alone.close()  // the first connection's error is the one reported
+                }
+            }
+        }
+        connection = opened
         do {
             try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
             try Self.migrator.check(connection, what: "a tartil journal")
@@ -132,6 +153,24 @@ public final class JournalDatabase {
             try? connection.close()
             throw error
         }
+    }
+
+    /// Whether the database file at `path` is in WAL mode, by its header (bytes 18 and 19, the read and write
+    /// versions, are 2 in WAL mode).
+    public static func fileIsInWALMode(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else { return false }
+        defer { Glibc.close(descriptor) }
+        var header = [UInt8](repeating: 0, count: 20)
+        let count = header.withUnsafeMutableBytes { bytes in (try? SystemCall.readAll(descriptor, into: bytes)) ?? -1 }
+        return count == 20 && header[18] == 2 && header[19] == 2
+    }
+
+    /// Whether `connection` can read its schema (a read-only one may not, where SQLite cannot make the log's
+    /// shared memory).
+    private static func readable(_ connection: Connection) -> Bool {
+        guard let statement = try? connection.prepare("SELECT count(*) FROM sqlite_master") else { return false }
+        return (try? statement.step()) != nil
     }
 
     /// A journal path must name a regular file or nothing yet (a device such as `/dev/null`, a directory or a

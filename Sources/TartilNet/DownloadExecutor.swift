@@ -113,6 +113,8 @@ final class DownloadExecutor {
         switch outcome {
         case .success(let bytes):
             feed(.committed(job, .stored(bytes: bytes)))
+        case .failure(let error) where error.code == .mismatch && requests[job]?.expectation.isKnown == true:
+            feed(.committed(job, .mismatch(reason: error.message)))
         case .failure(let error):
             feed(
                 .committed(

@@ -20,7 +20,7 @@ public enum Prefetch {
         public var validate: AudioCheck
         public var unpinnedLimit: Int
         /// Afterwards, evict least-recently-used files until the cache fits in this many bytes (the files asked
-        /// for stay).
+        /// for stay, with what playing them needs, and what pinned ayat need).
         public var budget: Int?
 
         public init(
@@ -91,7 +91,8 @@ public enum Prefetch {
         var evicted = 0
         if let budget = order.budget {
             do {
-                evicted = try cache.evict(toFit: budget, protecting: Set(order.ayat.map { Cache.key(order.reciter.id.rawValue, $0) })).count
+                let kept = PlayFiles.kept(for: order.ayat).map { Cache.key(order.reciter.id.rawValue, $0) }
+                evicted = try cache.evict(toFit: budget, protecting: Set(kept)).count
             } catch {
                 throw TartilError(.failure, error.message)
             }

@@ -295,13 +295,13 @@ final class Transfer {
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM:
             return .mirrorUnusable("TLS: \(message)")
         case CURLE_OPERATION_TIMEDOUT:
-            return .transient(received > 0 ? "stalled (too slow for too long)" : "timed out", retryAfter: nil)
+            return .unreachable(received > 0 ? "stalled (too slow for too long)" : "timed out")
         case CURLE_PARTIAL_FILE:
             return .transient("connection closed before the end of the body", retryAfter: nil)
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
             return .transient("connection reset: \(message)", retryAfter: nil)
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST:
-            return .transient("cannot connect: \(message)", retryAfter: nil)
+            return .unreachable("cannot connect: \(message)")
         default:
             return .transient(message, retryAfter: nil)
         }

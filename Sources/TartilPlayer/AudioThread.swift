@@ -239,6 +239,8 @@ final class AudioThread {
                     emit(.buffering(ayah))
                 case .skipped(let ayah, let reason):
                     emit(.error(message: "skipped \(ayah): \(reason)", ayah: ayah))
+                case .skippedBasmala(let ayah, let reason):
+                    emit(.error(message: "skipped the basmala (\(PlayFiles.basmala)) of surah \(ayah.surah): \(reason)", ayah: ayah))
                 }
             case .end(let state, let message):
                 ended = true
@@ -466,7 +468,8 @@ final class AudioThread {
             },
             loopMarkSeconds: machine.loopMark.map { timeline.seconds(at: $0) - timeline.seconds(at: spanStart) },
             stopAfter: machine.stopAfter, sleepSecondsLeft: machine.sleepSecondsLeft,
-            speed: machine.speed, volume: machine.volume, maximumSpeed: machine.maximumSpeed, hasNext: machine.hasNext)
+            speed: machine.speed, volume: machine.volume, maximumSpeed: machine.maximumSpeed, hasNext: machine.hasNext,
+            skippedBasmala: Dictionary(machine.skippedBasmala.map { ($0.ayah, $0.reason) }, uniquingKeysWith: { first, _ in first }))
     }
 
     /// How long what was written lasts (what `render` wrote).

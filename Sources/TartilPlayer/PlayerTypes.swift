@@ -16,6 +16,8 @@ public struct PlayerSetup: Sendable {
     /// Where to begin when resuming: this far into the recitation of an ayah of the plan (wins over `start`).
     public var resumeAt: (ayah: AyahRef, offsetSamples: Int)?
     public var limits: DownloadLimits
+    /// How hard to try for each file (`DownloadPolicy.playback` by default: a mirror that cannot be reached is
+    /// passed over at once).
     public var policy: DownloadPolicy
     /// The largest file accepted for an ayah the table does not pin.
     public var unpinnedLimit: Int
@@ -34,7 +36,7 @@ public struct PlayerSetup: Sendable {
     public init(
         reciter: Reciter, table: ReciterTable?, cacheDirectory: String, output: OutputChoice, plan: PlaybackPlan,
         start: SeekTarget? = nil, limits: DownloadLimits = DownloadLimits(parallel: 4),
-        policy: DownloadPolicy = DownloadPolicy(), unpinnedLimit: Int = AudioValidation.unpinnedLimit
+        policy: DownloadPolicy = .playback, unpinnedLimit: Int = AudioValidation.unpinnedLimit
     ) {
         self.reciter = reciter
         self.table = table

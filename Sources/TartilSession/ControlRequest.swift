@@ -28,6 +28,9 @@ public struct PlayRequest: Sendable, Hashable {
     /// config file, else the sound card's default device.
     public var output: String?
     public var device: String?
+    /// `--connect-timeout` and `--stall-timeout` (nil: the config file's, else the default).
+    public var connectTimeout: Double?
+    public var stallSeconds: Int?
 
     public init(source: Source) { self.source = source }
 
@@ -67,6 +70,9 @@ public struct PlayRequest: Sendable, Hashable {
         if case .offset? = start { throw .usage("--from takes a time, a share or an ayah, not a relative move") }
         output = invocation.value("--output")
         device = invocation.value("--device")
+        let timeouts = try DownloadLimits().with(invocation)
+        if invocation.value("--connect-timeout") != nil { connectTimeout = timeouts.connectTimeout }
+        if invocation.value("--stall-timeout") != nil { stallSeconds = timeouts.stallSeconds }
     }
 
     /// True when the request names where the sound goes: it then plays in its own process, never replacing the

@@ -21,7 +21,7 @@ public enum ControlVerbs {
         .init(names: ["--stop-after"], valueName: "when", help: "Stop by itself: after a time (20m, 1h30m, 90s, 1:30:00; a bare number is minutes; the last 3 s fade out), n ayat (5 ayat), the surah or the juz."),
         .init(names: ["--speed"], valueName: "x", help: "Speed, pitch preserved: 0.5-2 in steps of 0.05 (default 1; positions stay recitation time)."),
         .init(names: ["--volume"], valueName: "percent", help: "Volume, 0-150 (default 100); above full scale a limiter lowers the gain, nothing clips."),
-    ]
+    ] + DownloadLimits.timeoutOptions
 
     public static let play = CommandSyntax(
         path: ["play"],
@@ -29,7 +29,12 @@ public enum ControlVerbs {
         discussion: """
             Files come from the verified cache; the current ayah and the next three are downloaded at top priority \
             when they are not there, and playback shows "buffering" until they arrive. An ayah that fails on every \
-            mirror is reported and skipped. From the command line, play returns when playback ends (exit 0 when \
+            mirror is reported and skipped (a basmala is named as the basmala of its surah). A mirror that cannot \
+            be reached (no connection within --connect-timeout) or stops sending (--stall-timeout) is not tried \
+            again: the file fails over to the next mirror, and with none left is skipped; for 30 s after that, no \
+            other file waits on that mirror either, so a play with its mirrors gone ends within a timeout or two \
+            instead of retrying. A file whose bytes do not match its hash is asked once more of the same mirror, \
+            then of the next. From the command line, play returns when playback ends (exit 0 when \
             every ayah played, 1 when one was skipped or a position could not be saved to the journal, 130 on \
             Ctrl-C). At the prompt or in a script it returns at once, and pause, seek, status and the rest control \
             it; a script that ends waits for playback to end.
@@ -120,7 +125,8 @@ public enum ControlVerbs {
         discussion: """
             Fields (json, ndjson, csv): state, reciter, surah, ayah, item, items, position_ms, position_samples, \
             duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, speed, volume, \
-            buffering, skipped, options, cycle, loop, stop_after, sleep_left_ms. Times are recitation time whatever \
+            buffering, skipped (surah, ayah, kind, reason: kind basmala is the basmala before that ayah 1, played \
+            from 1:1; kind ayah the ayah itself), options, cycle, loop, stop_after, sleep_left_ms. Times are recitation time whatever \
             the speed. While sound plays the position moves on continuously (from the player's last report of what \
             the output played), never backwards.
             With nothing playing, status prints stopped (json: state "stopped", the other fields null) and exits 3.

@@ -34,7 +34,9 @@ extension Session {
         }
     }
 
-    /// Puts `request.ayat` in the verified cache; `report` is called on this thread as files settle.
+    /// Puts the files playing `request.ayat` needs in the verified cache (`PlayFiles.needed`: the ayat, and the
+    /// basmala's 1:1 before ayah 1 of a surah other than 1 and 9); `report` is called on this thread as files
+    /// settle.
     public func prefetch(
         _ request: PrefetchRequest, settings: Settings, isCancelled: @escaping @Sendable () -> Bool, report: Prefetch.Report
     ) throws(TartilError) -> (reciter: ReciterID, outcome: Prefetch.Outcome) {
@@ -43,7 +45,7 @@ extension Session {
         var limits = try settings.trusting(request.limits)
         limits.caBundle = limits.caBundle ?? request.limits.caBundle
         let order = Prefetch.Order(
-            reciter: reciter, table: try library.table(for: reciter), ayat: request.ayat, limits: limits,
+            reciter: reciter, table: try library.table(for: reciter), ayat: PlayFiles.needed(for: request.ayat), limits: limits,
             policy: DownloadPolicy(maxAttempts: request.attempts), cacheDirectory: try settings.checkedCacheDirectory(),
             validate: AudioValidation.validate, unpinnedLimit: AudioValidation.unpinnedLimit, budget: request.budget)
         return (reciter.id, try Prefetch.run(order, clock: clock, isCancelled: isCancelled, report: report))
@@ -56,8 +58,12 @@ extension Session {
         public let reciter: String
         public var files = 0
         public var bytes = 0
+        /// Surahs that play offline: every file playing them needs is cached (`PlayFiles`: the basmala's 1:1
+        /// included, unless the configured basmala is off).
         public var completeSurahs: [Int] = []
-        public var partialSurahs: [(surah: Int, cached: Int, total: Int)] = []
+        /// Surahs with some of their own ayat cached that do not play offline: the files playing them needs that
+        /// are cached, of how many, and whether the basmala's 1:1 is one of those missing.
+        public var partialSurahs: [(surah: Int, cached: Int, total: Int, basmalaMissing: Bool)] = []
         /// Unpinned files by the cross-check's mark.
         public var marks: [SourceMark: [AyahRef]] = [:]
     }
@@ -82,19 +88,27 @@ extension Session {
     public func cacheSummaries(reciter: String?, settings: Settings) throws(TartilError) -> [CacheSummary] {
         if let reciter { _ = try ReciterID(reciter) }
         let cache = try openCache(settings)
+        // Complete means it plays offline as `play` would lay it out: with the basmala unless it is off.
+        let basmala = settings.configured("basmala").flatMap { PlaybackOptions.Basmala(rawValue: $0.lowercased()) } ?? .auto
         var summaries: [String: CacheSummary] = [:]
-        var perSurah: [String: [Int: Int]] = [:]
+        var cached: [String: Set<AyahRef>] = [:]
         for file in try Self.cacheCall({ () throws(CacheError) in try cache.files(reciter: reciter) }) {
             summaries[file.reciter, default: CacheSummary(reciter: file.reciter)].files += 1
             summaries[file.reciter]!.bytes += file.bytes
             if let mark = file.mark { summaries[file.reciter]!.marks[mark, default: []].append(file.ayah) }
-            perSurah[file.reciter, default: [:]][file.ayah.surah, default: 0] += 1
+            cached[file.reciter, default: []].insert(file.ayah)
         }
         return summaries.keys.sorted().map { name in
             var summary = summaries[name]!
-            for (surah, count) in perSurah[name, default: [:]].sorted(by: { $0.key < $1.key }) {
-                let total = Catalog.surahs[surah - 1].ayahCount
-                if count == total { summary.completeSurahs.append(surah) } else { summary.partialSurahs.append((surah, count, total)) }
+            let files = cached[name, default: []]
+            for surah in Set(files.map(\.surah)).sorted() {
+                let missing = PlayFiles.missing(fromSurah: surah, cached: files, basmala: basmala)
+                if missing.isEmpty {
+                    summary.completeSurahs.append(surah)
+                } else {
+                    let total = PlayFiles.needed(forSurah: surah, basmala: basmala).count
+                    summary.partialSurahs.append((surah, total - missing.count, total, surah != 1 && missing.contains(PlayFiles.basmala)))
+                }
             }
             return summary
         }
@@ -121,8 +135,10 @@ extension Session {
 
     /// Re-hashes every cached file (of `reciter`, when given) against its table or recorded hash, removes the bad
     /// ones and, with `repair`, downloads them again (`report` sees that download's progress).
+    /// `limits`: what the repair downloads under (nil: `settings.downloadLimits()`).
     public func verifyCache(
-        reciter: String?, repair: Bool, settings: Settings, isCancelled: @escaping @Sendable () -> Bool, report: Prefetch.Report
+        reciter: String?, repair: Bool, settings: Settings, limits: DownloadLimits? = nil, isCancelled: @escaping @Sendable () -> Bool,
+        report: Prefetch.Report
     ) throws(TartilError) -> CacheVerification {
         let cache = try openCache(settings)
         let library = try? settings.library()
@@ -146,7 +162,8 @@ extension Session {
         }
         if repair && !problems.isEmpty {
             guard let library else { throw TartilError(.failure, "cannot repair: mirrors.json could not be read") }
-            let limits = try settings.trusting(DownloadLimits())
+            let repairLimits: DownloadLimits
+            if let limits { repairLimits = limits } else { repairLimits = try settings.downloadLimits() }
             for (name, group) in Dictionary(grouping: problems.map(\.file), by: \.reciter) {
                 let reciter = try library.reciter(try ReciterID(name))
                 let requests = try group.map { file throws(TartilError) in
@@ -159,7 +176,7 @@ extension Session {
                         priority: .prefetch)
                 }
                 let order = Prefetch.Order(
-                    reciter: reciter, table: tables[name], ayat: group.map(\.ayah), limits: limits, policy: DownloadPolicy(),
+                    reciter: reciter, table: tables[name], ayat: group.map(\.ayah), limits: repairLimits, policy: DownloadPolicy(),
                     cacheDirectory: cache.directory, validate: AudioValidation.validate, unpinnedLimit: AudioValidation.unpinnedLimit)
                 let progress = try Prefetch.fetch(requests, order: order, clock: clock, isCancelled: isCancelled, report: report)
                 result.repaired += progress.downloaded
@@ -191,7 +208,7 @@ extension Session {
         guard FileSystem.isDirectory(directory) else {
             throw TartilError.usage("\(directory) is not a folder: give a folder of SSSAAA.mp3 files")
         }
-        let names = (try? FileSystem.names(in: directory)) ?? []
+        let names = try FileSystem.names(in: directory)
         guard names.contains(where: { AyahRef(fileName: $0) != nil }) else { throw TartilError.usage("\(directory) holds no SSSAAA.mp3 files") }
         let cache = try openCache(settings)
         return try Self.cacheCall { () throws(CacheError) in
@@ -254,15 +271,19 @@ extension Session {
 
     /// What a reference means for the reciter named, ayah by ayah; with `lengths`, unpinned ayat get durations
     /// too (remembered, or estimated from sizes the mirrors are asked for).
+    /// `limits`: what the mirrors are asked under (nil: `settings.downloadLimits()`).
     public func resolve(
-        _ references: [Reference], reciter name: String?, lengths: Bool, settings: Settings, isCancelled: @escaping @Sendable () -> Bool
+        _ references: [Reference], reciter name: String?, lengths: Bool, settings: Settings, limits: DownloadLimits? = nil,
+        isCancelled: @escaping @Sendable () -> Bool
     ) throws(TartilError) -> Resolution {
         let reciter = try settings.reciterID(named: name, for: "resolve")
         var resolution = try settings.library().resolve(references, reciter: reciter)
         if lengths {
+            let asked: DownloadLimits
+            if let limits { asked = limits } else { asked = try settings.downloadLimits() }
             resolution.lengths = try UnpinnedLengths.find(
                 resolution.ayat.filter { $0.pinned == nil }.map(\.ayah), reciter: resolution.reciter,
-                cacheDirectory: try settings.checkedCacheDirectory(), network: true, isCancelled: isCancelled)
+                cacheDirectory: try settings.checkedCacheDirectory(), network: true, limits: asked, isCancelled: isCancelled)
         }
         return resolution
     }

@@ -190,7 +190,9 @@ extension Session {
         var setup = PlayerSetup(
             reciter: reciter, table: try library.table(for: reciter), cacheDirectory: try settings.checkedCacheDirectory(),
             output: output, plan: plan, start: request.start)
-        setup.limits = try settings.trusting(setup.limits)
+        setup.limits = try settings.downloadLimits(setup.limits)
+        if let seconds = request.connectTimeout { setup.limits.connectTimeout = seconds }
+        if let seconds = request.stallSeconds { setup.limits.stallSeconds = seconds }
         setup.stopAfter = request.stopAfter
         setup.loop = request.loop
         setup.resumeAt = resumeAt

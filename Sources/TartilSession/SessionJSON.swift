@@ -86,9 +86,13 @@ public enum SessionJSON {
             ("speed", .double(status.speed)),
             ("volume", .int(status.volume)),
             ("buffering", status.bufferingAyah.map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) } ?? .null),
-            ("skipped", .array(status.skipped.sorted { $0.key < $1.key }.map {
-                .object([("surah", .int($0.key.surah)), ("ayah", .int($0.key.ayah)), ("reason", .string($0.value))])
-            })),
+            ("skipped", .array(
+                (status.skippedBasmala ?? [:]).sorted { $0.key < $1.key }.map {
+                    .object([("surah", .int($0.key.surah)), ("ayah", .int($0.key.ayah)), ("kind", .string("basmala")), ("reason", .string($0.value))])
+                }
+                + status.skipped.sorted { $0.key < $1.key }.map {
+                    .object([("surah", .int($0.key.surah)), ("ayah", .int($0.key.ayah)), ("kind", .string("ayah")), ("reason", .string($0.value))])
+                })),
             ("options", .string(status.options.summary)),
             ("cycle", .int(status.cycle)),
             ("loop", loopJSON),

@@ -328,4 +328,15 @@ extension Settings {
         limits.caDirectory = try checkedCADirectory()
         return limits
     }
+
+    /// `limits` trusting the CAs (`trusting`), with the config file's `connect-timeout` and `stall-timeout`, and
+    /// then `invocation`'s `--connect-timeout` and `--stall-timeout` (which win): what every command that
+    /// downloads runs under.
+    public func downloadLimits(_ limits: DownloadLimits = DownloadLimits(), options invocation: Invocation? = nil) throws(TartilError) -> DownloadLimits {
+        var limits = try trusting(limits).with(
+            connectTimeout: configured("connect-timeout").map { ($0, "\(config?.location("connect-timeout") ?? "config"): connect-timeout") },
+            stallTimeout: configured("stall-timeout").map { ($0, "\(config?.location("stall-timeout") ?? "config"): stall-timeout") })
+        if let invocation { limits = try limits.with(invocation) }
+        return limits
+    }
 }

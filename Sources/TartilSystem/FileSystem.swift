@@ -88,6 +88,40 @@ public enum FileSystem {
         return bytes
     }
 
+    /// The whole regular file at `path` (a symbolic link is followed), of at most `maxBytes` bytes, for a file
+    /// someone handed over (`cache import`): what stands in the way is named in words, not only the system's
+    /// reason — a link to nothing, a folder, something other than a regular file (a pipe is opened without
+    /// waiting for a writer), a file too large, one that cannot be opened or read.
+    public static func readRegularFile(_ path: String, maxBytes: Int) throws(TartilError) -> [UInt8] {
+        var status = stat()
+        if stat(path, &status) != 0 {
+            let cause = reason()
+            var link = stat()
+            if errno == ENOENT && lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK {
+                throw TartilError(.notFound, "\(path) is a symbolic link to nothing (its target does not exist)")
+            }
+            throw TartilError(.io, "cannot read \(path)", cause: cause)
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw TartilError(.io, "\(path) is a folder, not a file")
+        default: throw TartilError(.io, "\(path) is not a regular file (a pipe, a socket or a device)")
+        }
+        guard Int(status.st_size) <= maxBytes else {
+            throw TartilError(.io, "\(path) is too large (\(status.st_size) bytes, at most \(maxBytes) expected)")
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { throw TartilError(.io, "cannot open \(path)", cause: reason()) }
+        // Opened now: it is what was checked (a regular file, not swapped for a pipe in between).
+        var opened = stat()
+        let regular = fstat(descriptor, &opened) == 0 && (opened.st_mode & S_IFMT) == S_IFREG
+        close(descriptor)
+        guard regular else { throw TartilError(.io, "\(path) changed while it was opened: not a regular file") }
+        let bytes = try read(path)
+        guard bytes.count <= maxBytes else { throw TartilError(.io, "\(path) is too large (it grew past \(maxBytes) bytes)") }
+        return bytes
+    }
+
     /// `errno`'s text.
     public static func reason() -> String { String(cString: strerror(errno)) }
 }

@@ -168,7 +168,7 @@ import Testing
 
     @Test func usageErrorsShowTheUsageLine() throws {
         let result = try runTartil(["resolve", "2:300", "--reciter", "alafasy-128"])
-        #expect(result.stderr.contains("\nUsage: tartil resolve <ref>... [--reciter <id>] [--lengths] [--format <text|json|ndjson|csv>]\n  See 'tartil help resolve'.\n"))
+        #expect(result.stderr.contains("\nUsage: tartil resolve <ref>... [--reciter <id>] [--lengths] [--connect-timeout <time>] [--stall-timeout <time>] [--format <text|json|ndjson|csv>]\n  See 'tartil help resolve'.\n"))
     }
 
     @Test func brokenMirrorsFileIsAFailureNamingTheField() throws {

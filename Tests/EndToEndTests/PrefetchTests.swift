@@ -155,11 +155,11 @@ func sha256(_ path: String) -> String {
         let result = try environment.tartil(
             ["prefetch", "112", "--reciter", "fixture", "--retries", "1", "--json"], urls: [environment.fault(fault, scheme)], in: directory)
         #expect(result.status == 1, "\(fault)")
-        #expect(result.stderr.contains("Error: 4 of 4 ayat could not be downloaded"), "\(fault): \(result.stderr)")
+        #expect(result.stderr.contains("Error: 5 of 5 files could not be downloaded"), "\(fault): \(result.stderr)")
         let summary = try #require(result.stdout.split(separator: "\n").last)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
         let failed = try #require(object["failed"] as? [[String: Any]])
-        #expect(failed.count == 4)
+        #expect(failed.count == 5)  // 112:1-4 and the basmala's 1:1
         #expect(failed.allSatisfy { ($0["reason"] as? String)?.hasPrefix("mirror 1: ") == true })
         #expect(try environment.verifiedFiles(in: directory).isEmpty, "\(fault) left a file")
         #expect(environment.partialFiles(in: directory).isEmpty, "\(fault) left a partial file")
@@ -171,7 +171,7 @@ func sha256(_ path: String) -> String {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try environment.tartil(["prefetch", "112", "--reciter", "fixture"], urls: [environment.fault(fault, scheme)], in: directory)
         #expect(result.status == 0, "\(fault): \(result.stderr)")
-        #expect(try environment.verifiedFiles(in: directory).count == 4)
+        #expect(try environment.verifiedFiles(in: directory).count == 5)  // 112:1-4 and the basmala's 1:1
     }
 
     @Test(arguments: Scheme.allCases)
@@ -198,7 +198,7 @@ func sha256(_ path: String) -> String {
 
         let good = try environment.tartil(["prefetch", "112:1", "--reciter", "loose"], urls: [environment.clean], in: directory)
         #expect(good.status == 0, "\(good.stderr)")
-        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").count == 1)
+        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").count == 2)  // with the basmala's 1:1
         // Its hash is now recorded: a flipped bit on disk is caught.
         let path = directory + "/cache/loose/112001.mp3"
         try flipBit(in: path)
@@ -222,7 +222,7 @@ func sha256(_ path: String) -> String {
         let prefetch = try environment.tartil(["prefetch", "112:1", "--reciter", "fixture"], urls: [environment.clean], in: directory)
         #expect(prefetch.status == 0, "\(prefetch.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: outside)) == original)
-        #expect(try environment.verifiedFiles(in: directory).map(\.description) == ["112:1"])
+        #expect(Set(try environment.verifiedFiles(in: directory).map(\.description)) == ["1:1", "112:1"])  // with its basmala
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/cache/fixture/112001.mp3")) == nil)
 
         #expect(symlink(outside, directory + "/cache/fixture/112002.mp3") == 0)
@@ -261,13 +261,13 @@ func sha256(_ path: String) -> String {
             ["prefetch", "112", "--reciter", "loose", "--json"],
             urls: [environment.fault(fault, scheme), environment.clean(scheme), environment.fault("ok", scheme)], in: directory)
         #expect(result.status == 0, "\(fault): \(result.stderr)")
-        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").count == 4, "\(fault)")
+        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").count == 5, "\(fault)")  // with 1:1
         let summary = try summary(result)
-        #expect(summary["cross_checked"] as? Int == 4, "\(summary)")
+        #expect(summary["cross_checked"] as? Int == 5, "\(summary)")
         #expect((summary["disputed"] as? [Any])?.isEmpty == true)
         let ls = try environment.tartil(["cache", "ls", "--json"], urls: [environment.clean], in: directory)
         let list = try JSONSerialization.jsonObject(with: Data(ls.stdout.utf8)) as? [[String: Any]]
-        #expect(list?.first?["cross_checked"] as? Int == 4, "\(ls.stdout)")
+        #expect(list?.first?["cross_checked"] as? Int == 5, "\(ls.stdout)")
     }
 
     /// Two mirrors that disagree cannot be told apart: the files are kept, marked disputed, the summary warns
@@ -280,15 +280,15 @@ func sha256(_ path: String) -> String {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("warning: the mirrors of loose are not byte-identical"), "\(result.stderr)")
         #expect(result.stderr.contains("112:1: m1: "), "\(result.stderr)")
-        #expect((try summary(result)["disputed"] as? [Any])?.count == 4)
+        #expect((try summary(result)["disputed"] as? [Any])?.count == 5)  // 112:1-4 and the basmala's 1:1
         let ls = try environment.tartil(["cache", "ls"], urls: [environment.clean], in: directory)
-        #expect(ls.stdout.contains("unpinned: 4 disputed (112:1, 112:2, 112:3, 112:4)"), "\(ls.stdout)")
+        #expect(ls.stdout.contains("unpinned: 5 disputed (1:1, 112:1, 112:2, 112:3, 112:4)"), "\(ls.stdout)")
         let verify = try environment.tartil(["cache", "verify"], urls: [environment.clean], in: directory)
         #expect(verify.status == 0)
         #expect(verify.stderr.contains("disputed loose/112001.mp3: its mirrors disagreed"), "\(verify.stderr)")
-        #expect(verify.stdout.contains("unpinned: 0 single-source, 4 disputed"), "\(verify.stdout)")
+        #expect(verify.stdout.contains("unpinned: 0 single-source, 5 disputed"), "\(verify.stdout)")
         let json = try environment.tartil(["cache", "verify", "--json"], urls: [environment.clean], in: directory)
-        #expect((try summary(json)["disputed"] as? [Any])?.count == 4, "\(json.stdout)")
+        #expect((try summary(json)["disputed"] as? [Any])?.count == 5, "\(json.stdout)")
     }
 
     /// A file only one mirror could serve (the reciter's only mirror, or the others failing) is single-source.
@@ -296,7 +296,7 @@ func sha256(_ path: String) -> String {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try environment.tartil(
-            ["prefetch", "112:1", "--reciter", "loose", "--json"], urls: [environment.clean, environment.fault("status-404")], in: directory)
+            ["prefetch", "112:3", "--reciter", "loose", "--json"], urls: [environment.clean, environment.fault("status-404")], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect((try summary(result)["single_source"] as? [Any])?.count == 1)
         let alone = try environment.tartil(["prefetch", "112:2", "--reciter", "loose"], urls: [environment.clean], in: directory)
@@ -304,7 +304,7 @@ func sha256(_ path: String) -> String {
         let verify = try environment.tartil(["cache", "verify", "--json"], urls: [environment.clean], in: directory)
         #expect((try summary(verify)["single_source"] as? [Any])?.count == 2, "\(verify.stdout)")
         let ls = try environment.tartil(["cache", "ls"], urls: [environment.clean], in: directory)
-        #expect(ls.stdout.contains("unpinned: 2 single-source (112:1, 112:2)"), "\(ls.stdout)")
+        #expect(ls.stdout.contains("unpinned: 2 single-source (112:2, 112:3)"), "\(ls.stdout)")
         // Pinned files carry no mark.
         _ = try environment.tartil(["prefetch", "112:1", "--reciter", "fixture"], urls: [environment.clean], in: directory)
         let pinned = try environment.tartil(["cache", "ls", "--reciter", "fixture", "--json"], urls: [environment.clean], in: directory)
@@ -316,12 +316,12 @@ func sha256(_ path: String) -> String {
         for (fault, expectResumed) in [("ok", true), ("ignore-range", false)] {
             let directory = TestPaths.makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            // An earlier run left the first half of 112:1.
-            let source = try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/fixture/112001.mp3"))
+            // An earlier run left the first half of 112:2 (not an ayah 1: no basmala comes with it).
+            let source = try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/fixture/112002.mp3"))
             try FileManager.default.createDirectory(atPath: directory + "/cache/fixture", withIntermediateDirectories: true)
-            try source.prefix(source.count / 2).write(to: URL(fileURLWithPath: directory + "/cache/fixture/.112001.mp3.part"))
+            try source.prefix(source.count / 2).write(to: URL(fileURLWithPath: directory + "/cache/fixture/.112002.mp3.part"))
             let result = try environment.tartil(
-                ["prefetch", "112:1", "--reciter", "fixture", "--json"], urls: [environment.fault(fault, scheme)], in: directory)
+                ["prefetch", "112:2", "--reciter", "fixture", "--json"], urls: [environment.fault(fault, scheme)], in: directory)
             #expect(result.status == 0, "\(fault): \(result.stderr)")
             let line = try #require(result.stdout.split(separator: "\n").last)
             let summary = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -456,10 +456,10 @@ func sha256(_ path: String) -> String {
         _ = try environment.tartil(["prefetch", "112", "--reciter", "fixture"], urls: [environment.clean], in: directory)
         let ls = try environment.tartil(["cache", "ls", "--json"], urls: [environment.clean], in: directory)
         let list = try JSONSerialization.jsonObject(with: Data(ls.stdout.utf8)) as? [[String: Any]]
-        #expect(list?.first?["files"] as? Int == 4)
+        #expect(list?.first?["files"] as? Int == 5)  // with the basmala's 1:1
         #expect(list?.first?["complete_surahs"] as? [Int] == [112])
         let du = try environment.tartil(["cache", "du"], urls: [environment.clean], in: directory)
-        #expect(du.stdout.contains("fixture") && du.stdout.contains("4 files"))
+        #expect(du.stdout.contains("fixture") && du.stdout.contains("5 files"))
 
         // Import surah 1 from the fixture folder (surah 112 is already there), plus one wrong file.
         let folder = directory + "/import"
@@ -470,7 +470,7 @@ func sha256(_ path: String) -> String {
         try FileManager.default.copyItem(atPath: TestPaths.fixtures + "/fixture/001004.mp3", toPath: folder + "/001003.mp3")
         let imported = try environment.tartil(["cache", "import", folder, "--reciter", "fixture"], urls: [environment.clean], in: directory)
         #expect(imported.status == 1)
-        #expect(imported.stdout.contains("2 imported, 1 already cached, 1 rejected"))
+        #expect(imported.stdout.contains("1 imported, 2 already cached, 1 rejected"))
         #expect(imported.stderr.contains("rejected 001003.mp3"))
         #expect(try environment.verifiedFiles(in: directory).count == 6)
 

@@ -187,6 +187,29 @@ import TartilSystem
         #expect(try cache.files().map(\.ayah.description) == ["112:1"])
     }
 
+    /// A pinned ayah 1 keeps the basmala's file (1:1) it is played with: eviction passes over what pinned ayat
+    /// need (`PlayFiles.kept`), and a pin of another ayah keeps only its own file.
+    @Test func evictionKeepsTheBasmalaOfAPinnedSurah() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try Cache(directory: directory)
+        let reciter = try ReciterID("r")
+        let files = [try AyahRef(1, 1), try AyahRef(1, 2), try AyahRef(36, 1), try AyahRef(36, 2), try AyahRef(67, 2)]
+        for (number, ayah) in files.enumerated() {
+            let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 100))
+            try Data(repeating: UInt8(number), count: 100).withUnsafeBytes { try writer.append($0) }
+            try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in nil })
+        }
+        try cache.setPinned(true, reciter: reciter, ayat: [try AyahRef(36, 1), try AyahRef(36, 2), try AyahRef(67, 2)])
+        #expect(try cache.keptForPins() == Set(["r/1:1", "r/36:1", "r/36:2", "r/67:2"]))
+        let removed = try cache.evict(toFit: 0)
+        #expect(removed.map(\.ayah.description) == ["1:2"])
+        #expect(try cache.files().map(\.ayah.description) == ["1:1", "36:1", "36:2", "67:2"])
+        // Unpinned, the basmala goes with the rest.
+        try cache.setPinned(false, reciter: reciter, ayat: [try AyahRef(36, 1)])
+        #expect(Set(try cache.evict(toFit: 0).map(\.ayah.description)) == ["1:1", "36:1"])
+    }
+
     /// Bytes of a known pseudo-random sequence (a file whose size is no multiple of any block size).
     func randomBytes(_ count: Int, seed: UInt64) -> Data {
         var state = seed

@@ -164,3 +164,76 @@ import Testing
         }
     }
 }
+
+/// A mirror that cannot be reached, and one whose bytes are wrong: what play's policy and prefetch's decide.
+@Suite struct UnreachableMirrorTests {
+    /// Each row: the policy (prefetch retries unreachable mirrors, play passes over them), the mirrors, the failures
+    /// in turn (each on the mirror the plan chose), and the actions the plan answers with.
+    @Test(arguments: [
+        // play: a mirror that cannot be reached is passed over at once; with none left the file is given up.
+        ("play", 2, ["unreachable"], ["start 0", "start 1"]),
+        ("play", 2, ["unreachable", "unreachable"], ["start 0", "start 1", "giveUp mirror 1: timed out; mirror 2: timed out"]),
+        ("play", 1, ["unreachable"], ["start 0", "giveUp mirror 1: timed out"]),
+        // prefetch: retried on the same mirror with backoff, within its attempts.
+        ("prefetch", 1, ["unreachable"], ["start 0", "start 0 after 0.25"]),
+        ("prefetch", 2, ["unreachable", "unreachable"], ["start 0", "start 1", "start 0 after 0.25"]),
+        // wrong bytes: once more from the same mirror at once, then the next mirror; either policy.
+        ("play", 2, ["wrong", "wrong"], ["start 0", "start 0", "start 1"]),
+        ("prefetch", 2, ["wrong", "wrong", "wrong", "wrong"], ["start 0", "start 0", "start 1", "start 1", "giveUp mirror 1: size or hash mismatch; mirror 2: size or hash mismatch"]),
+        ("play", 1, ["wrong", "wrong"], ["start 0", "start 0", "giveUp mirror 1: size or hash mismatch"]),
+        ("play", 2, ["wrong", "503", "wrong"], ["start 0", "start 0", "start 1", "start 1"]),
+        // A transient failure (a 503) is still retried by play: the server answered.
+        ("play", 1, ["503"], ["start 0", "start 0 after 0.25"]),
+    ])
+    func unreachableAndWrongBytes(policy name: String, mirrors: Int, failures: [String], expected: [String]) {
+        let policy = name == "play" ? DownloadPolicy.playback : DownloadPolicy()
+        var plan = DownloadPlan(mirrorCount: mirrors, policy: policy)
+        var health = MirrorHealth(mirrorCount: mirrors, policy: policy)
+        func text(_ action: DownloadPlan.Action) -> String {
+            switch action {
+            case .start(let mirror, let delay): delay == 0 ? "start \(mirror)" : "start \(mirror) after \(delay)"
+            case .giveUp(let reason): "giveUp \(reason)"
+            }
+        }
+        var actions = [text(plan.begin(health: health, now: 0))]
+        var current = 0
+        for failure in failures {
+            let value: DownloadFailure = switch failure {
+            case "unreachable": .unreachable("timed out")
+            case "wrong": .wrongBytes("size or hash mismatch")
+            default: .transient("HTTP 503", retryAfter: nil)
+            }
+            health.recordFailure(current, value, now: 1)
+            let action = plan.failed(value, on: current, health: health, now: 1, random: { 1 })
+            actions.append(text(action))
+            if case .start(let mirror, _) = action { current = mirror }
+        }
+        #expect(actions == expected)
+    }
+
+    /// With play's policy a mirror that could not be reached is not asked by the next files either, for
+    /// `unreachableSeconds`: a file begun then is given up at once, naming why; after that (or once the mirror
+    /// served a file) it is asked again.
+    @Test func anUnreachableMirrorIsPassedOverByTheNextFilesForAWhile() {
+        let policy = DownloadPolicy.playback
+        var health = MirrorHealth(mirrorCount: 2, policy: policy)
+        health.recordFailure(0, .unreachable("cannot connect: Connection refused"), now: 10)
+        var second = DownloadPlan(mirrorCount: 2, policy: policy)
+        #expect(second.begin(health: health, now: 11) == .start(mirror: 1, delay: 0))
+        health.recordFailure(1, .unreachable("timed out"), now: 12)
+        var third = DownloadPlan(mirrorCount: 2, policy: policy)
+        #expect(
+            third.begin(health: health, now: 13)
+                == .giveUp(reason: "mirror 1: cannot connect: Connection refused; mirror 2: timed out"))
+        var later = DownloadPlan(mirrorCount: 2, policy: policy)
+        #expect(later.begin(health: health, now: 10 + policy.unreachableSeconds) == .start(mirror: 0, delay: 0))
+        health.recordSuccess(1)
+        var healed = DownloadPlan(mirrorCount: 2, policy: policy)
+        #expect(healed.begin(health: health, now: 13) == .start(mirror: 1, delay: 0))
+        // Prefetch's policy remembers nothing of the kind: every file tries the mirror.
+        var patient = MirrorHealth(mirrorCount: 1, policy: DownloadPolicy())
+        patient.recordFailure(0, .unreachable("timed out"), now: 10)
+        var next = DownloadPlan(mirrorCount: 1, policy: DownloadPolicy())
+        #expect(next.begin(health: patient, now: 11) == .start(mirror: 0, delay: 0))
+    }
+}

@@ -238,6 +238,7 @@ import Testing
         Input("noAnswer", answers: .probing) { $0.probed(one, .unavailable("timed out")) },
         Input("stored", answers: .committing) { $0.committed(one, .stored(bytes: 100)) },
         Input("rejected", answers: .committing) { $0.committed(one, .rejected(reason: "hash mismatch")) },
+        Input("mismatch", answers: .committing) { $0.committed(one, .mismatch(reason: "sha256 mismatch")) },
         Input("lenDone", answers: .lengthRunning) { $0.lengthEnded(lengthOne, answered: true) },
         Input("lenNone", answers: .lengthRunning) { $0.lengthEnded(lengthOne, answered: false) },
         Input("lenRefused", answers: .lengthRunning) { $0.lengthNotStarted(lengthOne) },
@@ -281,6 +282,7 @@ import Testing
         noAnswer   =    =    =     =    =    =    =     =    =    C    =    =    =    =    =     =
         stored     =    =    =     =    =    =    =     =    =    =    K    =    =    =    K     =
         rejected   =    =    =     =    =    =    =     =    =    =    W    =    =    =    X     =
+        mismatch   =    =    =     =    =    =    =     =    =    =    W    =    =    =    X     =
         lenDone    =    =    =     =    =    =    =     =    =    =    =    =    A    =    =     =
         lenNone    =    =    =     =    =    =    =     =    =    =    =    =    Q    =    =     =
         lenRefused =    =    =     =    =    =    =     =    =    =    =    =    N    =    =     =
@@ -299,7 +301,7 @@ import Testing
         #expect(columns == Self.places.map(\.name))
         #expect(Set(rows.keys) == Set(Self.inputs.map(\.name)))
         #expect(rows.values.allSatisfy { $0.count == columns.count })
-        #expect(Self.places.count * Self.inputs.count == 464)
+        #expect(Self.places.count * Self.inputs.count == 480)
     }
 
     /// Every input in every place: 16 places × 29 inputs.
@@ -582,7 +584,9 @@ import Testing
                 }
                 name = "committed \(job.rawValue)"
                 world.committed(
-                    job, random.below(10) == 0 ? .rejected(reason: "hash mismatch") : .stored(bytes: 10_000))
+                    job,
+                    random.below(10) == 0
+                        ? .rejected(reason: "hash mismatch") : random.below(10) == 0 ? .mismatch(reason: "sha256 mismatch") : .stored(bytes: 10_000))
             case 62..<67:
                 guard let id = world.lengthRunning.keys.sorted().first(where: { _ in random.below(2) == 0 }) else {
                     continue

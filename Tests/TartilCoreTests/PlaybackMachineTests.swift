@@ -449,7 +449,8 @@ struct Engine {
             engine.send(.fileFailed(file, reason: "HTTP 404"))
         }
         #expect(engine.ended?.0 == .failed)
-        #expect(engine.ended?.1 == "4 ayat could not be played: 112:1-4 (HTTP 404)")
+        // The basmala is named as the basmala, not as 112:1 (whose own failure follows).
+        #expect(engine.ended?.1 == "the basmala (1:1) of surah 112 could not be played: HTTP 404; 4 ayat could not be played: 112:1-4 (HTTP 404)")
         #expect(engine.records.isEmpty, "nothing was heard: nothing is recorded (not even a stop)")
     }
 
@@ -479,7 +480,28 @@ struct Engine {
         engine.start()
         engine.send(.fileFailed(AyahRef(unchecked: 1, 1), reason: "HTTP 404"))
         #expect(engine.ended?.0 == .failed)
-        #expect(engine.ended?.1 == "basmala before 112:1 cannot be played: HTTP 404")
+        #expect(engine.ended?.1 == "the basmala (1:1) of surah 112 cannot be played: HTTP 404")
+    }
+
+    /// A basmala that cannot be had is skipped as the basmala (its own notice and list), the surah plays on, and
+    /// the message at the end names it as the basmala of its surah, never as the surah's first ayah.
+    @Test func aFailedBasmalaIsNamedAsTheBasmala() {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.send(.fileFailed(AyahRef(unchecked: 1, 1), reason: "mirror 1: cannot connect"))
+        engine.allReady(except: [AyahRef(unchecked: 1, 1)])
+        engine.playToEnd()
+        #expect(engine.ended?.0 == .finished)
+        #expect(engine.machine.skipped.isEmpty)
+        #expect(engine.machine.skippedBasmala.map(\.ayah) == [AyahRef(unchecked: 112, 1)])
+        #expect(engine.notices.contains(.skippedBasmala(AyahRef(unchecked: 112, 1), reason: "mirror 1: cannot connect")))
+        #expect(!engine.notices.contains(where: { if case .skipped = $0 { true } else { false } }))
+        #expect(
+            PlaybackMachine.skippedMessage(engine.machine.skipped, basmala: engine.machine.skippedBasmala)
+                == "the basmala (1:1) of surah 112 could not be played: mirror 1: cannot connect")
+        #expect(
+            PlaybackMachine.skippedMessage([], basmala: [(AyahRef(unchecked: 67, 1), "x"), (AyahRef(unchecked: 36, 1), "x"), (AyahRef(unchecked: 2, 1), "y")])
+                == "the basmala (1:1) of surah 2 could not be played: y; the basmala (1:1) of surahs 36, 67 could not be played: x")
     }
 
     @Test func stopRecordsWhereTheListenerWas() throws {

@@ -171,6 +171,8 @@ struct SchedulerWorld {
                 health[source.reciter] = mirrorHealth
             case .rejected(let reason):
                 recordFailure(job, mirror: mirror, .mirrorUnusable(reason))
+            case .mismatch(let reason):
+                recordFailure(job, mirror: mirror, .wrongBytes(reason))
             }
         }
         send(.committed(job, outcome))

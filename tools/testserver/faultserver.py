@@ -10,6 +10,7 @@ named by the first path segment:  GET /<fault>/<path under ROOT>.
   reset-once         a reset on the first request for each path, then the file (with Range support)
   truncate           Content-Length of the whole file, half the body, then a clean close
   bitflip            the file with one bit flipped in the middle
+  bitflip-once       a bit flipped in the middle on the first request for each path, then the file
   html               200 text/html, an error page
   stall              headers and 1 KiB, then silence (for at most 60 s)
   trickle            one byte every 0.2 s (for at most 60 s)
@@ -137,10 +138,12 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             return
-        if fault == "bitflip":
+        if fault == "bitflip" or (fault == "bitflip-once" and self.count() == 1):
             flipped = bytearray(data)
             flipped[half] ^= 0x10
             return self.serve_file(bytes(flipped), honour_range=False)
+        if fault == "bitflip-once":
+            return self.serve_file(data)
         if fault == "html":
             page = b"<!DOCTYPE html><html><head><title>Error</title></head><body><h1>Service unavailable</h1></body></html>\n" * 4
             self.send_response(200)

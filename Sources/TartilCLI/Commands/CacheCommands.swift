@@ -13,10 +13,13 @@ enum CacheCommands {
     static let ls = CommandSpec(
         path: ["cache", "ls"], overview: "List cached files per reciter: files, bytes, complete surahs, cross-check marks.",
         discussion: """
+            A surah is complete when it plays offline: every ayah of it is cached, and the basmala's file (1:1) \
+            for a surah other than 1 and 9, unless the configured basmala is off. Partly cached surahs show the \
+            files playing them needs that are cached, of how many (the basmala's 1:1 counts as one of them). \
             Unpinned files show what the cross-check found when they were downloaded: cross-checked (another \
             mirror agreed), single-source (only one mirror could serve it) or disputed (the mirrors disagreed). \
             Fields (json, ndjson, csv), one row per reciter: reciter, files, bytes, complete_surahs, partial_surahs \
-            (surah, cached, total), cross_checked (how many), single_source and disputed (surah, ayah).
+            (surah, cached, total, basmala_missing), cross_checked (how many), single_source and disputed (surah, ayah).
             """,
         options: [reciterOption, OutputFormat.option()],
         run: { invocation, context in
@@ -36,7 +39,7 @@ enum CacheCommands {
             let complete = summary.completeSurahs.map(String.init).joined(separator: ", ")
             console.line("  complete surahs: \(complete.isEmpty ? "none" : complete)")
             if !summary.partialSurahs.isEmpty {
-                console.line("  partly cached: " + summary.partialSurahs.map { "\($0.surah) (\($0.cached)/\($0.total))" }.joined(separator: ", "))
+                console.line("  partly cached: " + summary.partialSurahs.map { "\($0.surah) (\($0.cached)/\($0.total)\($0.basmalaMissing ? ", without the basmala 1:1" : ""))" }.joined(separator: ", "))
             }
             if let marks = marksLine(summary) { console.line("  unpinned: " + marks) }
         }
@@ -72,11 +75,16 @@ enum CacheCommands {
             Fields (json, ndjson, csv): checked, good, removed (reciter, surah, ayah, reason), repaired, \
             single_source and disputed (reciter, surah, ayah).
             """,
-        options: [reciterOption, .init(names: ["--repair"], valueName: nil, help: "Download removed files again."), OutputFormat.option()],
+        options: [reciterOption, .init(names: ["--repair"], valueName: nil, help: "Download removed files again.")] + DownloadLimits.timeoutOptions
+            + [OutputFormat.option()],
         run: runVerify)
 
     static let pin = CommandSpec(
         path: ["cache", "pin"], overview: "Keep ayat in the cache: pinned files are never evicted.",
+        discussion: """
+            Eviction (prefetch --max-size) also keeps every file playing a pinned ayah needs: the basmala's file \
+            (1:1) stays while ayah 1 of any surah but 1 and 9 is pinned.
+            """,
         arguments: [.init(name: "ref", help: "Ayat to pin.", repeating: true)],
         options: [.init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER]."), OutputFormat.option()],
         run: { invocation, context in try setPinned(true, invocation, context) })
@@ -92,8 +100,11 @@ enum CacheCommands {
         overview: "Put MP3 files you already have into the cache, verified like downloads.",
         discussion: """
             Every SSSAAA.mp3 in the folder is checked against the reciter's table (or, for an unpinned ayah, must \
-            decode as MPEG audio and then has its hash recorded) and copied in atomically. Files that fail are \
-            reported and left out; exit 0 only when every file was imported.
+            decode as MPEG audio and then has its hash recorded) and copied in atomically. Files that fail, and \
+            entries that cannot be read (no permission, a symbolic link to nothing, a folder or a pipe at an \
+            SSSAAA.mp3 name, a file larger than the ayah's), are reported as rejected with why, and the rest are \
+            imported all the same; exit 0 only when every file was imported or already cached, else 1 once all are \
+            done (130 when interrupted).
             """,
         arguments: [.init(name: "dir", help: "A folder of SSSAAA.mp3 files.")],
         options: [.init(names: ["--reciter"], valueName: "id", help: "The reciter the files are from [env: TARTIL_RECITER]."), OutputFormat.option()],
@@ -107,7 +118,9 @@ enum CacheCommands {
         [
             ("reciter", .string(summary.reciter)), ("files", .int(summary.files)), ("bytes", .int(summary.bytes)),
             ("complete_surahs", .array(summary.completeSurahs.map(JSONValue.int))),
-            ("partial_surahs", .array(summary.partialSurahs.map { .object([("surah", .int($0.surah)), ("cached", .int($0.cached)), ("total", .int($0.total))]) })),
+            ("partial_surahs", .array(summary.partialSurahs.map {
+                .object([("surah", .int($0.surah)), ("cached", .int($0.cached)), ("total", .int($0.total)), ("basmala_missing", .bool($0.basmalaMissing))])
+            })),
             ("cross_checked", .int(summary.marks[.crossChecked]?.count ?? 0)),
             ("single_source", .array((summary.marks[.singleSource] ?? []).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
             ("disputed", .array((summary.marks[.disputed] ?? []).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
@@ -131,7 +144,8 @@ enum CacheCommands {
         let repair = invocation.flag("--repair")
         let console = context.console
         let result = try context.session.verifyCache(
-            reciter: invocation.value("--reciter"), repair: repair, settings: context.settings, isCancelled: context.isCancelled
+            reciter: invocation.value("--reciter"), repair: repair, settings: context.settings,
+            limits: repair ? try context.settings.downloadLimits(options: invocation) : nil, isCancelled: context.isCancelled
         ) { events, _ in
             var lines = PrefetchCommand.ReportLines()
             for event in events { PrefetchCommand.report(event, json: format != .text, showBar: false, into: &lines) }

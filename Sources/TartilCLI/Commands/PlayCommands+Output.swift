@@ -8,6 +8,9 @@ extension PlayCommands {
     static func text(_ status: PlayerStatus, bar: Bool, width: Int = 80) -> [String] {
         var lines = [progressLine(status)]
         if bar { lines.append(scrubber(status, width: max(LiveLine.minimumBar, width - 3))) }
+        for (ayah, reason) in (status.skippedBasmala ?? [:]).sorted(by: { $0.key < $1.key }) {
+            lines.append("skipped the basmala (\(PlayFiles.basmala)) of surah \(ayah.surah): \(reason)")
+        }
         for (ayah, reason) in status.skipped.sorted(by: { $0.key < $1.key }) { lines.append("skipped \(ayah): \(reason)") }
         return lines
     }

@@ -217,7 +217,7 @@ enum PlayCommands {
             throw TartilError(.failure, status.endMessage ?? "playback failed")
         }
         if status.state == .stopped && context.isCancelled() { throw TartilError(.interrupted, "playback stopped") }
-        if let message = PlaybackMachine.skippedMessage(status.skipped.map { ($0.key, $0.value) }) {
+        if let message = PlaybackMachine.skippedMessage(status.skipped.map { ($0.key, $0.value) }, basmala: (status.skippedBasmala ?? [:]).map { ($0.key, $0.value) }) {
             throw TartilError(.failure, message)
         }
     }

@@ -10,14 +10,15 @@ enum PrefetchCommand {
         path: ["prefetch"],
         overview: "Download ayat into the verified cache for offline listening.",
         discussion: """
-            Each file is hashed as it arrives and reaches its final name only after its size and SHA-256 match the \
+            Everything playing the ayat needs is fetched: with ayah 1 of a surah other than 1 and 9, the basmala's \
+            file (1:1), so that a prefetched surah plays offline (the counts are of files). Each file is hashed as it arrives and reaches its final name only after its size and SHA-256 match the \
             reciter's table (an unpinned ayah must decode as MPEG audio; its hash is then recorded and checked on \
             every later read). A new unpinned file is cross-checked against the reciter's next mirror (same size, \
             same last 16 KiB, by one ranged request): a copy two mirrors agree on wins; a file only one mirror could \
             serve is marked single-source, one the mirrors disagree on is kept marked disputed, with a warning. \
             Failing mirrors are retried with backoff and passed over for the next; a mirror whose HTTPS certificate \
             does not verify is given up for the whole run at once (trust its CA with SSL_CERT_DIR, or --ca-bundle with the system's CAs). Ctrl-C stops \
-            at once and the next run resumes where this one stopped. Exit 0 only when every requested ayah is \
+            at once and the next run resumes where this one stopped. Exit 0 only when every requested file is \
             verified in the cache.
             With --format json or ndjson (the same: a stream), one JSON object per line for each file (event: \
             cached, failed), then a summary object (event: summary; with cross_checked, single_source and disputed \
@@ -29,11 +30,8 @@ enum PrefetchCommand {
             .init(names: ["-j", "--jobs"], valueName: "n", help: "Connections per server, 1-64 (default 8): over HTTP/1.1, the transfers at once; over HTTP/2, the most it may open (one usually carries all --streams)."),
             .init(names: ["--streams"], valueName: "n", help: "Requests in flight to a server over HTTP/2, all on one connection when the server allows that many, 1-256 (default \(DownloadLimits.defaultStreams))."),
             .init(names: ["--retries"], valueName: "n", help: "Retries per file across mirrors, 0-20 (default 5)."),
-            .init(names: ["--connect-timeout"], valueName: "time", help: "Give up connecting after this long, 1 s to 5 min (10, 2.5s, 1m; default 10 s)."),
-            .init(names: ["--stall-timeout"], valueName: "time", help: "Abandon a transfer that stays under 512 bytes/s this long (over HTTP/2: a server whose requests together do), 1 s to 10 min (default 15 s)."),
-            .init(names: ["--max-size"], valueName: "size", help: "Afterwards, evict least-recently-used files until the cache fits (e.g. 500M, 2G; pinned and requested files stay) [env: TARTIL_CACHE_MAX_SIZE]."),
-            OutputFormat.option(formats),
-        ],
+            .init(names: ["--max-size"], valueName: "size", help: "Afterwards, evict least-recently-used files until the cache fits (e.g. 500M, 2G; pinned and requested files stay, with the basmala they need) [env: TARTIL_CACHE_MAX_SIZE]."),
+        ] + DownloadLimits.timeoutOptions + [OutputFormat.option(formats)],
         examples: [
             "tartil prefetch 1 36 67 --reciter alafasy-128",
             "tartil prefetch juz 30 --reciter ibrahim-alakhdar --jobs 16 --json",
@@ -80,7 +78,7 @@ enum PrefetchCommand {
             throw TartilError(.interrupted, "prefetch stopped; \(Plural.count(progress.cancelled, "file")) not fetched (run it again to resume)")
         }
         if !progress.failed.isEmpty {
-            throw TartilError(.failure, "\(progress.failed.count) of \(Plural.count(progress.requested, "ayah")) could not be downloaded")
+            throw TartilError(.failure, "\(progress.failed.count) of \(Plural.count(progress.requested, "file")) could not be downloaded")
         }
     }
 
@@ -125,11 +123,9 @@ enum PrefetchCommand {
     }
 
     static func downloadLimits(_ invocation: Invocation, _ context: Context) throws(TartilError) -> DownloadLimits {
-        var limits = try context.settings.trusting(DownloadLimits())
+        var limits = try context.settings.downloadLimits(options: invocation)
         if let jobs = try invocation.integer("--jobs", in: 1...64) { limits.parallel = jobs }
         if let streams = try invocation.integer("--streams", in: 1...256) { limits.streams = streams }
-        if let seconds = try invocation.duration("--connect-timeout", in: 1...300) { limits.connectTimeout = seconds }
-        if let seconds = try invocation.duration("--stall-timeout", in: 1...600) { limits.stallSeconds = Int(seconds.rounded(.up)) }
         return limits
     }
 

@@ -19,8 +19,7 @@ enum ResolveCommand {
         options: [
             .init(names: ["--reciter"], valueName: "id", help: "The reciter (`tartil reciters` lists them) [env: TARTIL_RECITER]."),
             .init(names: ["--lengths"], valueName: nil, help: "Durations of unpinned ayat too: remembered, or estimated from sizes (asks the mirrors)."),
-            OutputFormat.option(),
-        ],
+        ] + DownloadLimits.timeoutOptions + [OutputFormat.option()],
         examples: [
             "tartil resolve 36:1-5 --reciter ibrahim-alakhdar",
             "tartil resolve juz 30 --reciter alafasy-128 --json",
@@ -31,7 +30,7 @@ enum ResolveCommand {
             let references = try ReferenceParser.parse(invocation.arguments)
             let resolution = try context.session.resolve(
                 references, reciter: invocation.value("--reciter"), lengths: invocation.flag("--lengths"), settings: context.settings,
-                isCancelled: context.isCancelled)
+                limits: invocation.flag("--lengths") ? try context.settings.downloadLimits(options: invocation) : nil, isCancelled: context.isCancelled)
             context.console.print(listing(resolution), as: format) {
                 for line in text(resolution) { context.console.line(line) }
             }

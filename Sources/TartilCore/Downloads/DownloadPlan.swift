@@ -12,10 +12,19 @@ public struct DownloadPolicy: Sendable, Hashable {
     public var failuresToDemote: Int
     /// … for this many seconds.
     public var demotionSeconds: Double
+    /// Whether a mirror that could not be reached (`.unreachable`: no connection within the connect timeout, a
+    /// refused connection, a transfer stalled past the stall timeout) is tried again for the same file, with
+    /// backoff within `maxAttempts` (prefetch: true), or passed over at once (play: false), so that a listener
+    /// waits at most one connect or stall timeout per mirror before the file fails over or is given up.
+    public var retriesUnreachable: Bool
+    /// With `retriesUnreachable` false: for this many seconds after a mirror could not be reached, no other file
+    /// asks it either (each would wait the same timeout again); the mirrors left are tried, and with none left the
+    /// file is given up at once.
+    public var unreachableSeconds: Double
 
     public init(
         maxAttempts: Int = 6, baseDelay: Double = 0.25, maxDelay: Double = 30, maxRetryAfter: Double = 60,
-        failuresToDemote: Int = 3, demotionSeconds: Double = 60
+        failuresToDemote: Int = 3, demotionSeconds: Double = 60, retriesUnreachable: Bool = true, unreachableSeconds: Double = 30
     ) {
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
@@ -23,16 +32,31 @@ public struct DownloadPolicy: Sendable, Hashable {
         self.maxRetryAfter = maxRetryAfter
         self.failuresToDemote = failuresToDemote
         self.demotionSeconds = demotionSeconds
+        self.retriesUnreachable = retriesUnreachable
+        self.unreachableSeconds = unreachableSeconds
     }
+
+    /// What the player downloads with: a mirror that cannot be reached is passed over at once (and for
+    /// `unreachableSeconds` by the files after it), so `play` fails over or gives up within one connect or stall
+    /// timeout per mirror instead of retrying a dead mirror.
+    public static let playback = DownloadPolicy(retriesUnreachable: false)
 }
 
 /// Why one attempt at one file failed.
 public enum DownloadFailure: Sendable, Hashable {
-    /// Worth retrying, on this mirror or another: a 5xx or 429, a reset, a timeout, a stall.
+    /// Worth retrying, on this mirror or another: a 5xx or 429, a reset, a body cut short.
     /// `retryAfter` is the server's `Retry-After` in seconds.
     case transient(String, retryAfter: Double?)
-    /// This mirror cannot give this file: 404, wrong bytes, an oversized body, a redirect loop or a redirect to
-    /// a scheme other than http(s). Other mirrors may still.
+    /// The mirror could not be reached, or stopped sending: no connection within the connect timeout, a refused
+    /// connection or an unknown host, a transfer under the stall rate for the stall time. Retried like
+    /// `.transient`, unless the policy passes over unreachable mirrors (`DownloadPolicy.retriesUnreachable`).
+    case unreachable(String)
+    /// The mirror's bytes are not the file: their size or SHA-256 differs from the table's (or the recorded)
+    /// one. Tried once more on the same mirror (a copy damaged on the way, or a mirror caught mid-update), then
+    /// the mirror cannot give this file.
+    case wrongBytes(String)
+    /// This mirror cannot give this file: 404, an unpinned file that is not audio, an oversized body, a redirect
+    /// loop or a redirect to a scheme other than http(s). Other mirrors may still.
     case mirrorUnusable(String)
     /// This mirror's TLS certificate does not verify (an unknown CA, another name, expired): no retry changes
     /// that, and it is the same for every file, so the mirror is given up for the whole run (`MirrorHealth`).
@@ -40,7 +64,7 @@ public enum DownloadFailure: Sendable, Hashable {
 
     public var reason: String {
         switch self {
-        case .transient(let reason, _), .mirrorUnusable(let reason), .untrusted(let reason): reason
+        case .transient(let reason, _), .unreachable(let reason), .wrongBytes(let reason), .mirrorUnusable(let reason), .untrusted(let reason): reason
         }
     }
 }
@@ -50,6 +74,8 @@ public enum DownloadFailure: Sendable, Hashable {
 public struct MirrorHealth: Sendable, Hashable {
     private var consecutiveFailures: [Int]
     private var demotedUntil: [Double]
+    /// Mirrors passed over as unreachable until then, with why (only when the policy does not retry them).
+    private var unreachableUntil: [Int: Unreachable] = [:]
     /// Mirrors given up for the run, with why (an `.untrusted` failure).
     public private(set) var abandoned: [Int: String] = [:]
     let policy: DownloadPolicy
@@ -60,9 +86,13 @@ public struct MirrorHealth: Sendable, Hashable {
         self.policy = policy
     }
 
-    /// An attempt on `mirror` failed with `failure`; an `.untrusted` one gives the mirror up for the run.
+    /// An attempt on `mirror` failed with `failure`; an `.untrusted` one gives the mirror up for the run, and an
+    /// `.unreachable` one (when the policy does not retry those) passes it over for `unreachableSeconds`.
     public mutating func recordFailure(_ mirror: Int, _ failure: DownloadFailure? = nil, now: Double) {
         if case .untrusted(let reason)? = failure, abandoned[mirror] == nil { abandoned[mirror] = reason }
+        if case .unreachable(let reason)? = failure, !policy.retriesUnreachable {
+            unreachableUntil[mirror] = Unreachable(until: now + policy.unreachableSeconds, reason: reason)
+        }
         consecutiveFailures[mirror] += 1
         if consecutiveFailures[mirror] >= policy.failuresToDemote {
             demotedUntil[mirror] = now + policy.demotionSeconds
@@ -72,12 +102,24 @@ public struct MirrorHealth: Sendable, Hashable {
     public mutating func recordSuccess(_ mirror: Int) {
         consecutiveFailures[mirror] = 0
         demotedUntil[mirror] = -.infinity
+        unreachableUntil[mirror] = nil
+    }
+
+    /// Why `mirror` is passed over as unreachable at `now`, or nil when it is not.
+    public func unreachableReason(_ mirror: Int, now: Double) -> String? {
+        guard let entry = unreachableUntil[mirror], entry.until > now else { return nil }
+        return entry.reason
     }
 
     public func isDemoted(_ mirror: Int, now: Double) -> Bool { demotedUntil[mirror] > now }
 
     /// Why `mirror` was given up for the run, or nil when it was not.
     public func abandonedReason(_ mirror: Int) -> String? { abandoned[mirror] }
+
+    private struct Unreachable: Sendable, Hashable {
+        let until: Double
+        let reason: String
+    }
 }
 
 /// The decisions for downloading one file: which mirror to try next, how long to wait first, and when to give
@@ -99,6 +141,8 @@ public struct DownloadPlan: Sendable, Hashable {
     private var attemptsOnMirror: [Int]
     /// Mirrors that cannot serve this file.
     public private(set) var unusable: Set<Int> = []
+    /// Mirrors whose bytes were not the file once already (`.wrongBytes`): a second time makes them unusable.
+    public private(set) var sentWrongBytes: Set<Int> = []
     /// What went wrong on each mirror, latest last.
     public private(set) var failures: [(mirror: Int, failure: DownloadFailure)] = []
     private var lastMirror: Int?
@@ -126,7 +170,8 @@ public struct DownloadPlan: Sendable, Hashable {
     /// was given up for the run.
     public mutating func begin(health: MirrorHealth, now: Double) -> Action {
         guard let mirror = nextMirror(after: nil, health: health, now: now) else {
-            return .giveUp(reason: summary(health: health).isEmpty ? "no mirror" : summary(health: health))
+            let reason = summary(health: health, now: now)
+            return .giveUp(reason: reason.isEmpty ? "no mirror" : reason)
         }
         return start(mirror, delay: 0)
     }
@@ -152,9 +197,18 @@ public struct DownloadPlan: Sendable, Hashable {
             } else {
                 retryAfter = requested
             }
+        case .unreachable:
+            if !policy.retriesUnreachable { unusable.insert(mirror) }  // one timeout per mirror: on to the next
+        case .wrongBytes:
+            if sentWrongBytes.insert(mirror).inserted {
+                // Once more from the same mirror, at once: a copy damaged on the way is not damaged twice.
+                guard attempts < policy.maxAttempts else { return .giveUp(reason: summary(health: health, now: now)) }
+                return start(mirror, delay: 0)
+            }
+            unusable.insert(mirror)
         }
-        guard let next = nextMirror(after: mirror, health: health, now: now) else { return .giveUp(reason: summary(health: health)) }
-        guard attempts < policy.maxAttempts else { return .giveUp(reason: summary(health: health)) }
+        guard let next = nextMirror(after: mirror, health: health, now: now) else { return .giveUp(reason: summary(health: health, now: now)) }
+        guard attempts < policy.maxAttempts else { return .giveUp(reason: summary(health: health, now: now)) }
         // A mirror not yet tried for this file starts at once (fail over); one tried before waits as its server
         // asked, or backs off exponentially with full jitter.
         let tries = attemptsOnMirror[next]
@@ -180,9 +234,14 @@ public struct DownloadPlan: Sendable, Hashable {
     /// What went wrong, mirror by mirror, for the final report: `mirror 1: HTTP 503; mirror 2: hash mismatch`.
     public var summary: String { summary(health: nil) }
 
-    /// `summary`, with the reason of each mirror given up for the run that this file did not try.
-    public func summary(health: MirrorHealth?) -> String {
+    /// `summary`, with the reason of each mirror given up for the run, or passed over as unreachable at `now`,
+    /// that this file did not try (the same words as the file that found it, so a surah's ayat given up for one
+    /// dead mirror read as one range).
+    public func summary(health: MirrorHealth?, now: Double = -.infinity) -> String {
         var latest: [Int: String] = health?.abandoned ?? [:]
+        for mirror in 0..<mirrorCount where latest[mirror] == nil {
+            if let reason = health?.unreachableReason(mirror, now: now) { latest[mirror] = reason }
+        }
         for (mirror, failure) in failures { latest[mirror] = failure.reason }
         return latest.keys.sorted().map { "mirror \($0 + 1): \(latest[$0]!)" }.joined(separator: "; ")
     }
@@ -199,7 +258,7 @@ public struct DownloadPlan: Sendable, Hashable {
     private func nextMirror(after current: Int?, health: MirrorHealth, now: Double) -> Int? {
         let first = current.map { ($0 + 1) % mirrorCount } ?? 0
         let order = (0..<mirrorCount).map { (first + $0) % mirrorCount }
-            .filter { !unusable.contains($0) && health.abandonedReason($0) == nil }
+            .filter { !unusable.contains($0) && health.abandonedReason($0) == nil && health.unreachableReason($0, now: now) == nil }
         return order.first { !health.isDemoted($0, now: now) } ?? order.first
     }
 }

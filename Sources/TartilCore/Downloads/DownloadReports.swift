@@ -40,6 +40,45 @@ public struct DownloadLimits: Sendable, Hashable {
     /// The default of `streams` (see the README for the measurements it comes from).
     public static let defaultStreams = 64
 
+    // MARK: - Timeouts
+
+    /// What `--connect-timeout` and the config key `connect-timeout` take: 1 s to 5 min.
+    public static let connectTimeoutRange: ClosedRange<Double> = 1...300
+    /// What `--stall-timeout` and the config key `stall-timeout` take: 1 s to 10 min (whole seconds, rounded up).
+    public static let stallTimeoutRange: ClosedRange<Double> = 1...600
+
+    /// The options every command that downloads takes (play, render, resume, prefetch, cache verify, resolve).
+    public static let timeoutOptions: [CommandSyntax.Option] = [
+        .init(
+            names: ["--connect-timeout"], valueName: "time",
+            help: "Give up connecting to a mirror after this long, 1 s to 5 min (10, 2.5s, 1m; default 10 s) [config: connect-timeout]."),
+        .init(
+            names: ["--stall-timeout"], valueName: "time",
+            help: "Abandon a transfer that stays under 512 bytes/s this long (over HTTP/2: a server whose requests together do), 1 s to 10 min (default 15 s) [config: stall-timeout]."),
+    ]
+
+    /// These limits with a connect timeout and a stall timeout, each given as a duration text (nil: unchanged);
+    /// `source` names where each came from in errors (`--connect-timeout`, `config:3: connect-timeout`).
+    public func with(
+        connectTimeout: (text: String, source: String)?, stallTimeout: (text: String, source: String)?
+    ) throws(TartilError) -> DownloadLimits {
+        var limits = self
+        if let connectTimeout {
+            limits.connectTimeout = try DurationText.parse(connectTimeout.text, in: Self.connectTimeoutRange, for: connectTimeout.source)
+        }
+        if let stallTimeout {
+            limits.stallSeconds = Int(try DurationText.parse(stallTimeout.text, in: Self.stallTimeoutRange, for: stallTimeout.source).rounded(.up))
+        }
+        return limits
+    }
+
+    /// These limits with `invocation`'s `--connect-timeout` and `--stall-timeout`, when given.
+    public func with(_ invocation: Invocation) throws(TartilError) -> DownloadLimits {
+        try with(
+            connectTimeout: invocation.value("--connect-timeout").map { ($0, "--connect-timeout") },
+            stallTimeout: invocation.value("--stall-timeout").map { ($0, "--stall-timeout") })
+    }
+
     /// Transfers in flight in all, over every server (each holds an open file): room for a full share on two
     /// servers, as when files fail over from one mirror to the next.
     public var transfersInFlight: Int { 2 * max(parallel, streams) }

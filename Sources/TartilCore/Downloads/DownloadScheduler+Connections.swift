@@ -75,7 +75,7 @@ extension DownloadScheduler {
             else { continue }
             slots.ended(server)
             round.actions.append(.stopTransfer(id, closingConnection: true))
-            fail(id, .transient(reason, retryAfter: nil), on: mirror, &round)
+            fail(id, .unreachable(reason), on: mirror, &round)
         }
         for id in ids(where: \.isProbing) {
             guard let entry = jobs[id], case .probing(_, let probe) = entry.stage, entry.server(probe) == server else {

@@ -193,6 +193,8 @@ extension DownloadScheduler {
             end(id, .cached(job.ayah, bytes: bytes, alreadyCached: false), &round)
         case .rejected(let reason):
             fail(id, .mirrorUnusable(reason), on: mirror, &round)
+        case .mismatch(let reason):
+            fail(id, .wrongBytes(reason), on: mirror, &round)
         }
     }
 

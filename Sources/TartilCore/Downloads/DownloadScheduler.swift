@@ -132,9 +132,12 @@ public struct DownloadScheduler: Sendable, Hashable {
     public enum CommitOutcome: Sendable, Hashable {
         /// Verified and under its final name.
         case stored(bytes: Int)
-        /// Not kept (a hash mismatch, or the cache could not store it): `reason` says which; the mirror cannot
-        /// give this file.
+        /// Not kept (the cache could not store it, or an unpinned file that is not audio): `reason` says which;
+        /// the mirror cannot give this file.
         case rejected(reason: String)
+        /// Not kept: its size or SHA-256 is not the table's (or the recorded) one. The same mirror is asked once
+        /// more before the next (`DownloadFailure.wrongBytes`).
+        case mismatch(reason: String)
     }
 
     /// What happened.

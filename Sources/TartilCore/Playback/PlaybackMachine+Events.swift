@@ -239,7 +239,7 @@ extension PlaybackMachine {
         }
         if writing.head.index < endIndex {
             // A loop with nothing in it that can play.
-            fail(Self.skippedMessage(skipped) ?? "nothing in the loop could be played", listener, &actions)
+            fail(Self.skippedMessage(skipped, basmala: skippedBasmala) ?? "nothing in the loop could be played", listener, &actions)
             return
         }
         want(from: writing.head.index, &actions)
@@ -344,10 +344,16 @@ extension PlaybackMachine {
 
     /// Reports an item that cannot play and moves the head past it; false when that ended playback (`stopOnSkip`).
     private mutating func skip(_ item: PlanItem, reason: String, _ listener: Listener, _ writing: inout Writing, _ actions: inout [Action]) -> Bool {
-        if !skipped.contains(where: { $0.ayah == item.ayah }) { skipped.append((item.ayah, reason)) }
-        actions.append(.notify(.skipped(item.ayah, reason: reason)))
+        if item.kind == .basmala {
+            if !skippedBasmala.contains(where: { $0.ayah == item.ayah }) { skippedBasmala.append((item.ayah, reason)) }
+            actions.append(.notify(.skippedBasmala(item.ayah, reason: reason)))
+        } else {
+            if !skipped.contains(where: { $0.ayah == item.ayah }) { skipped.append((item.ayah, reason)) }
+            actions.append(.notify(.skipped(item.ayah, reason: reason)))
+        }
         if stopOnSkip {
-            fail("\(item) cannot be played: \(reason)", listener, &actions)
+            let what = item.kind == .basmala ? Self.basmalaName(of: [item.ayah.surah]) : "\(item)"
+            fail("\(what) cannot be played: \(reason)", listener, &actions)
             return false
         }
         let index = writing.head.index
@@ -399,7 +405,7 @@ extension PlaybackMachine {
             actions.append(.end(.finished, message: nil))
             phase = .ended(.finished, heard: timeline.end)
         } else {
-            fail(Self.skippedMessage(skipped) ?? "nothing could be played", listener, &actions)
+            fail(Self.skippedMessage(skipped, basmala: skippedBasmala) ?? "nothing could be played", listener, &actions)
         }
     }
 

@@ -102,10 +102,29 @@ extension PlaybackMachine {
     /// `round(seconds × rate)` frames: a pause's length at a rate.
     public static func silence(seconds: Double, rate: Int) -> Int { Int((seconds * Double(rate)).rounded()) }
 
-    /// `N ayat could not be played: 12:1 (why); …`, or nil when none were skipped.
-    /// Ayat in a row with the same reason are one range (`18:48-110 (mirror 1: HTTP 404)`), and at most
-    /// `skippedRunsShown` ranges are named, so a surah no mirror has is one short line.
-    public static func skippedMessage(_ skipped: [(ayah: AyahRef, reason: String)]) -> String? {
+    /// `N ayat could not be played: 12:1 (why); …`, or nil when none were skipped; a basmala that was skipped
+    /// (`basmala`: the ayat 1 they come before) is named as the basmala first: `the basmala (1:1) of surah 36
+    /// could not be played: why`. Ayat in a row with the same reason are one range (`18:48-110 (mirror 1: HTTP
+    /// 404)`), and at most `skippedRunsShown` ranges are named, so a surah no mirror has is one short line.
+    public static func skippedMessage(_ skipped: [(ayah: AyahRef, reason: String)], basmala: [(ayah: AyahRef, reason: String)] = []) -> String? {
+        var reasons: [String] = []
+        var surahs: [String: [Int]] = [:]
+        for (ayah, reason) in basmala.sorted(by: { $0.ayah < $1.ayah }) {
+            if surahs[reason] == nil { reasons.append(reason) }
+            surahs[reason, default: []].append(ayah.surah)
+        }
+        let basmalaParts = reasons.map { "\(basmalaName(of: surahs[$0]!)) could not be played: \($0)" }
+        guard let ayat = ayatSkippedMessage(skipped) else { return basmalaParts.isEmpty ? nil : basmalaParts.joined(separator: "; ") }
+        return (basmalaParts + [ayat]).joined(separator: "; ")
+    }
+
+    /// `the basmala (1:1) of surah 36`, `the basmala (1:1) of surahs 36, 67`.
+    static func basmalaName(of surahs: [Int]) -> String {
+        let file = PlayFiles.basmala
+        return "the basmala (\(file)) of \(surahs.count == 1 ? "surah" : "surahs") " + surahs.map(String.init).joined(separator: ", ")
+    }
+
+    private static func ayatSkippedMessage(_ skipped: [(ayah: AyahRef, reason: String)]) -> String? {
         guard !skipped.isEmpty else { return nil }
         var runs: [(first: AyahRef, last: AyahRef, reason: String)] = []
         for (ayah, reason) in skipped.sorted(by: { $0.ayah < $1.ayah }) {

@@ -68,6 +68,9 @@ public struct PlaybackMachine: Sendable {
         case buffering(AyahRef)
         /// An item was skipped (its file failed everywhere, or did not decode).
         case skipped(AyahRef, reason: String)
+        /// The basmala before this ayah (ayah 1 of its surah) was skipped: its file, 1:1, failed everywhere or did
+        /// not decode.
+        case skippedBasmala(AyahRef, reason: String)
     }
 
     /// What the engine must do, in order.
@@ -186,6 +189,8 @@ public struct PlaybackMachine: Sendable {
     public var maximumSpeed = PlaybackSpeed.range.upperBound
     /// Ayat skipped, in the order they were, with why.
     public internal(set) var skipped: [(ayah: AyahRef, reason: String)] = []
+    /// Basmalas skipped (named by the ayah 1 each comes before), in the order they were, with why.
+    public internal(set) var skippedBasmala: [(ayah: AyahRef, reason: String)] = []
 
     /// Where playback is: playing (with the listener's side and the engine's), paused, or ended.
     var phase: Phase

@@ -3,7 +3,7 @@ public struct PlanItem: Sendable, Hashable, Codable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable, Codable {
         /// The ayah's own recitation.
         case ayah
-        /// The basmala before ayah 1 of a surah, recited from the reciter's file for 1:1.
+        /// The basmala before ayah 1 of a surah, recited from the reciter's file for 1:1 (`PlayFiles.basmala`).
         case basmala
         /// Silence after a recitation, for memorisation (`--pause`): `round(seconds × rate)` frames at the rate of
         /// the recitation it follows, or `round(K × its frames)` for a multiple.
@@ -39,7 +39,7 @@ public struct PlanItem: Sendable, Hashable, Codable, CustomStringConvertible {
     public var file: AyahRef? {
         switch kind {
         case .ayah: ayah
-        case .basmala: AyahRef(unchecked: 1, 1)
+        case .basmala: PlayFiles.basmala
         case .pause, .cyclePause: nil
         }
     }
@@ -105,7 +105,7 @@ public struct PlaybackPlan: Sendable, Hashable {
             }
             Self.forEachRecitation(of: ayat, stepped: options.stepped) { ayah, reviewOf in
                 group += 1
-                if ayah.ayah == 1 && options.basmala == .auto && ayah.surah != 1 && ayah.surah != 9 {
+                if PlayFiles.hasBasmala(before: ayah, options.basmala) {
                     items.append(PlanItem(kind: .basmala, ayah: ayah, group: group, cycle: cycle, reviewOf: reviewOf))
                 }
                 for repetition in 1...(reviewOf == nil ? each : 1) {

@@ -82,6 +82,9 @@ public struct PlayerStatus: Sendable, Hashable, Codable {
     public var bufferingAyah: AyahRef?
     /// Ayat skipped because they could not be fetched, with why.
     public var skipped: [AyahRef: String]
+    /// Basmalas skipped (by the ayah 1 each comes before) because 1:1 could not be had, with why; nil from a
+    /// player that does not tell them apart.
+    public var skippedBasmala: [AyahRef: String]?
     /// The frames of the whole plan, and how many were written (what `render` wrote).
     public var totalSamples: Int
     public var writtenFrames: Int
@@ -130,8 +133,10 @@ public struct PlayerStatus: Sendable, Hashable, Codable {
         ayahStarts: [Double], bufferingAyah: AyahRef?, skipped: [AyahRef: String], totalSamples: Int, writtenFrames: Int,
         writtenSeconds: Double, endMessage: String?, options: PlaybackOptions, cycle: Int, loop: LoopSpan?,
         loopMarkSeconds: Double?, stopAfter: StopAfter?, sleepSecondsLeft: Double?, speed: Double = PlaybackSpeed.normal,
-        volume: Int = PlaybackVolume.normal, maximumSpeed: Double = PlaybackSpeed.range.upperBound, hasNext: Bool = false
+        volume: Int = PlaybackVolume.normal, maximumSpeed: Double = PlaybackSpeed.range.upperBound, hasNext: Bool = false,
+        skippedBasmala: [AyahRef: String] = [:]
     ) {
+        self.skippedBasmala = skippedBasmala
         self.state = state
         self.reciter = reciter
         self.index = index

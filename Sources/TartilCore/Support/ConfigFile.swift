@@ -16,7 +16,10 @@ public struct ConfigFile: Sendable, Hashable {
     }
 
     /// The options the file may set, as the command line spells them.
-    public static let keys = ["reciter", "output", "device", "speed", "volume", "basmala", "mirrors", "tables", "cache-dir", "journal", "socket", "mpris", "ca-bundle"]
+    public static let keys = [
+        "reciter", "output", "device", "speed", "volume", "basmala", "mirrors", "tables", "cache-dir", "journal", "socket", "mpris", "ca-bundle",
+        "connect-timeout", "stall-timeout",
+    ]
     /// The largest file read: a config is a few lines.
     public static let maximumBytes = 64 << 10
 
@@ -82,6 +85,8 @@ public struct ConfigFile: Sendable, Hashable {
             guard switchValue(value) != nil else { throw Suggestion.unknownValue(value, for: "mpris", among: ["yes", "no"]) }
         case "reciter":
             guard value.utf8.count <= 64 else { throw .usage("reciter: at most 64 characters") }
+        case "connect-timeout": _ = try DownloadLimits().with(connectTimeout: (value, key), stallTimeout: nil)
+        case "stall-timeout": _ = try DownloadLimits().with(connectTimeout: nil, stallTimeout: (value, key))
         default: break
         }
     }
