@@ -74,7 +74,8 @@ enum CacheCommands {
             played: choose a copy with 'cache choose') are listed. Exit 0 only when every file is good and no ayah \
             is disputed (after --repair, when every removed file came back verified). \
             Fields (json, ndjson, csv): checked, good, removed (reciter, surah, ayah, reason), repaired, \
-            single_source and disputed (reciter, surah, ayah).
+            single_source (reciter, surah, ayah) and disputed (reciter, surah, ayah, copies: mirror, bytes, sha256, \
+            path).
             """,
         options: [reciterOption, .init(names: ["--repair"], valueName: nil, help: "Download removed files again."), OutputFormat.option()],
         run: runVerify)
