@@ -323,6 +323,30 @@ func sha256(_ path: String) -> String {
         #expect(again.status == 64 && again.stderr.contains("is not disputed"), "\(again.stderr)")
     }
 
+    /// Over two mirrors, one of them wrong in any of the ways tried (either one first), nothing wrong is kept at
+    /// a final name and nothing wrong plays: every ayah asked for is the right file (cross-checked, or
+    /// single-source when the wrong copy was not even MPEG audio) or disputed, with no file at its name.
+    @Test(arguments: Scheme.allCases, ["other-ayah", "bitflip", "early-change", "append"])
+    func overTwoMirrorsNothingWrongIsKept(scheme: Scheme, fault: String) throws {
+        for wrongFirst in [true, false] {
+            let directory = TestPaths.makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let pair = [environment.fault(fault, scheme), environment.clean(scheme)]
+            let urls = wrongFirst ? pair : pair.reversed()
+            let result = try environment.tartil(["prefetch", "112", "1", "--reciter", "loose", "--json"], urls: urls, in: directory)
+            let summary = try summary(result)
+            let disputed = Set(((summary["disputed"] as? [[String: Any]]) ?? []).map { try! AyahRef($0["surah"] as! Int, $0["ayah"] as! Int) })
+            let kept = try environment.verifiedFiles(in: directory, reciter: "loose")  // each one checked against the manifest
+            #expect(kept.isDisjoint(with: disputed) && kept.count + disputed.count == 11, "\(fault), wrong first \(wrongFirst): \(kept.sorted()) \(disputed.sorted())")
+            #expect(result.status == (disputed.isEmpty ? 0 : 1), "\(result.stderr)")
+            if fault == "other-ayah" || fault == "early-change" { #expect(!disputed.isEmpty, "\(fault)") }
+            if let playable = kept.filter({ $0.surah == 1 }).sorted().last, kept.contains(try AyahRef(1, 1)) {
+                let play = try environment.tartil(["play", playable.description, "--reciter", "loose", "--output", "null"], urls: urls, in: directory)
+                #expect(play.status == 0, "\(play.stderr)")
+            }
+        }
+    }
+
     /// A mirror whose file is not one whole MPEG audio stream (bytes appended) is refused before anything is
     /// kept: with one other mirror, that mirror's copy is kept, single-source (the refused one is no answer).
     @Test(arguments: Scheme.allCases)
