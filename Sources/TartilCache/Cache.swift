@@ -67,6 +67,12 @@ public final class Cache {
     {
         if let pinned { return .pinned(pinned) }
         if let entry = try index.entry(reciter: reciter.rawValue, ayah: ayah) {
+            // Kept by an older tartil although its mirrors disagreed: not vouched for, so it goes and is
+            // downloaded and compared again.
+            if entry.mark == .disputed {
+                try remove(reciter: reciter, ayah: ayah)
+                return .unknown(maxBytes: unpinnedLimit)
+            }
             return .recorded(bytes: entry.bytes, sha256: entry.sha256)
         }
         return .unknown(maxBytes: unpinnedLimit)

@@ -289,6 +289,22 @@ import TartilSystem
         }
     }
 
+    /// A file an older tartil kept although its mirrors disagreed (marked disputed, at its name) is not vouched
+    /// for: `cache verify` reports it, and looking it up removes it so it is downloaded and compared again.
+    @Test func aDisputedFileKeptByAnOlderTartilIsNotTrusted() throws {
+        try withScratchCache { cache, _, reciter, ayah in
+            let good = Array(try Data(contentsOf: URL(fileURLWithPath: fixture)))
+            let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20))
+            try good.withUnsafeBytes { try writer.append($0) }
+            try cache.commit([Cache.PendingFile(writer: writer, reciter: reciter, ayah: ayah, mark: .disputed, source: "a")], validate: { _ in nil })
+            let problems = Cache.verify(try cache.files(reciter: "r"), tables: [:])
+            #expect(problems.count == 1 && problems[0].reason.contains("older tartil"), "\(problems.map(\.reason))")
+            let expectation = try cache.expectation(reciter: reciter, ayah: ayah, pinned: nil, unpinnedLimit: 1 << 20)
+            #expect(!expectation.isKnown)
+            #expect(!cache.hasFile(reciter: reciter, ayah: ayah))
+        }
+    }
+
     /// A new cache in a temporary folder (removed afterwards), with the reciter `r` and the ayah 112:1.
     func withScratchCache(_ body: (Cache, String, ReciterID, AyahRef) throws -> Void) throws {
         let directory = TestPaths.makeTemporaryDirectory()
