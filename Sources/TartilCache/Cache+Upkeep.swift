@@ -31,6 +31,8 @@ extension Cache {
             let problem: String?
             if file.isSymbolicLink {
                 problem = "a symbolic link, not a file: tartil does not follow links inside the cache"
+            } else if file.mark == .disputed, tables[file.reciter]?.files[file.ayah] == nil {
+                problem = "kept by an older tartil although its mirrors disagreed: no majority vouches for it"
             } else if let expectation {
                 do {
                     let hashed = try SHA256.hash(fileAt: file.path, followingLinks: false)

@@ -47,7 +47,7 @@ public final class Cache {
 
     /// A reciter's folder, open (created when `create`); a link at its name is refused. Nil when it does not
     /// exist and `create` is false.
-    private func folder(_ reciter: String, create: Bool) throws(CacheError) -> CacheFolder? {
+    func folder(_ reciter: String, create: Bool) throws(CacheError) -> CacheFolder? {
         do {
             return try CacheFolder(reciter, in: root, create: create)
         } catch where error.code == .io && !create && root.status(reciter) == nil {
@@ -67,6 +67,12 @@ public final class Cache {
     {
         if let pinned { return .pinned(pinned) }
         if let entry = try index.entry(reciter: reciter.rawValue, ayah: ayah) {
+            // Kept by an older tartil although its mirrors disagreed: not vouched for, so it goes and is
+            // downloaded and compared again.
+            if entry.mark == .disputed {
+                try remove(reciter: reciter, ayah: ayah)
+                return .unknown(maxBytes: unpinnedLimit)
+            }
             return .recorded(bytes: entry.bytes, sha256: entry.sha256)
         }
         return .unknown(maxBytes: unpinnedLimit)
@@ -74,15 +80,13 @@ public final class Cache {
 
     // MARK: - Writing
 
-    /// Starts (or resumes) writing an ayah's file. With `keepingTail` > 0 the writer keeps the file's last bytes
-    /// (`CacheWriter.tail()`), for the cross-check of an unpinned file.
-    public func writer(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation, keepingTail: Int = 0) throws(CacheError)
+    /// Starts (or resumes) writing an ayah's file.
+    public func writer(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError)
         -> CacheWriter
     {
         try CacheWriter(
             folder: try folder(reciter.rawValue, create: true)!, finalName: "\(ayah.fileStem).mp3", root: root,
-            lockName: ".\(reciter.rawValue).lock", lockKey: ayah.surah * 1000 + ayah.ayah, expectation: expectation,
-            keepingTail: keepingTail)
+            lockName: ".\(reciter.rawValue).lock", lockKey: ayah.surah * 1000 + ayah.ayah, expectation: expectation)
     }
 
     /// A finished download waiting to be committed.
@@ -216,6 +220,23 @@ public final class Cache {
         } catch where error.code == .mismatch || error.code == .unvouched {
             return false
         }
+    }
+
+    /// An unpinned file cached and verified against its recorded hash: its size and the cross-check's mark; nil
+    /// when it is not cached (or fails its check, and is removed).
+    public func verifiedUnpinned(reciter: ReciterID, ayah: AyahRef) throws(CacheError) -> (bytes: Int, mark: SourceMark?)? {
+        guard hasFile(reciter: reciter, ayah: ayah), let entry = try index.entry(reciter: reciter.rawValue, ayah: ayah) else { return nil }
+        do {
+            _ = try readVerified(reciter: reciter, ayah: ayah, expectation: .recorded(bytes: entry.bytes, sha256: entry.sha256))
+            return (entry.bytes, entry.mark)
+        } catch where error.code == .mismatch || error.code == .io {
+            return nil
+        }
+    }
+
+    /// The cross-check's mark recorded for a cached file, if any.
+    public func mark(reciter: ReciterID, ayah: AyahRef) throws(CacheError) -> SourceMark? {
+        try index.entry(reciter: reciter.rawValue, ayah: ayah)?.mark
     }
 
     /// Removes a file (a link at its name: the link, never its target) and its index entry.

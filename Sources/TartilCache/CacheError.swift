@@ -21,6 +21,10 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         public static let unvouched = Code("unvouched")
         /// A symbolic link is where the cache keeps a file or folder of its own: it is not followed.
         public static let symbolicLink = Code("symbolic-link")
+        /// The ayah's mirrors disagree with no majority: it is not played until `cache choose` picks a copy.
+        public static let disputed = Code("disputed")
+        /// `cache choose` was asked for something it cannot do (no dispute, no copy from that mirror).
+        public static let notChoosable = Code("not-choosable")
         /// More bytes arrived than the file may have.
         public static let tooLarge = Code("too-large")
     }

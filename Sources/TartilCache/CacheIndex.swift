@@ -108,6 +108,10 @@ final class CacheIndex {
                 CREATE TABLE IF NOT EXISTS pins(
                     reciter TEXT NOT NULL, surah INTEGER NOT NULL, ayah INTEGER NOT NULL,
                     PRIMARY KEY(reciter, surah, ayah));
+                CREATE TABLE IF NOT EXISTS disputes(
+                    reciter TEXT NOT NULL, surah INTEGER NOT NULL, ayah INTEGER NOT NULL,
+                    mirror TEXT NOT NULL, bytes INTEGER NOT NULL, sha256 TEXT NOT NULL,
+                    PRIMARY KEY(reciter, surah, ayah, mirror));
                 """)
             // Version 1 adds the cross-check's mark (NULL for pinned files and files recorded before).
             // Each query is stepped to its end, so that no read transaction stays open: a write transaction begun
@@ -248,6 +252,75 @@ final class CacheIndex {
         } catch {
             throw CacheError(.index, "the cache index: \(error)")
         }
+    }
+
+    // MARK: - Disputes
+
+    /// One mirror's copy of a disputed ayah, kept aside.
+    struct DisputeRow: Sendable, Hashable {
+        let reciter: String
+        let ayah: AyahRef
+        let mirror: String
+        let bytes: Int
+        let sha256: String
+    }
+
+    /// Records a dispute over one ayah (replacing an earlier one) and forgets the file recorded under its name, in
+    /// one transaction.
+    func recordDispute(reciter: String, ayah: AyahRef, copies: [(mirror: String, bytes: Int, sha256: String)]) throws(CacheError) {
+        let key: [Statement.Value] = [.text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))]
+        do {
+            try connection.transaction {
+                for sql in ["DELETE FROM disputes WHERE reciter = ? AND surah = ? AND ayah = ?", "DELETE FROM files WHERE reciter = ? AND surah = ? AND ayah = ?"] {
+                    let statement = try connection.prepare(sql)
+                    try statement.bind(key)
+                    try statement.step()
+                }
+                let insert = try connection.prepare("INSERT OR REPLACE INTO disputes VALUES (?, ?, ?, ?, ?, ?)")
+                for copy in copies {
+                    try insert.bind(key + [.text(copy.mirror), .integer(Int64(copy.bytes)), .text(copy.sha256)])
+                    try insert.step()
+                }
+            }
+        } catch {
+            throw CacheError(.index, "the cache index: \(error)")
+        }
+    }
+
+    /// The disputed ayat's copies (of one reciter, or one ayah), in order.
+    func disputes(reciter: String?, ayah: AyahRef? = nil) throws(CacheError) -> [DisputeRow] {
+        var condition = "1"
+        var values: [Statement.Value] = []
+        if let reciter {
+            condition = "reciter = ?"
+            values.append(.text(reciter))
+        }
+        if let ayah {
+            condition += " AND surah = ? AND ayah = ?"
+            values += [.integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))]
+        }
+        do {
+            let statement = try connection.prepare(
+                "SELECT reciter, surah, ayah, mirror, bytes, sha256 FROM disputes WHERE \(condition) ORDER BY reciter, surah, ayah, mirror")
+            try statement.bind(values)
+            var rows: [DisputeRow] = []
+            while try statement.step() {
+                guard let ayah = try? AyahRef(Int(statement.integer(at: 1)), Int(statement.integer(at: 2))) else { continue }
+                rows.append(DisputeRow(
+                    reciter: statement.text(at: 0) ?? "", ayah: ayah, mirror: statement.text(at: 3) ?? "", bytes: Int(statement.integer(at: 4)),
+                    sha256: statement.text(at: 5) ?? ""))
+            }
+            return rows
+        } catch {
+            throw CacheError(.index, "the cache index: \(error)")
+        }
+    }
+
+    /// Forgets the dispute over one ayah.
+    func removeDispute(reciter: String, ayah: AyahRef) throws(CacheError) {
+        try run(
+            "DELETE FROM disputes WHERE reciter = ? AND surah = ? AND ayah = ?",
+            [.text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))])
     }
 
     static func key(_ reciter: String, _ ayah: AyahRef) -> String { "\(reciter)/\(ayah.surah):\(ayah.ayah)" }

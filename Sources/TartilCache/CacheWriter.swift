@@ -48,19 +48,14 @@ public final class CacheWriter {
     public private(set) var offset: Int = 0
     /// Where the block being filled starts in the file.
     private var blockStart = 0
-    /// The file's last bytes, kept for the cross-check of unpinned files (a ring of `tailCapacity` bytes, empty
-    /// when 0): byte `i` of the file is at `i % tailCapacity` once written.
-    private var tailCapacity: Int
-    private var tailRing: [UInt8] = []
+    /// The SHA-256 the file must have besides `expectation` (the hash the cross-check's majority agreed on), if any.
+    private var requiredSHA256: String?
 
     /// Opens the writer for the file `finalName` in `folder` (the reciter's folder, already open and checked),
     /// locking `lockKey` in the lock file `lockName` of `root`.
     init(
-        folder: CacheFolder, finalName: String, root: CacheFolder, lockName: String, lockKey: Int, expectation: FileExpectation,
-        keepingTail tailCapacity: Int = 0
+        folder: CacheFolder, finalName: String, root: CacheFolder, lockName: String, lockKey: Int, expectation: FileExpectation
     ) throws(CacheError) {
-        self.tailCapacity = tailCapacity
-        tailRing = [UInt8](repeating: 0, count: tailCapacity)
         self.folder = folder
         self.finalName = finalName
         partName = ".\(finalName).part"
@@ -155,7 +150,6 @@ public final class CacheWriter {
                 throw CacheError(.io, "read \(partPath): the file ended at \(position) of \(size) bytes")
             }
             try sink.hasher.update(buffer, count: count)
-            keepTail(UnsafeRawBufferPointer(start: buffer, count: count), at: position)
             position += count
         }
         offset = size
@@ -168,7 +162,6 @@ public final class CacheWriter {
             throw CacheError(.tooLarge, "more than \(expectation.maxBytes) bytes (\(expectation.source == "none" ? "the limit for unpinned files" : "the expected size"))")
         }
         guard let base = bytes.baseAddress else { return }
-        keepTail(bytes, at: offset)
         var copied = 0
         while copied < bytes.count {
             let block = self.block ?? WritingThreads.shared.takeBlock()
@@ -182,42 +175,34 @@ public final class CacheWriter {
         offset += bytes.count
     }
 
-    /// Copies into the tail ring what of `bytes` (at file offset `position`) can still be among the last
-    /// `tailCapacity` bytes.
-    private func keepTail(_ bytes: UnsafeRawBufferPointer, at position: Int) {
-        guard tailCapacity > 0 else { return }
-        let skip = max(0, bytes.count - tailCapacity)
-        var index = 0
-        tailRing.withUnsafeMutableBytes { ring in
-            var start = (position + skip) % tailCapacity
-            var remaining = bytes.count - skip
-            var from = skip
-            while remaining > 0 {
-                let count = min(remaining, tailCapacity - start)
-                ring.baseAddress!.advanced(by: start).copyMemory(from: bytes.baseAddress!.advanced(by: from), byteCount: count)
-                remaining -= count
-                from += count
-                start = 0
-                index += count
+    /// Every byte written so far, read back once the writing threads have written them: what the cross-check
+    /// hashes and walks frame by frame (an unpinned file, up to its size limit). Call after `finishWriting`.
+    public func contents() throws(CacheError) -> [UInt8] {
+        finishWriting()
+        try WritingThreads.shared.drain(sink)
+        // Read through a description of its own (the writing one may have O_DIRECT set, which needs aligned reads).
+        let reader = open("/proc/self/fd/\(descriptor)", O_RDONLY | O_CLOEXEC)
+        guard reader >= 0 else { throw CacheError.system("open", path: partPath) }
+        defer { close(reader) }
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(offset, 1), alignment: 16)
+        defer { buffer.deallocate() }
+        var position = 0
+        while position < offset {
+            let count: Int
+            do throws(Errno) {
+                count = try SystemCall.retrying { pread(reader, buffer + position, offset - position, off_t(position)) }
+            } catch {
+                throw CacheError.system("read", path: partPath, error)
             }
+            guard count > 0 else { throw CacheError(.io, "read \(partPath): the file ended at \(position) of \(offset) bytes") }
+            position += count
         }
+        let bytes = [UInt8](UnsafeRawBufferPointer(start: buffer, count: offset))
+        return bytes
     }
 
-    /// The file's last `min(offset, tailCapacity)` bytes, in order (empty when the writer keeps no tail).
-    public func tail() -> [UInt8] {
-        guard tailCapacity > 0 else { return [] }
-        let count = min(offset, tailCapacity)
-        let start = (offset - count) % tailCapacity
-        if start + count <= tailCapacity { return Array(tailRing[start..<(start + count)]) }
-        return Array(tailRing[start...] + tailRing[..<(start + count - tailCapacity)])
-    }
-
-    /// Frees the tail ring: a file that waits for its commit (up to a batch of 128) should not hold its tail.
-    /// `tail()` is empty afterwards.
-    public func releaseTail() {
-        tailCapacity = 0
-        tailRing = []
-    }
+    /// The file must have this SHA-256 when it is checked (the hash the cross-check's majority agreed on).
+    public func require(sha256: String) { requiredSHA256 = sha256 }
 
     /// Hands the block being filled to the writing threads.
     private func handOverBlock() {
@@ -260,6 +245,9 @@ public final class CacheWriter {
             let sha256 = try sink.hasher.finalize()
             if let problem = expectation.mismatch(bytes: offset, sha256: sha256) {
                 throw CacheError(.mismatch, problem)
+            }
+            if let requiredSHA256, requiredSHA256 != sha256 {
+                throw CacheError(.mismatch, "sha256 \(sha256.prefix(16))…, expected \(requiredSHA256.prefix(16))… (the mirrors' agreement)")
             }
             var length: AudioLength?
             if !expectation.isKnown {

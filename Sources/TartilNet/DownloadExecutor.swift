@@ -8,7 +8,7 @@ import TartilCore
 /// downloader's multi handle and the cache's writers, and feeds the scheduler what they report, with the time read
 /// from the downloader's clock. Every decision (what starts, when, on which mirror, what is retried, taken back or
 /// stopped as stalled) is the scheduler's; what is here is opening files, adding and removing handles, reading
-/// libcurl's answers and hashing tails. Lives on the download thread, like the handles it owns.
+/// libcurl's answers and hashing and walking unpinned copies. Lives on the download thread, like the handles it owns.
 final class DownloadExecutor {
     typealias JobID = DownloadScheduler.JobID
     typealias LengthProbeID = DownloadScheduler.LengthProbeID
@@ -41,6 +41,10 @@ final class DownloadExecutor {
     private var lengthProbes: [LengthProbeID: Probe] = [:]
     /// Each job's copy in hand: a finished transfer's file, until it is committed or let go.
     private var copies: [JobID: CacheWriter] = [:]
+    /// The whole files the cross-check probes of each job received, by mirror, until the job ends (kept aside when
+    /// the mirrors disagree); and the copy in hand's bytes, read back for hashing.
+    private var probeBodies: [JobID: [Int: [UInt8]]] = [:]
+    private var copyBytes: [JobID: [UInt8]] = [:]
     private var submitted = 0
     private var lengthProbesSubmitted = 0
     /// Transfers added to the multi handle so far.
@@ -151,7 +155,9 @@ final class DownloadExecutor {
             switch what {
             case .probe(let job):
                 let probe = probes.removeValue(forKey: job)!
-                feed(.probed(job, (try? probe.observation(for: result)) ?? .unavailable("cannot hash the answer")))
+                let observation = (try? probe.observation(for: result)) ?? .unavailable("cannot hash the answer")
+                if case .fingerprint = observation { probeBodies[job, default: [:]][probe.mirror] = probe.wholeFile }
+                feed(.probed(job, observation))
             case .lengthProbe(let id):
                 let probe = lengthProbes.removeValue(forKey: id)!
                 var answered = false
@@ -222,9 +228,13 @@ final class DownloadExecutor {
                     remove(probe.handle, closingConnection: closingConnection)
                 }
             case .commit(let job, let mirror, let mark):
+                copyBytes[job] = nil
                 commit(job, requests[job]!, copies.removeValue(forKey: job)!, mirror, mark)
             case .dropCopy(let job, let keepPartial):
                 copies.removeValue(forKey: job)?.abandon(keepPartial: keepPartial)
+                copyBytes[job] = nil
+            case .setAside(let job, let copy, let prints):
+                setAside(job, copy: copy, prints: prints)
             case .discardPartial(let job):
                 if let request = requests[job],
                     let writer = try? cache.writer(
@@ -236,6 +246,8 @@ final class DownloadExecutor {
                 events(event)
             case .end(let job, let event):
                 requests[job] = nil
+                probeBodies[job] = nil
+                copyBytes[job] = nil
                 events(event)
             case .probeLength(let id, let mirror):
                 startLengthProbe(id, mirror: mirror)
@@ -258,7 +270,9 @@ final class DownloadExecutor {
         }
     }
 
-    /// Opens the file and starts the transfer, or says why not.
+    /// Opens the file and starts the transfer, or says why not. An unpinned file is looked at once its writer
+    /// holds the ayah's lock: another process may have stored it (or found it disputed) meanwhile, and then it is
+    /// not downloaded again.
     private func open(_ start: DownloadScheduler.Start) -> DownloadScheduler.StartOutcome {
         let request = requests[start.job]!
         if request.expectation.isKnown,
@@ -269,15 +283,33 @@ final class DownloadExecutor {
         }
         let writer: CacheWriter
         do {
-            writer = try cache.writer(
-                reciter: request.reciter, ayah: request.ayah, expectation: request.expectation,
-                keepingTail: request.expectation.isKnown || request.mirrors.count < 2 ? 0 : CrossCheck.tailBytes)
+            writer = try cache.writer(reciter: request.reciter, ayah: request.ayah, expectation: request.expectation)
         } catch  where error.code == .busy {
             return .busy
         } catch  where error.code == .symbolicLink {
             return .refused(reason: error.message)  // no retry or mirror changes that
         } catch {
             return .failed(.transient(error.message, retryAfter: nil))
+        }
+        if !request.expectation.isKnown {
+            if let dispute = try? cache.dispute(reciter: request.reciter, ayah: request.ayah) {
+                writer.abandon(keepPartial: false)
+                return .refused(reason: dispute.message)
+            }
+            if let stored = try? cache.verifiedUnpinned(reciter: request.reciter, ayah: request.ayah),
+                !request.recheck || stored.mark != .singleSource
+            {
+                writer.abandon(keepPartial: false)
+                return .alreadyCached(bytes: stored.bytes)
+            }
+            // A copy compared with other mirrors is the bytes of one mirror: a part left by an earlier attempt
+            // (perhaps from another mirror) is not continued.
+            if writer.offset > 0, request.mirrors.count > 1 {
+                do { try writer.restart() } catch {
+                    writer.abandon(keepPartial: false)
+                    return .failed(.transient(error.message, retryAfter: nil))
+                }
+            }
         }
         let url = request.mirrors[start.mirror].template.url(for: request.ayah)
         do {
@@ -326,16 +358,42 @@ final class DownloadExecutor {
         if let failure, !maybeComplete { return .failed(failure) }
         writer.finishWriting()  // the last block is written while the file waits for its commit
         guard !request.expectation.isKnown else { return .complete(nil) }
-        // With one mirror there is nothing to compare with (the check says single-source at once).
-        let tail = writer.tail()
-        writer.releaseTail()
-        guard let tailHash = request.mirrors.count < 2 ? "" : try? SHA256.hash(Data(tail)) else {
-            return .failed(.transient("cannot hash the file's tail", retryAfter: nil))
+        // An unpinned file: read back, walked frame by frame (it must be one whole MPEG audio stream before it is
+        // compared or kept) and hashed whole for the cross-check.
+        let bytes: [UInt8]
+        do { bytes = try writer.contents() } catch {
+            return .failed(.transient("cannot read the file back: \(error.message)", retryAfter: nil))
         }
-        return .complete(FileFingerprint(bytes: writer.offset, tailSHA256: tailHash))
+        if let problem = MPEGStream.problem(in: bytes) {
+            return .failed(.mirrorUnusable("not one whole MPEG audio stream: \(problem)"))
+        }
+        guard let sha256 = try? SHA256.hash(Data(bytes)) else {
+            return .failed(.transient("cannot hash the file", retryAfter: nil))
+        }
+        writer.require(sha256: sha256)
+        if request.mirrors.count > 1 { copyBytes[job] = bytes }
+        return .complete(FileFingerprint(bytes: bytes.count, sha256: sha256))
     }
 
-    /// Asks `mirror` for the fingerprint of the job's file; one that cannot be asked has no answer.
+    /// The mirrors disagree: every copy is kept aside (the one in hand and the probes'), none at the file's name,
+    /// while the copy's writer still holds the ayah's lock; then the copy goes.
+    private func setAside(_ job: JobID, copy: Int, prints: [Int: FileFingerprint]) {
+        let request = requests[job]!
+        var copies: [(mirror: String, bytes: [UInt8])] = []
+        for mirror in prints.keys.sorted() {
+            let bytes = mirror == copy ? copyBytes[job] : probeBodies[job]?[mirror]
+            if let bytes { copies.append((request.mirrors[mirror].name, bytes)) }
+        }
+        do {
+            try cache.setAside(copies, reciter: request.reciter, ayah: request.ayah)
+        } catch {
+            events(.retrying(request.ayah, mirror: request.mirrors[copy].name, reason: "cannot keep the disputed copies aside: \(error.message)", delay: 0))
+        }
+        self.copies.removeValue(forKey: job)?.abandon(keepPartial: false)
+        copyBytes[job] = nil
+    }
+
+    /// Asks `mirror` for the job's whole file (its fingerprint); one that cannot be asked has no answer.
     private func startProbe(_ job: JobID, mirror: Int) {
         let request = requests[job]!
         let url = request.mirrors[mirror].template.url(for: request.ayah)

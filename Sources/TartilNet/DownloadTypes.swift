@@ -16,13 +16,19 @@ public struct DownloadRequest: Sendable, Hashable {
     public let mirrors: [Mirror]
     public let expectation: FileExpectation
     public let priority: Priority
+    /// An unpinned file already cached as single-source, to be cross-checked again: it is downloaded and compared
+    /// afresh (its expectation is unknown), and the copy that wins replaces the one cached.
+    public let recheck: Bool
 
-    public init(reciter: ReciterID, ayah: AyahRef, mirrors: [Mirror], expectation: FileExpectation, priority: Priority) {
+    public init(
+        reciter: ReciterID, ayah: AyahRef, mirrors: [Mirror], expectation: FileExpectation, priority: Priority, recheck: Bool = false
+    ) {
         self.reciter = reciter
         self.ayah = ayah
         self.mirrors = mirrors
         self.expectation = expectation
         self.priority = priority
+        self.recheck = recheck
     }
 }
 

@@ -66,11 +66,25 @@ public enum Prefetch {
         // mirror) while the rest of the list is checked against the cache.
         var downloader: Run?
         defer { downloader?.stopIfNotFinished() }
+        // Unpinned files only one mirror vouched for so far are compared again, after every file missing.
+        var rechecks: [DownloadRequest] = []
         do throws(CacheError) {
             for ayah in order.ayat {
+                let pinned = order.table?.files[ayah]
+                if pinned == nil, let dispute = try cache.dispute(reciter: order.reciter.id, ayah: ayah) {
+                    progress.apply(.marked(ayah, .disputed, detail: dispute.copies.map { "\($0.mirror): \($0.bytes) bytes, sha256 \($0.sha256.prefix(12))…" }.joined(separator: "; ")))
+                    progress.apply(.failed(ayah, reason: dispute.message))
+                    continue
+                }
                 let expectation = try cache.expectation(
-                    reciter: order.reciter.id, ayah: ayah, pinned: order.table?.files[ayah], unpinnedLimit: order.unpinnedLimit)
+                    reciter: order.reciter.id, ayah: ayah, pinned: pinned, unpinnedLimit: order.unpinnedLimit)
                 if try cache.containsVerified(reciter: order.reciter.id, ayah: ayah, expectation: expectation) {
+                    if pinned == nil, order.reciter.mirrors.count > 1, try cache.mark(reciter: order.reciter.id, ayah: ayah) == .singleSource {
+                        rechecks.append(DownloadRequest(
+                            reciter: order.reciter.id, ayah: ayah, mirrors: order.reciter.mirrors,
+                            expectation: .unknown(maxBytes: order.unpinnedLimit), priority: .prefetch, recheck: true))
+                        continue
+                    }
                     progress.alreadyCached += 1
                     continue
                 }
@@ -80,6 +94,13 @@ public enum Prefetch {
                 if downloader == nil {
                     downloader = try Run(order: order)
                     downloader!.downloader.submit([request])
+                }
+            }
+            if !rechecks.isEmpty {
+                requests += rechecks
+                if downloader == nil {
+                    downloader = try Run(order: order)
+                    downloader!.downloader.submit([requests[0]])
                 }
             }
         } catch {

@@ -3,10 +3,10 @@ import FoundationEssentials
 import TartilCache
 import TartilCore
 
-/// One ranged request into memory: a part of a file and its size, from one mirror. Two kinds:
-/// - the cross-check's probe asks for an unpinned file's size and last `CrossCheck.tailBytes` bytes
-///   (`Range: bytes=-16384`): a `206`'s `Content-Range` gives the size and its body is the tail; a server that
-///   ignores ranges answers `200` with the whole file, which serves as well (up to the file's size limit);
+/// One request into memory: a file, or its size and first bytes, from one mirror. Two kinds:
+/// - the cross-check's probe asks for an unpinned file whole (up to its size limit), to hash it and walk its
+///   frames: its SHA-256 is compared with the other mirrors' (`CrossCheck`), and the bytes are kept aside when the
+///   mirrors disagree;
 /// - a length probe asks for a file's size and first `HeadRequest.firstBytes` bytes (`Range: bytes=0-1023`):
 ///   `head(for:)`.
 /// Anything else is no answer. Lives on the download thread, like `Transfer`.
@@ -24,9 +24,9 @@ final class Probe {
     /// True when the body went past `maxBytes` (the transfer was stopped there).
     private var tooLarge = false
 
-    /// A cross-check probe (the file's last bytes); `maxBytes`: the most a whole-file answer may have.
+    /// A cross-check probe (the whole file); `maxBytes`: the most it may have.
     convenience init(url: String, mirror: Int, maxBytes: Int, limits: DownloadLimits) throws(CacheError) {
-        try self.init(url: url, mirror: mirror, range: "-\(CrossCheck.tailBytes)", maxBytes: maxBytes, limits: limits)
+        try self.init(url: url, mirror: mirror, range: nil, maxBytes: maxBytes, limits: limits)
     }
 
     /// A length probe (the file's first bytes).
@@ -34,7 +34,7 @@ final class Probe {
         try self.init(url: url, mirror: mirror, range: "0-\(HeadRequest.firstBytes - 1)", maxBytes: HeadRequest.firstBytes, limits: limits)
     }
 
-    private init(url: String, mirror: Int, range: String, maxBytes: Int, limits: DownloadLimits) throws(CacheError) {
+    private init(url: String, mirror: Int, range: String?, maxBytes: Int, limits: DownloadLimits) throws(CacheError) {
         guard let handle = ccurl_easy_init() else { throw CacheError(.io, "curl_easy_init failed") }
         self.handle = handle
         self.mirror = mirror
@@ -42,7 +42,7 @@ final class Probe {
         self.maxBytes = maxBytes
         let me = Unmanaged.passUnretained(self).toOpaque()
         try Transfer.configure(handle, url: url, owner: me, write: Probe.writeCallback, header: Probe.headerCallback, limits: limits)
-        try Transfer.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", range)
+        if let range { try Transfer.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", range) }
     }
 
     deinit { ccurl_easy_cleanup(handle) }
@@ -80,27 +80,20 @@ final class Probe {
         return line.count
     }
 
-    /// What the mirror told, once the transfer ended with `result`.
+    /// The whole file a cross-check probe received (what is kept aside when the mirrors disagree).
+    var wholeFile: [UInt8] { body }
+
+    /// What the mirror told of the whole file, once the transfer ended with `result`: its size and SHA-256, or no
+    /// answer (an error, or a body that is not one whole MPEG audio stream).
     func observation(for result: CURLcode) throws(CacheError) -> CrossCheck.Observation {
         if tooLarge { return .unavailable("more than \(maxBytes) bytes") }
         guard result == CURLE_OK else { return .unavailable(String(cString: ccurl_easy_strerror(result))) }
-        switch status {
-        case 200:
-            let tail = body.suffix(CrossCheck.tailBytes)
-            return .fingerprint(FileFingerprint(bytes: body.count, tailSHA256: try SHA256.hash(Data(tail))))
-        case 206:
-            // "bytes START-END/TOTAL": the range must be the file's last min(TOTAL, tailBytes) bytes.
-            guard let contentRange, contentRange.hasPrefix("bytes ") else { return .unavailable("206 without a Content-Range") }
-            let parts = contentRange.dropFirst("bytes ".count).split(whereSeparator: { $0 == "-" || $0 == "/" })
-            guard parts.count == 3, let start = Int(parts[0]), let end = Int(parts[1]), let total = Int(parts[2]),
-                end == total - 1, end - start + 1 == body.count, body.count == min(total, CrossCheck.tailBytes)
-            else {
-                return .unavailable("Content-Range '\(contentRange)' is not the file's last \(CrossCheck.tailBytes) bytes")
-            }
-            return .fingerprint(FileFingerprint(bytes: total, tailSHA256: try SHA256.hash(Data(body))))
-        default:
-            return .unavailable("HTTP \(status)")
+        guard status == 200 else { return .unavailable("HTTP \(status)") }
+        if let contentLength, contentLength != body.count {
+            return .unavailable("\(body.count) bytes, but Content-Length said \(contentLength)")
         }
+        if let problem = MPEGStream.problem(in: body) { return .unavailable("not one whole MPEG audio stream: \(problem)") }
+        return .fingerprint(FileFingerprint(bytes: body.count, sha256: try SHA256.hash(Data(body))))
     }
 
     /// A length probe's answer: the file's size and first bytes, or nil when the mirror gave neither. A `200`

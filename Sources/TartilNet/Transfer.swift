@@ -83,7 +83,8 @@ final class Transfer {
     typealias Callback = @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int
 
     /// The options every request of tartil's sets (a download, a cross-check probe): its URL and owner, its
-    /// callbacks, redirects and protocols limited to http and https, timeouts (a stall judged by libcurl unless
+    /// callbacks, redirects and protocols limited to http and https (an https request's redirects to https only),
+    /// timeouts (a stall judged by libcurl unless
     /// the request shares its connection), TLS verification on. Every option
     /// is checked: one that fails (an option this libcurl does not know) fails the request with the reason,
     /// rather than letting it run without, say, the http/https restriction.
@@ -100,7 +101,10 @@ final class Transfer {
         try set(handle, CURLOPT_FOLLOWLOCATION, "CURLOPT_FOLLOWLOCATION", 1)
         try set(handle, CURLOPT_MAXREDIRS, "CURLOPT_MAXREDIRS", limits.maxRedirects)
         try set(handle, CURLOPT_PROTOCOLS_STR, "CURLOPT_PROTOCOLS_STR", "http,https")
-        try set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "CURLOPT_REDIR_PROTOCOLS_STR", "http,https")
+        // An https mirror's redirects stay on https: a redirect to http (a downgrade, which anyone on the way
+        // could answer) is refused, like one to another scheme.
+        let secure = url.prefix(8).lowercased() == "https://"
+        try set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "CURLOPT_REDIR_PROTOCOLS_STR", secure ? "https" : "http,https")
         try set(handle, CURLOPT_CONNECTTIMEOUT_MS, "CURLOPT_CONNECTTIMEOUT_MS", Int(limits.connectTimeout * 1000))
         // A request with a connection of its own stalls by its own rate; one that shares a connection (HTTP/2
         // streams) by the connection's, which the downloader watches (`StallWatch`).
@@ -288,7 +292,7 @@ final class Transfer {
         case CURLE_TOO_MANY_REDIRECTS:
             return .mirrorUnusable("redirect loop (more than the allowed redirects)")
         case CURLE_UNSUPPORTED_PROTOCOL:
-            return .mirrorUnusable("redirect to a URL that is not http or https")
+            return .mirrorUnusable("redirect refused: to a URL that is not http or https, or from https to http (a downgrade)")
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             let detail = String(cString: errorText)
             return .untrusted("TLS: the server's certificate does not verify: \(detail.isEmpty ? message : detail)")

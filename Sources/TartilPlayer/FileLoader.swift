@@ -201,6 +201,10 @@ final class FileLoader {
     private func find(_ ayah: AyahRef) -> Lookup {
         guard let cache else { return .found(.failed("the cache at \(setup.cacheDirectory) cannot be opened")) }
         do {
+            // Mirrors that disagree with no majority: it is not played until `cache choose` picks a copy.
+            if setup.table?.files[ayah] == nil, let dispute = try cache.dispute(reciter: setup.reciter.id, ayah: ayah) {
+                return .found(.failed(dispute.message))
+            }
             let expectation = try cache.expectation(
                 reciter: setup.reciter.id, ayah: ayah, pinned: setup.table?.files[ayah], unpinnedLimit: setup.unpinnedLimit)
             if cache.hasFile(reciter: setup.reciter.id, ayah: ayah) {

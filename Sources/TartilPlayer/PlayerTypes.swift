@@ -2,6 +2,7 @@ import TartilAudio
 import TartilCache
 import TartilCore
 import TartilNet
+import TartilSystem
 
 /// Everything a player needs to start.
 public struct PlayerSetup: Sendable {
@@ -55,9 +56,13 @@ public enum AudioValidation {
     /// The largest file accepted for an ayah the table does not pin.
     public static let unpinnedLimit = 16 << 20
 
-    /// Decodes a downloaded file whose hash is not known: it must be MPEG audio. Its exact length, counted on
-    /// the way, is remembered in the cache index.
+    /// Checks a downloaded file whose hash is not known: it must be one whole MPEG layer III stream
+    /// (`MPEGStream`: no bytes appended, no other format), and it must decode. Its exact length, counted on the
+    /// way, is remembered in the cache index.
     public static let validate: AudioCheck = { path in
+        if let problem = MPEGStream.problem(in: try FileSystem.read(path)) {
+            throw TartilError(.failure, "not one whole MPEG audio stream: \(problem)")
+        }
         let decoder = try Mpg123Decoder()
         let decoded = try decoder.countSamples(path)
         return AudioLength(samples: decoded.samples, sampleRate: decoded.format.sampleRate)

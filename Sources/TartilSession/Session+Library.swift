@@ -64,8 +64,53 @@ extension Session {
         /// Surahs with some of their own ayat cached that do not play offline: the files playing them needs that
         /// are cached, of how many, and whether the basmala's 1:1 is one of those missing.
         public var partialSurahs: [(surah: Int, cached: Int, total: Int, basmalaMissing: Bool)] = []
-        /// Unpinned files by the cross-check's mark.
+        /// Unpinned files by the cross-check's mark (disputed ones have no file, only copies kept aside).
         public var marks: [SourceMark: [AyahRef]] = [:]
+        /// The disputed ayat, with their copies.
+        public var disputes: [DisputedAyah] = []
+    }
+
+    /// An unpinned ayah whose mirrors disagree with no majority: not played until `cache choose` picks a copy.
+    public struct DisputedAyah: Sendable, Hashable {
+        public let reciter: String
+        public let ayah: AyahRef
+        /// What every command says of it (the mirrors, and the command that settles it).
+        public let message: String
+        /// Each mirror's copy, kept aside.
+        public let copies: [(mirror: String, bytes: Int, sha256: String, path: String)]
+
+        init(_ dispute: Cache.Dispute) {
+            reciter = dispute.reciter
+            ayah = dispute.ayah
+            message = dispute.message
+            copies = dispute.copies.map { ($0.mirror, $0.bytes, $0.sha256, $0.path) }
+        }
+
+        public static func == (lhs: DisputedAyah, rhs: DisputedAyah) -> Bool {
+            lhs.reciter == rhs.reciter && lhs.ayah == rhs.ayah && lhs.message == rhs.message
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(reciter)
+            hasher.combine(ayah)
+        }
+    }
+
+    /// Makes the copy of a disputed ayah that `mirror` served its file (`cache choose`): checked again (its hash
+    /// and that it is one whole MPEG audio stream), marked `chosen`; the other copies are removed.
+    public func chooseCopy(of ayah: AyahRef, mirror: String, reciter name: String?, settings: Settings) throws(TartilError)
+        -> (reciter: ReciterID, mirror: String, bytes: Int, sha256: String)
+    {
+        let reciter = try settings.reciterID(named: name, for: "cache choose")
+        let cache = try openCache(settings)
+        do {
+            let copy = try cache.choose(reciter: reciter, ayah: ayah, mirror: mirror, validate: AudioValidation.validate)
+            return (reciter, copy.mirror, copy.bytes, copy.sha256)
+        } catch where error.code == .notChoosable {
+            throw TartilError.usage(error.message)
+        } catch {
+            throw TartilError(.failure, error.message)
+        }
     }
 
     func openCache(_ settings: Settings) throws(TartilError) -> Cache {
@@ -98,6 +143,10 @@ extension Session {
             if let mark = file.mark { summaries[file.reciter]!.marks[mark, default: []].append(file.ayah) }
             cached[file.reciter, default: []].insert(file.ayah)
         }
+        for dispute in try Self.cacheCall({ () throws(CacheError) in try cache.disputes(reciter: reciter) }) {
+            summaries[dispute.reciter, default: CacheSummary(reciter: dispute.reciter)].marks[.disputed, default: []].append(dispute.ayah)
+            summaries[dispute.reciter]!.disputes.append(DisputedAyah(dispute))
+        }
         return summaries.keys.sorted().map { name in
             var summary = summaries[name]!
             let files = cached[name, default: []]
@@ -127,9 +176,10 @@ extension Session {
         public var removed: [(file: CachedAyah, reason: String)] = []
         public var repaired = 0
         public var repairFailures: [PrefetchProgress.Failure] = []
-        /// Good files whose download the cross-check marked single-source or disputed.
+        /// Good files only one mirror vouches for so far (single-source).
         public var singleSource: [CachedAyah] = []
-        public var disputed: [CachedAyah] = []
+        /// Ayat whose mirrors disagree with no majority: not played until `cache choose` picks a copy.
+        public var disputed: [DisputedAyah] = []
         public var interrupted = false
     }
 
@@ -155,7 +205,7 @@ extension Session {
         var result = CacheVerification(checked: files.count)
         result.removed = problems.map { (CachedAyah(reciter: $0.file.reciter, ayah: $0.file.ayah), $0.reason) }
         result.singleSource = files.filter { $0.mark == .singleSource && !badPaths.contains($0.path) }.map { CachedAyah(reciter: $0.reciter, ayah: $0.ayah) }
-        result.disputed = files.filter { $0.mark == .disputed && !badPaths.contains($0.path) }.map { CachedAyah(reciter: $0.reciter, ayah: $0.ayah) }
+        result.disputed = try Self.cacheCall { () throws(CacheError) in try cache.disputes(reciter: reciter) }.map(DisputedAyah.init)
         for problem in problems {
             let id = try ReciterID(problem.file.reciter)
             try Self.cacheCall { () throws(CacheError) in try cache.remove(reciter: id, ayah: problem.file.ayah) }

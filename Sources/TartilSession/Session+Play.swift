@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TartilAudio
+import TartilCache
 import TartilCore
 import TartilJournal
 import TartilNet
@@ -100,7 +101,21 @@ extension Session {
         let status = player.status
         for subscriber in subscribers { subscriber(.started(status)) }
         for hook in hooks { hook() }
-        return PlayStarted(status: status, resumed: prepared.resumed)
+        return PlayStarted(status: status, resumed: prepared.resumed, notes: Self.singleSourceNote(setup))
+    }
+
+    /// One line naming the plan's cached unpinned files that only one mirror vouches for (single-source), or nil.
+    static func singleSourceNote(_ setup: PlayerSetup) -> [String]? {
+        let unpinned = setup.plan.ayat.filter { setup.table?.files[$0] == nil }
+        guard !unpinned.isEmpty, let cache = try? Cache(directory: setup.cacheDirectory) else { return nil }
+        let single = unpinned.filter { (try? cache.mark(reciter: setup.reciter.id, ayah: $0)) == .singleSource }
+        guard !single.isEmpty else { return nil }
+        let listed = single.prefix(10).map(\.description).joined(separator: ", ") + (single.count > 10 ? ", …" : "")
+        return [
+            "\(Plural.count(single.count, "ayah")) (\(listed)) single-source: only one mirror could serve "
+                + (single.count == 1 ? "it" : "them") + " so far; the next prefetch compares "
+                + (single.count == 1 ? "it" : "them") + " with another mirror"
+        ]
     }
 
     /// A play whose player could not start after the old one was stopped: nothing plays now.

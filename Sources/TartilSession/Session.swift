@@ -335,10 +335,14 @@ public enum ControlResult: Sendable, Hashable, Codable {
 public struct PlayStarted: Sendable, Hashable, Codable {
     public var status: PlayerStatus
     public var resumed: ResumePoint?
+    /// What the listener is told once, as the play starts (nil when nothing): the plan's unpinned files that only
+    /// one mirror vouches for so far (single-source).
+    public var notes: [String]?
 
-    public init(status: PlayerStatus, resumed: ResumePoint?) {
+    public init(status: PlayerStatus, resumed: ResumePoint?, notes: [String]? = nil) {
         self.status = status
         self.resumed = resumed
+        self.notes = notes
     }
 }
 

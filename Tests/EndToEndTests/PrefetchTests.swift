@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -193,7 +194,7 @@ func sha256(_ path: String) -> String {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let html = try environment.tartil(["prefetch", "112:1", "--reciter", "loose", "--retries", "0"], urls: [environment.fault("html")], in: directory)
         #expect(html.status == 1)
-        #expect(html.stderr.contains("not MPEG audio"), "\(html.stderr)")
+        #expect(html.stderr.contains("not one whole MPEG audio stream"), "\(html.stderr)")
         #expect(try environment.verifiedFiles(in: directory, reciter: "loose").isEmpty)
 
         let good = try environment.tartil(["prefetch", "112:1", "--reciter", "loose"], urls: [environment.clean], in: directory)
@@ -251,17 +252,18 @@ func sha256(_ path: String) -> String {
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
-    /// A mirror that serves another ayah's file, or flips a bit, is outvoted by two that agree: the unpinned
-    /// files come from them, right, and are marked cross-checked.
-    @Test(arguments: Scheme.allCases, ["other-ayah", "bitflip"])
+    /// A mirror that serves another ayah's file, flips a bit, changes a byte early in the file (before its last
+    /// 16 KiB: 1:5 is 28 KB) or appends bytes is outvoted by two that agree on the whole file: the unpinned files
+    /// come from them, right, and are marked cross-checked.
+    @Test(arguments: Scheme.allCases, ["other-ayah", "bitflip", "early-change", "append"])
     func aWrongMirrorOfAnUnpinnedReciterIsOutvoted(scheme: Scheme, fault: String) throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try environment.tartil(
-            ["prefetch", "112", "--reciter", "loose", "--json"],
+            ["prefetch", "112", "1:5", "--reciter", "loose", "--json"],
             urls: [environment.fault(fault, scheme), environment.clean(scheme), environment.fault("ok", scheme)], in: directory)
         #expect(result.status == 0, "\(fault): \(result.stderr)")
-        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").count == 5, "\(fault)")  // with 1:1
+        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").count == 6, "\(fault)")  // with the basmala's 1:1
         let summary = try summary(result)
         #expect(summary["cross_checked"] as? Int == 5, "\(summary)")
         #expect((summary["disputed"] as? [Any])?.isEmpty == true)
@@ -270,28 +272,97 @@ func sha256(_ path: String) -> String {
         #expect(list?.first?["cross_checked"] as? Int == 5, "\(ls.stdout)")
     }
 
-    /// Two mirrors that disagree cannot be told apart: the files are kept, marked disputed, the summary warns
-    /// that the mirrors are not byte-identical, and `cache ls` and `cache verify` show the mark.
-    @Test func mirrorsThatDisagreeLeaveDisputedFilesAndAWarning() throws {
+    /// Two mirrors that serve different whole files (another ayah's, or one byte changed before the last 16 KiB)
+    /// cannot be told apart: nothing is kept at the files' names, they fail (exit 1) with a warning, do not play
+    /// (the message names both mirrors and the command), `cache ls` and `cache verify` (exit 1) list them with
+    /// their copies kept aside, and `cache choose` settles one.
+    @Test(arguments: Scheme.allCases, [("other-ayah", "112", 4), ("early-change", "1:5", 1)])
+    func mirrorsThatDisagreeWithNoMajorityDisputeTheFile(scheme: Scheme, fault: (String, String, Int)) throws {
+        let (name, reference, count) = fault
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let urls = [environment.fault(name, scheme), environment.clean(scheme)]
+        let result = try environment.tartil(["prefetch", reference, "--reciter", "loose", "--json"], urls: urls, in: directory)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: the mirrors of loose are not byte-identical"), "\(result.stderr)")
+        #expect((try summary(result)["disputed"] as? [Any])?.count == count)
+        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").isEmpty)
+        let first = reference == "112" ? "112:1" : "1:5"
+        let play = try environment.tartil(["play", first, "--reciter", "loose", "--output", "null"], urls: urls, in: directory)
+        // 112:1's play starts with the basmala (1:1), which the same mirrors dispute: it is disputed on the way,
+        // and named first.
+        let named = reference == "112" ? "1:1" : first
+        #expect(play.status != 0)
+        #expect(play.stderr.contains("\(named) is disputed") && play.stderr.contains("m1: ") && play.stderr.contains("m2: "), "\(play.stderr)")
+        #expect(play.stderr.contains("tartil cache choose \(named) --reciter loose --mirror NAME"), "\(play.stderr)")
+        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").isEmpty)
+        let disputed = count + (reference == "112" ? 1 : 0)
+        let ls = try environment.tartil(["cache", "ls"], urls: urls, in: directory)
+        #expect(ls.stdout.contains("unpinned: \(disputed) disputed"), "\(ls.stdout)")
+        #expect(ls.stdout.contains("\(first) is disputed"), "\(ls.stdout)")
+        let verify = try environment.tartil(["cache", "verify"], urls: urls, in: directory)
+        #expect(verify.status == 1)
+        #expect(verify.stderr.contains("disputed loose \(first) is disputed"), "\(verify.stderr)")
+        #expect(verify.stderr.contains("the copy from m1: "), "\(verify.stderr)")
+        let json = try environment.tartil(["cache", "verify", "--json"], urls: urls, in: directory)
+        #expect((try summary(json)["disputed"] as? [Any])?.count == disputed, "\(json.stdout)")
+        // Choosing: an unknown mirror is a usage error; m2's copy (the right one) becomes the file.
+        let wrong = try environment.tartil(["cache", "choose", first, "--reciter", "loose", "--mirror", "m9"], urls: urls, in: directory)
+        #expect(wrong.status == 64, "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("the copies are from: m1, m2"), "\(wrong.stderr)")
+        let chosen = try environment.tartil(["cache", "choose", first, "--reciter", "loose", "--mirror", "m2"], urls: urls, in: directory)
+        #expect(chosen.status == 0, "\(chosen.stderr)")
+        if reference == "112" {
+            let basmala = try environment.tartil(["cache", "choose", "1:1", "--reciter", "loose", "--mirror", "m2"], urls: urls, in: directory)
+            #expect(basmala.status == 0, "\(basmala.stderr)")
+        }
+        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").count == (reference == "112" ? 2 : 1))
+        let played = try environment.tartil(["play", first, "--reciter", "loose", "--output", "null"], urls: urls, in: directory)
+        #expect(played.status == 0, "\(played.stderr)")
+        let again = try environment.tartil(["cache", "choose", first, "--reciter", "loose", "--mirror", "m2"], urls: urls, in: directory)
+        #expect(again.status == 64 && again.stderr.contains("is not disputed"), "\(again.stderr)")
+    }
+
+    /// Over two mirrors, one of them wrong in any of the ways tried (either one first), nothing wrong is kept at
+    /// a final name and nothing wrong plays: every ayah asked for is the right file (cross-checked, or
+    /// single-source when the wrong copy was not even MPEG audio) or disputed, with no file at its name.
+    @Test(arguments: Scheme.allCases, ["other-ayah", "bitflip", "early-change", "append"])
+    func overTwoMirrorsNothingWrongIsKept(scheme: Scheme, fault: String) throws {
+        for wrongFirst in [true, false] {
+            let directory = TestPaths.makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let pair = [environment.fault(fault, scheme), environment.clean(scheme)]
+            let urls = wrongFirst ? pair : pair.reversed()
+            let result = try environment.tartil(["prefetch", "112", "1", "--reciter", "loose", "--json"], urls: urls, in: directory)
+            let summary = try summary(result)
+            let disputed = Set(((summary["disputed"] as? [[String: Any]]) ?? []).map { try! AyahRef($0["surah"] as! Int, $0["ayah"] as! Int) })
+            let kept = try environment.verifiedFiles(in: directory, reciter: "loose")  // each one checked against the manifest
+            #expect(kept.isDisjoint(with: disputed) && kept.count + disputed.count == 11, "\(fault), wrong first \(wrongFirst): \(kept.sorted()) \(disputed.sorted())")
+            #expect(result.status == (disputed.isEmpty ? 0 : 1), "\(result.stderr)")
+            if fault == "other-ayah" || fault == "early-change" { #expect(!disputed.isEmpty, "\(fault)") }
+            if let playable = kept.filter({ $0.surah == 1 }).sorted().last, kept.contains(try AyahRef(1, 1)) {
+                let play = try environment.tartil(["play", playable.description, "--reciter", "loose", "--output", "null"], urls: urls, in: directory)
+                #expect(play.status == 0, "\(play.stderr)")
+            }
+        }
+    }
+
+    /// A mirror whose file is not one whole MPEG audio stream (bytes appended) is refused before anything is
+    /// kept: with one other mirror, that mirror's copy is kept, single-source (the refused one is no answer).
+    @Test(arguments: Scheme.allCases)
+    func aFileWithBytesAppendedIsRefused(scheme: Scheme) throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try environment.tartil(
-            ["prefetch", "112", "--reciter", "loose", "--json"], urls: [environment.fault("other-ayah"), environment.clean], in: directory)
+            ["prefetch", "112", "--reciter", "loose", "--json"], urls: [environment.fault("append", scheme), environment.clean(scheme)],
+            in: directory)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("warning: the mirrors of loose are not byte-identical"), "\(result.stderr)")
-        #expect(result.stderr.contains("112:1: m1: "), "\(result.stderr)")
-        #expect((try summary(result)["disputed"] as? [Any])?.count == 5)  // 112:1-4 and the basmala's 1:1
-        let ls = try environment.tartil(["cache", "ls"], urls: [environment.clean], in: directory)
-        #expect(ls.stdout.contains("unpinned: 5 disputed (1:1, 112:1, 112:2, 112:3, 112:4)"), "\(ls.stdout)")
-        let verify = try environment.tartil(["cache", "verify"], urls: [environment.clean], in: directory)
-        #expect(verify.status == 0)
-        #expect(verify.stderr.contains("disputed loose/112001.mp3: its mirrors disagreed"), "\(verify.stderr)")
-        #expect(verify.stdout.contains("unpinned: 0 single-source, 5 disputed"), "\(verify.stdout)")
-        let json = try environment.tartil(["cache", "verify", "--json"], urls: [environment.clean], in: directory)
-        #expect((try summary(json)["disputed"] as? [Any])?.count == 5, "\(json.stdout)")
+        #expect((try summary(result)["single_source"] as? [Any])?.count == 5)  // 112:1-4 and the basmala's 1:1
+        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").count == 5)
     }
 
-    /// A file only one mirror could serve (the reciter's only mirror, or the others failing) is single-source.
+    /// A file only one mirror could serve (the reciter's only mirror, or the others failing) is single-source,
+    /// and the first play of it says so; the next prefetch with the other mirror back compares it again.
     @Test func aFileOnlyOneMirrorServedIsSingleSource() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -305,10 +376,57 @@ func sha256(_ path: String) -> String {
         #expect((try summary(verify)["single_source"] as? [Any])?.count == 2, "\(verify.stdout)")
         let ls = try environment.tartil(["cache", "ls"], urls: [environment.clean], in: directory)
         #expect(ls.stdout.contains("unpinned: 2 single-source (112:2, 112:3)"), "\(ls.stdout)")
+        let play = try environment.tartil(["play", "112:2-3", "--reciter", "loose", "--output", "null"], urls: [environment.clean], in: directory)
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(play.stderr.contains("2 ayat (112:2, 112:3) single-source: only one mirror could serve them so far"), "\(play.stderr)")
+        // The other mirror is back: the next prefetch compares them again, and they are cross-checked.
+        let recheck = try environment.tartil(
+            ["prefetch", "112:2-3", "--reciter", "loose", "--json"], urls: [environment.clean, environment.fault("ok")], in: directory)
+        #expect(recheck.status == 0, "\(recheck.stderr)")
+        #expect(try summary(recheck)["cross_checked"] as? Int == 2, "\(recheck.stdout)")
+        let after = try environment.tartil(["cache", "ls"], urls: [environment.clean], in: directory)
+        #expect(after.stdout.contains("unpinned: 2 cross-checked"), "\(after.stdout)")
+        #expect(!after.stdout.contains("single-source"), "\(after.stdout)")
         // Pinned files carry no mark.
         _ = try environment.tartil(["prefetch", "112:1", "--reciter", "fixture"], urls: [environment.clean], in: directory)
         let pinned = try environment.tartil(["cache", "ls", "--reciter", "fixture", "--json"], urls: [environment.clean], in: directory)
         #expect(pinned.stdout.contains(#""single_source":[]"#), "\(pinned.stdout)")
+    }
+
+    /// An https mirror's redirect to http (a downgrade) is refused: the plain server is never asked.
+    @Test func anHTTPSMirrorsRedirectToHTTPIsRefused() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let plain = try TestServer.faults(root: TestPaths.fixtures)
+        defer { plain.stop() }
+        let result = try environment.tartil(
+            ["prefetch", "112:1", "--reciter", "fixture", "--json"], urls: [environment.fault("redirect-http-\(plain.port)", .https)], in: directory)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("from https to http (a downgrade)"), "\(result.stdout)")
+        #expect(plain.requestLog.isEmpty, "\(plain.requestLog)")
+        #expect(try environment.verifiedFiles(in: directory).isEmpty)
+    }
+
+    /// Two prefetches of the same unpinned surah at once, into one cache, fetch each file once: counted at the
+    /// server, whose log has one download and one cross-check probe per file.
+    @Test func twoPrefetchesAtOnceFetchEachUnpinnedFileOnce() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try TestServer.faults(root: TestPaths.fixtures)
+        defer { server.stop() }
+        let urls = [server.base + "/slow/fixture/{surah3}{ayah3}.mp3", server.base + "/ok/fixture/{surah3}{ayah3}.mp3"]
+        _ = try environment.mirrorsFile(urls, in: directory)
+        let results = Mutex<[RunResult]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            let result = try! environment.tartil(["prefetch", "112", "1", "--reciter", "loose"], urls: urls, in: directory)
+            results.withLock { $0.append(result) }
+        }
+        for result in results.withLock({ $0 }) { #expect(result.status == 0, "\(result.stderr)") }
+        #expect(try environment.verifiedFiles(in: directory, reciter: "loose").count == 11)
+        let requests = server.requestLog.map { $0.split(separator: " ")[2] }
+        var counts: [Substring: Int] = [:]
+        for path in requests { counts[path, default: 0] += 1 }
+        #expect(counts.count == 22 && counts.values.allSatisfy { $0 == 1 }, "\(counts.sorted { $0.key < $1.key })")
     }
 
     @Test(arguments: Scheme.allCases)

@@ -196,7 +196,11 @@ import Testing
                 return error.code == .usage ? nil : "error code \(error.code), not usage"
             }
         }),
-        Target(name: "MPEG heads and length estimates", corpus: { mpegCorpus }, run: { input in
+        Target(name: "MPEG heads, whole streams and length estimates", corpus: { mpegCorpus }, run: { input in
+            // The frame walker refuses or accepts; what it accepts stops being one stream with bytes appended.
+            if MPEGStream.problem(in: input) == nil, MPEGStream.problem(in: input + [0x00, 0x01, 0x02, 0x03, 0x04]) == nil {
+                return "a stream with 5 bytes appended is accepted"
+            }
             let head = MPEGHead.parse(input)
             let whole = MPEGHead.parse(input, isWholeFile: true)
             guard head.id3v2Bytes >= 0, whole.trailerBytes.map({ $0 == 0 || $0 == 128 }) ?? false else { return "tags \(head)" }

@@ -131,7 +131,7 @@ private func program(_ name: String) -> String? {
     /// Completion queries answered by the bash script, as bash calls it (COMP_WORDS, COMP_CWORD → COMPREPLY).
     @Test(.enabled(if: program("bash") != nil), arguments: [
         (["tartil", "pre"], ["prev", "prefetch"]),
-        (["tartil", "cache", ""], ["ls", "du", "verify", "pin", "unpin", "import"]),
+        (["tartil", "cache", ""], ["ls", "du", "verify", "choose", "pin", "unpin", "import"]),
         (["tartil", "journal", "export", "--format", ""], ["ndjson", "json", "csv"]),
         (["tartil", "play", "36", "--basmala", ""], ["auto", "off"]),
         (["tartil", "play", "--output", "s"], ["silent"]),

@@ -247,13 +247,14 @@ import TartilSystem
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r").allSatisfy { !$0.hasPrefix(".") })
     }
 
-    /// The writer keeps a file's last bytes for the cross-check, whatever the pieces, and across a resume.
-    @Test func theWriterKeepsTheFilesTail() throws {
+    /// The writer reads back every byte written (what the cross-check hashes and walks), whatever the pieces, and
+    /// across a resume; the hash the mirrors agreed on is required at the commit.
+    @Test func theWriterReadsBackTheWholeFileAndRequiresTheAgreedHash() throws {
         try withScratchCache { cache, directory, reciter, _ in
             for (number, size) in [0, 1, 100, 65_535, 65_536, 65_537, 300_001].enumerated() {
                 let ayah = try AyahRef(2, number + 1)
                 let data = randomBytes(size, seed: UInt64(size + 1))
-                let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20), keepingTail: 65_536)
+                let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20))
                 var offset = 0
                 var pieces = [7, 70_001, 999, 16_384].cycled().makeIterator()
                 while offset < size / 2, let piece = pieces.next() {
@@ -262,12 +263,68 @@ import TartilSystem
                     offset = end
                 }
                 writer.abandon(keepPartial: true)
-                let resumed = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20), keepingTail: 65_536)
+                let resumed = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20))
                 #expect(resumed.offset == offset)
                 try data[offset...].withUnsafeBytes { try resumed.append($0) }
-                #expect(resumed.tail() == Array(data.suffix(65_536)), "\(size) bytes")
-                resumed.abandon(keepPartial: false)
+                #expect(try resumed.contents() == Array(data), "\(size) bytes")
+                resumed.require(sha256: String(repeating: "0", count: 64))
+                #expect(throws: CacheError.self) { try cache.commit(resumed, reciter: reciter, ayah: ayah, validate: { _ in nil }) }
+                #expect(!cache.hasFile(reciter: reciter, ayah: ayah))
             }
+        }
+    }
+
+    /// A dispute keeps every copy aside (and moves a single-source file at the ayah's name aside too): nothing is at
+    /// the name, so nothing plays; `choose` makes the chosen copy the file, checked again, and forgets the rest.
+    @Test func disputedCopiesAreKeptAsideUntilOneIsChosen() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let good = Array(try Data(contentsOf: URL(fileURLWithPath: fixture)))
+            var changed = good
+            changed[200] ^= 0x01
+            // A single-source copy from mirror "a" is cached first.
+            let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20))
+            try good.withUnsafeBytes { try writer.append($0) }
+            try cache.commit([Cache.PendingFile(writer: writer, reciter: reciter, ayah: ayah, mark: .singleSource, source: "a")], validate: { _ in nil })
+            // Compared again: b served another file, and a (asked again) is not among the answers.
+            try cache.setAside([("b", changed)], reciter: reciter, ayah: ayah)
+            #expect(!cache.hasFile(reciter: reciter, ayah: ayah))
+            let dispute = try #require(try cache.dispute(reciter: reciter, ayah: ayah))
+            #expect(dispute.copies.map(\.mirror) == ["a", "b"])
+            for copy in dispute.copies {
+                #expect(FileManager.default.fileExists(atPath: copy.path), "\(copy.path)")
+                #expect(Path.name(copy.path).hasPrefix("."))
+            }
+            #expect(dispute.message.contains("tartil cache choose 112:1 --reciter r --mirror NAME"))
+            #expect(try cache.files(reciter: "r").isEmpty)
+            #expect(throws: CacheError.self) { try cache.choose(reciter: reciter, ayah: ayah, mirror: "c", validate: { _ in nil }) }
+            // A copy changed while aside is refused.
+            let aside = dispute.copies.first { $0.mirror == "a" }!.path
+            var tampered = good
+            tampered[300] ^= 0x40
+            try Data(tampered).write(to: URL(fileURLWithPath: aside))
+            #expect(throws: CacheError.self) { try cache.choose(reciter: reciter, ayah: ayah, mirror: "a", validate: { _ in nil }) }
+            try cache.choose(reciter: reciter, ayah: ayah, mirror: "b", validate: { _ in nil })
+            #expect(try cache.dispute(reciter: reciter, ayah: ayah) == nil)
+            #expect(try Array(cache.readVerified(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20))) == changed)
+            #expect(try cache.mark(reciter: reciter, ayah: ayah) == .chosen)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/r").allSatisfy { !$0.contains("disputed") })
+            #expect(throws: CacheError.self) { try cache.choose(reciter: reciter, ayah: ayah, mirror: "b", validate: { _ in nil }) }
+        }
+    }
+
+    /// A file an older tartil kept although its mirrors disagreed (marked disputed, at its name) is not vouched
+    /// for: `cache verify` reports it, and looking it up removes it so it is downloaded and compared again.
+    @Test func aDisputedFileKeptByAnOlderTartilIsNotTrusted() throws {
+        try withScratchCache { cache, _, reciter, ayah in
+            let good = Array(try Data(contentsOf: URL(fileURLWithPath: fixture)))
+            let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20))
+            try good.withUnsafeBytes { try writer.append($0) }
+            try cache.commit([Cache.PendingFile(writer: writer, reciter: reciter, ayah: ayah, mark: .disputed, source: "a")], validate: { _ in nil })
+            let problems = Cache.verify(try cache.files(reciter: "r"), tables: [:])
+            #expect(problems.count == 1 && problems[0].reason.contains("older tartil"), "\(problems.map(\.reason))")
+            let expectation = try cache.expectation(reciter: reciter, ayah: ayah, pinned: nil, unpinnedLimit: 1 << 20)
+            #expect(!expectation.isKnown)
+            #expect(!cache.hasFile(reciter: reciter, ayah: ayah))
         }
     }
 

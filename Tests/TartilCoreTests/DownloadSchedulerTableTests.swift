@@ -435,6 +435,28 @@ import Testing
         #expect(world.problems.isEmpty, "\(world.problems)")
     }
 
+    /// Two mirrors that serve different whole files, with no third to decide: both copies are set aside, none is
+    /// committed, and the file fails with the message that names the mirrors and the command that settles it.
+    @Test func mirrorsThatDisagreeWithNoMajorityDisputeTheFile() {
+        var world = World()
+        let job = World.job(1, [World.a, World.b], crossChecked: true)
+        world.submit([job])
+        world.send(.tick)
+        world.end([Self.one])
+        world.finish(Self.one, .complete(World.print(1)))
+        world.trace.removeAll()
+        world.probed(Self.one, .fingerprint(World.print(0)))
+        let message = CrossCheck.disputeMessage(
+            job.ayah, reciter: job.reciter.rawValue, copies: [("a", World.print(1)), ("b", World.print(0))])
+        #expect(
+            world.trace == [
+                .setAside(Self.one, copy: 0, prints: [0: World.print(1), 1: World.print(0)]),
+                .report(.marked(job.ayah, .disputed, detail: "a: \(World.print(1)); b: \(World.print(0))")),
+                .end(Self.one, .failed(job.ayah, reason: message)),
+            ])
+        #expect(world.problems.isEmpty, "\(world.problems)")
+    }
+
     /// A file no mirror can give: its partial bytes go, and it fails naming each mirror's reason.
     @Test func aFileNoMirrorCanGiveFailsWithEachReason() {
         var world = World()

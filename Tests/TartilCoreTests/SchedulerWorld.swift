@@ -35,7 +35,7 @@ struct SchedulerWorld {
 
     /// The fingerprint of a copy: `variant` 0 is the right file.
     static func print(_ variant: Int) -> FileFingerprint {
-        FileFingerprint(bytes: 10_000 + variant, tailSHA256: String(repeating: "\(variant % 10)", count: 64))
+        FileFingerprint(bytes: 10_000 + variant, sha256: String(repeating: "\(variant % 10)", count: 64))
     }
 
     var scheduler = Scheduler(limits: limits, policy: policy, httpsMayMultiplex: true, seed: 42)
@@ -255,6 +255,9 @@ struct SchedulerWorld {
                 committing[job] = mirror
             case .dropCopy(let job, _):
                 expect(copies.remove(job) != nil, "dropCopy(\(job)) with no copy in hand")
+            case .setAside(let job, let copy, let prints):
+                expect(copies.remove(job) != nil, "setAside(\(job)) with no copy in hand")
+                expect(prints[copy] != nil && prints.count >= 2, "setAside(\(job)) with \(prints.count) copies")
             case .discardPartial(let job):
                 expect(isKnown(job), "discardPartial(\(job)) of a job that is over")
             case .report(let event):

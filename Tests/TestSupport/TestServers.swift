@@ -48,7 +48,7 @@ public final class TestServer: @unchecked Sendable {
         let portFile = state + "/port"
         let (process, stdin) = try launch(
             "/usr/bin/env",
-            ["python3", TestPaths.repository + "/tools/testserver/faultserver.py", root, "--port-file", portFile, "--exit-on-eof"]
+            ["python3", TestPaths.repository + "/tools/testserver/faultserver.py", root, "--port-file", portFile, "--exit-on-eof", "--log", state + "/requests.log"]
                 + (tls ? ["--tls", testAuthority] : []))
         return TestServer(process: process, stdin: stdin, port: try waitForPortFile(portFile), scheme: tls ? "https" : "http", state: state)
     }
@@ -63,7 +63,8 @@ public final class TestServer: @unchecked Sendable {
         return TestServer(process: process, stdin: stdin, port: try waitForPortFile(portFile), state: state)
     }
 
-    /// The proxy's log: one line per request (`CONNECT 127.0.0.1:4433`, `GET http://127.0.0.1:8080/a`).
+    /// The proxy's log: one line per request (`CONNECT 127.0.0.1:4433`, `GET http://127.0.0.1:8080/a`); the fault
+    /// server's: one line per answer (`200 13582 /ok/fixture/112001.mp3 -`).
     public var requestLog: [String] {
         ((try? String(contentsOfFile: state + "/requests.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }

@@ -20,15 +20,19 @@ named by the first path segment:  GET /<fault>/<path under ROOT>.
   redirect-ftp       302 to an ftp:// URL
   ignore-range       always 200 with the whole file, whatever Range asks
   other-ayah         another ayah's file (the next file in the folder, in name order), honouring Range
+  early-change       the file with one byte changed an eighth of the way in (not in the last 16 KiB), honouring Range
+  append             the file followed by 2000 bytes that are not audio, with a Content-Length that says so
+  redirect-http-PORT 302 to the same path under /ok/ on http://127.0.0.1:PORT (an https mirror's downgrade)
 
   slow               the file at about 64 KiB/s, honouring Range (for interrupting downloads midway)
 
-Usage: faultserver.py ROOT [--port N] [--port-file FILE] [--exit-on-eof] [--tls DIR]
+Usage: faultserver.py ROOT [--port N] [--port-file FILE] [--exit-on-eof] [--tls DIR] [--log FILE]
 Port 0 (the default) takes any free port; it is printed and written to FILE. With --tls DIR it serves HTTPS
 (HTTP/1.1) with DIR/server.pem and DIR/server.key, made by tools/testserver/test-ca DIR (trust DIR/ca.pem); each
 connection's TLS handshake runs on its own thread, so every fault behaves as over plain HTTP. Every request is bounded in time;
 the server runs until it is killed or, with --exit-on-eof, until its standard input closes (so a test process
-that dies takes its server with it).
+that dies takes its server with it). With --log FILE each answer is logged as one line: `STATUS BODY_BYTES PATH
+RANGE` (RANGE `-` without one), so tests can count requests and bytes.
 """
 import argparse
 import collections
@@ -49,6 +53,14 @@ COUNTS_LOCK = threading.Lock()
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     root = "."
+    log_path = None
+
+    def record(self, status, body_bytes):
+        if not Handler.log_path:
+            return
+        with COUNTS_LOCK:
+            with open(Handler.log_path, "a") as log:
+                log.write(f"{status} {body_bytes} {self.path} {self.headers.get('Range') or '-'}\n")
 
     def log_message(self, *args):
         pass
@@ -59,6 +71,7 @@ class Handler(BaseHTTPRequestHandler):
             return COUNTS[self.path]
 
     def send_plain(self, status, body=b"", headers=()):
+        self.record(status, len(body))
         self.send_response(status)
         for name, value in headers:
             self.send_header(name, value)
@@ -76,6 +89,7 @@ class Handler(BaseHTTPRequestHandler):
         requested = self.headers.get("Range")
         if honour_range and requested and requested.startswith("bytes=-"):
             count = min(int(requested[len("bytes=-"):]), len(data))
+            self.record(206, count)
             self.send_response(206)
             self.send_header("Content-Range", f"bytes {len(data) - count}-{len(data) - 1}/{len(data)}")
             self.send_header("Content-Length", str(count))
@@ -87,6 +101,7 @@ class Handler(BaseHTTPRequestHandler):
             start = int(requested[len("bytes="):-1])
             if start >= len(data):
                 return self.send_plain(416, headers=[("Content-Range", f"bytes */{len(data)}")])
+            self.record(206, len(data) - start)
             self.send_response(206)
             self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
             self.send_header("Content-Length", str(len(data) - start))
@@ -94,6 +109,7 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(data[start:])
             return
+        self.record(200, len(data))
         self.send_response(200)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Content-Type", "audio/mpeg")
@@ -192,6 +208,7 @@ class Handler(BaseHTTPRequestHandler):
         if fault == "slow":
             requested = self.headers.get("Range")
             start = int(requested[len("bytes="):-1]) if requested and requested.endswith("-") else 0
+            self.record(206 if start else 200, len(data) - start)
             self.send_response(206 if start else 200)
             if start:
                 self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
@@ -208,6 +225,15 @@ class Handler(BaseHTTPRequestHandler):
             other = names[(names.index(os.path.basename(path)) + 1) % len(names)]
             with open(os.path.join(folder, other), "rb") as f:
                 return self.serve_file(f.read())
+        if fault == "early-change":
+            changed = bytearray(data)
+            changed[len(data) // 8] ^= 0x01
+            return self.serve_file(bytes(changed))
+        if fault == "append":
+            return self.serve_file(data + b"\x55" * 2000, honour_range=False)
+        if fault.startswith("redirect-http-"):
+            port = int(fault[len("redirect-http-"):])
+            return self.send_plain(302, b"", [("Location", f"http://127.0.0.1:{port}/ok/" + rest)])
         if fault == "ignore-range":
             return self.serve_file(data, honour_range=False)
         return self.send_plain(404, b"unknown fault\n")
@@ -220,8 +246,10 @@ def main():
     parser.add_argument("--port-file")
     parser.add_argument("--exit-on-eof", action="store_true")
     parser.add_argument("--tls")
+    parser.add_argument("--log")
     args = parser.parse_args()
     Handler.root = args.root
+    Handler.log_path = args.log
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     if args.tls:
         subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-ca"), args.tls], check=True)

@@ -16,8 +16,10 @@ enum CacheCommands {
             A surah is complete when it plays offline: every ayah of it is cached, and the basmala's file (1:1) \
             for a surah other than 1 and 9, unless the configured basmala is off. Partly cached surahs show the \
             files playing them needs that are cached, of how many (the basmala's 1:1 counts as one of them). \
-            Unpinned files show what the cross-check found when they were downloaded: cross-checked (another \
-            mirror agreed), single-source (only one mirror could serve it) or disputed (the mirrors disagreed). \
+            Unpinned files show what the cross-check found: cross-checked (two mirrors, a majority of those that \
+            answered, served the same whole file), single-source (only one mirror could serve it so far; the next \
+            prefetch compares it again), disputed (the mirrors disagree with no majority: not played, its copies \
+            kept aside until 'cache choose' picks one) or chosen (picked with 'cache choose'). \
             Fields (json, ndjson, csv), one row per reciter: reciter, files, bytes, complete_surahs, partial_surahs \
             (surah, cached, total, basmala_missing), cross_checked (how many), single_source and disputed (surah, ayah).
             """,
@@ -42,6 +44,7 @@ enum CacheCommands {
                 console.line("  partly cached: " + summary.partialSurahs.map { "\($0.surah) (\($0.cached)/\($0.total)\($0.basmalaMissing ? ", without the basmala 1:1" : ""))" }.joined(separator: ", "))
             }
             if let marks = marksLine(summary) { console.line("  unpinned: " + marks) }
+            for dispute in summary.disputes { console.line("  " + dispute.message) }
         }
     }
 
@@ -69,15 +72,54 @@ enum CacheCommands {
         discussion: """
             Each file is checked against its reciter's table, or against the hash recorded when it was first \
             downloaded; files are hashed on all cores. A file that fails, or that nothing vouches for, or a symbolic \
-            link at a cached file's name, is removed (a link: the link only). Unpinned files marked single-source or \
-            disputed when they were downloaded are listed (a matching hash proves only that they did not change). \
-            Exit 0 only when every file is good (after --repair, when every removed file came back verified). \
+            link at a cached file's name, is removed (a link: the link only). Unpinned files only one mirror vouches \
+            for so far (single-source; a matching hash proves only that they did not change) and disputed ayat (not \
+            played: choose a copy with 'cache choose') are listed. Exit 0 only when every file is good and no ayah \
+            is disputed (after --repair, when every removed file came back verified). \
             Fields (json, ndjson, csv): checked, good, removed (reciter, surah, ayah, reason), repaired, \
-            single_source and disputed (reciter, surah, ayah).
+            single_source (reciter, surah, ayah) and disputed (reciter, surah, ayah, copies: mirror, bytes, sha256, \
+            path).
             """,
         options: [reciterOption, .init(names: ["--repair"], valueName: nil, help: "Download removed files again.")] + DownloadLimits.timeoutOptions
             + [OutputFormat.option()],
         run: runVerify)
+
+    static let choose = CommandSpec(
+        path: ["cache", "choose"],
+        overview: "Settle a disputed ayah: make the copy one mirror served its file.",
+        discussion: """
+            When the mirrors of an unpinned ayah serve different files and no majority of them agrees, the ayah is \
+            disputed: it is not played, and each mirror's copy is kept aside (cache verify lists them with their \
+            paths, so each can be listened to). This makes the copy that MIRROR served the ayah's file, checked \
+            again (its SHA-256 as kept, one whole MPEG audio stream), marked chosen; the other copies are removed. \
+            Fields (json, ndjson, csv): reciter, surah, ayah, mirror, bytes, sha256.
+            """,
+        arguments: [.init(name: "ref", help: "The disputed ayah (surah:ayah).")],
+        options: [
+            .init(names: ["--mirror"], valueName: "name", help: "The mirror whose copy to keep (its name in mirrors.json)."),
+            .init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER]."), OutputFormat.option(),
+        ],
+        examples: ["tartil cache choose 36:5 --reciter alafasy --mirror everyayah"],
+        run: runChoose)
+
+    static func runChoose(_ invocation: Invocation, _ context: Context) throws {
+        let format = try OutputFormat.chosen(invocation, context)
+        let ayat = ReferenceParser.uniqueAyat(of: try ReferenceParser.parse(invocation.arguments))
+        guard ayat.count == 1 else {
+            throw TartilError.usage("cache choose takes one ayah (surah:ayah), not \(Plural.count(ayat.count, "ayah"))")
+        }
+        guard let mirror = invocation.value("--mirror") else {
+            throw TartilError.usage("cache choose needs --mirror NAME: the mirror whose copy to keep (cache verify lists them)")
+        }
+        let chosen = try context.session.chooseCopy(of: ayat[0], mirror: mirror, reciter: invocation.value("--reciter"), settings: context.settings)
+        let fields: Fields = [
+            ("reciter", .string(chosen.reciter.rawValue)), ("surah", .int(ayat[0].surah)), ("ayah", .int(ayat[0].ayah)),
+            ("mirror", .string(chosen.mirror)), ("bytes", .int(chosen.bytes)), ("sha256", .string(chosen.sha256)),
+        ]
+        context.console.print(report: fields, as: format) {
+            context.console.line("\(ayat[0]) of \(chosen.reciter): kept the copy from \(chosen.mirror) (\(chosen.bytes) bytes, sha256 \(chosen.sha256.prefix(12))…), marked chosen")
+        }
+    }
 
     static let pin = CommandSpec(
         path: ["cache", "pin"], overview: "Keep ayat in the cache: pinned files are never evicted.",
@@ -163,15 +205,21 @@ enum CacheCommands {
             })),
             ("repaired", .int(result.repaired)),
             ("single_source", .array(result.singleSource.map(fileJSON))),
-            ("disputed", .array(result.disputed.map(fileJSON))),
+            ("disputed", .array(result.disputed.map { dispute in
+                .object([
+                    ("reciter", .string(dispute.reciter)), ("surah", .int(dispute.ayah.surah)), ("ayah", .int(dispute.ayah.ayah)),
+                    ("copies", .array(dispute.copies.map { .object([("mirror", .string($0.mirror)), ("bytes", .int($0.bytes)), ("sha256", .string($0.sha256)), ("path", .string($0.path))]) })),
+                ])
+            })),
         ]
         console.print(report: fields, as: format) {
             for (file, reason) in bad { console.note("removed \(file.reciter)/\(file.ayah.fileStem).mp3: \(reason)") }
-            for file in result.disputed {
-                console.note("disputed \(file.reciter)/\(file.ayah.fileStem).mp3: its mirrors disagreed when it was downloaded (it matches its recorded hash, which only one mirror vouches for)")
+            for dispute in result.disputed {
+                console.note("disputed \(dispute.reciter) " + dispute.message)
+                for copy in dispute.copies { console.note("  the copy from \(copy.mirror): \(copy.path)") }
             }
             for file in result.singleSource {
-                console.note("single-source \(file.reciter)/\(file.ayah.fileStem).mp3: only one mirror could serve it when it was downloaded")
+                console.note("single-source \(file.reciter)/\(file.ayah.fileStem).mp3: only one mirror could serve it so far (the next prefetch compares it with another)")
             }
             for failure in result.repairFailures { console.note("could not repair \(failure.ayah): \(failure.reason)") }
             let singles = result.singleSource.count
@@ -183,6 +231,9 @@ enum CacheCommands {
         if result.interrupted { throw TartilError(.interrupted, "verification stopped") }
         let unrepaired = repair ? bad.count - result.repaired : bad.count
         if unrepaired > 0 { throw TartilError(.failure, "\(unrepaired) bad file(s) are not in the cache any more") }
+        if !result.disputed.isEmpty {
+            throw TartilError(.failure, "\(Plural.count(result.disputed.count, "ayah")) disputed (not played): choose a copy of each with tartil cache choose REF --reciter ID --mirror NAME")
+        }
     }
 
     // MARK: - Pins

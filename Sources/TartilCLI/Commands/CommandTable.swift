@@ -40,6 +40,7 @@ struct CommandTable: Sendable {
         CacheCommands.ls,
         CacheCommands.du,
         CacheCommands.verify,
+        CacheCommands.choose,
         CacheCommands.pin,
         CacheCommands.unpin,
         CacheCommands.importFiles,

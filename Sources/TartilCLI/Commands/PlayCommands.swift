@@ -170,6 +170,7 @@ enum PlayCommands {
             return
         }
         if let resumed = started.resumed { context.console.note(resumeNote(resumed)) }
+        for note in started.notes ?? [] { context.console.note(note) }
         if remote {
             if context.settings.json { context.console.json(SessionJSON.json(started.status)) }
             if printsEvents { try runWatch(follow: false, context) }

@@ -13,9 +13,13 @@ enum PrefetchCommand {
             Everything playing the ayat needs is fetched: with ayah 1 of a surah other than 1 and 9, the basmala's \
             file (1:1), so that a prefetched surah plays offline (the counts are of files). Each file is hashed as it arrives and reaches its final name only after its size and SHA-256 match the \
             reciter's table (an unpinned ayah must decode as MPEG audio; its hash is then recorded and checked on \
-            every later read). A new unpinned file is cross-checked against the reciter's next mirror (same size, \
-            same last 16 KiB, by one ranged request): a copy two mirrors agree on wins; a file only one mirror could \
-            serve is marked single-source, one the mirrors disagree on is kept marked disputed, with a warning. \
+            every later read). An unpinned file must be one whole MPEG audio stream (no bytes appended, no other \
+            format), and is verified only when two of the reciter's mirrors serve the same whole file (its full \
+            SHA-256; the second copy is fetched into memory): when they disagree a third mirror decides (the \
+            majority's copy is kept). A file only one mirror could serve is kept marked single-source and compared \
+            again by the next prefetch, after the other files. One the mirrors disagree on with no majority is \
+            disputed: nothing is kept at its name, it does not play, its copies are kept aside and 'tartil cache \
+            choose' picks one; it counts as failed. An https mirror's redirect to http is refused. \
             Failing mirrors are retried with backoff and passed over for the next; a mirror whose HTTPS certificate \
             does not verify is given up for the whole run at once (trust its CA with SSL_CERT_DIR, or --ca-bundle with the system's CAs). Ctrl-C stops \
             at once and the next run resumes where this one stopped. Exit 0 only when every requested file is \
@@ -162,7 +166,7 @@ enum PrefetchCommand {
         let disputed = progress.marked(.disputed)
         guard !disputed.isEmpty else { return nil }
         var text = "warning: the mirrors of \(reciter) are not byte-identical, as mirrors.json requires: they disagree on "
-            + "\(Plural.count(disputed.count, "file")), kept and marked disputed (tartil cache verify lists them):"
+            + "\(Plural.count(disputed.count, "file")), not kept and not played (tartil cache verify lists their copies; tartil cache choose picks one):"
         for detail in progress.disputeDetails.sorted(by: { $0.ayah < $1.ayah }).prefix(10) { text += "\n  \(detail.ayah): \(detail.reason)" }
         if disputed.count > 10 { text += "\n  …" }
         return text

@@ -1,69 +1,70 @@
-/// How a file of an unpinned ayah is compared between mirrors: its size and the SHA-256 of its last
-/// `CrossCheck.tailBytes` bytes (all of it when it is smaller). A mirror's side costs one ranged request,
-/// `Range: bytes=-16384`, whose `Content-Range` gives the size and whose body is the tail; the downloaded copy's
-/// side costs nothing (the writer keeps its tail as the bytes go by).
+/// What one mirror served for an unpinned ayah: the whole file's size and SHA-256. A mirror's side costs one whole
+/// download (a probe: the file into memory, hashed and walked frame by frame, never written under a name); the
+/// downloaded copy's side costs nothing more than reading it back once.
 public struct FileFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// The whole file's size.
     public let bytes: Int
-    /// SHA-256 of its last `min(bytes, CrossCheck.tailBytes)` bytes, 64 lowercase hex digits.
-    public let tailSHA256: String
+    /// SHA-256 of the whole file, 64 lowercase hex digits.
+    public let sha256: String
 
-    public init(bytes: Int, tailSHA256: String) {
+    public init(bytes: Int, sha256: String) {
         self.bytes = bytes
-        self.tailSHA256 = tailSHA256
+        self.sha256 = sha256
     }
 
-    public var description: String { "\(bytes) bytes, tail \(tailSHA256.prefix(12))…" }
+    public var description: String { "\(bytes) bytes, sha256 \(sha256.prefix(12))…" }
 }
 
 /// What the cross-check found for an unpinned file, recorded with its hash and shown by `cache ls` and
 /// `cache verify`.
 public enum SourceMark: String, Sendable, Hashable, CaseIterable {
-    /// Another mirror has the same size and the same tail.
+    /// Two mirrors (a majority of those that answered) served the same whole file: verified.
     case crossChecked = "cross-checked"
-    /// No other mirror could be asked (the reciter has one mirror, or the others did not answer).
+    /// Only one mirror could serve it so far (the reciter has one mirror, or the others did not answer): it plays,
+    /// said once, and is compared again by the next `prefetch` or `cache verify --repair`.
     case singleSource = "single-source"
-    /// The mirrors disagree and no two of them agree on another copy: kept, but the reciter's mirrors are not
-    /// byte-identical as mirrors.json requires.
+    /// The mirrors disagree and no majority of them agrees: nothing is kept at the file's name, the copies are kept
+    /// aside, and it does not play until `cache choose` picks one.
     case disputed
+    /// The user picked one of a disputed file's copies (`cache choose`).
+    case chosen
 }
 
-/// The decisions of the cross-check of one unpinned file (an ayah the reciter's table does not pin, with no
-/// hash recorded yet), which cannot be proven right, only compared: a pure state machine. The downloader
-/// reports each downloaded copy and each probe of another mirror, and carries out the returned action.
+/// The decisions of the cross-check of one unpinned file (an ayah the reciter's table does not pin), which cannot
+/// be proven right, only compared: a pure state machine. The downloader reports each downloaded copy and each
+/// probe of another mirror (the whole file, hashed), and carries out the returned action.
 ///
-/// Rules, in order, after each report:
-/// 1. another mirror's fingerprint equals the downloaded copy's → keep it, `cross-checked`;
-/// 2. two or more mirrors agree on another fingerprint → download the file from the first of them not yet
-///    downloaded from (the copy in hand is dropped; the new copy is checked the same way);
+/// An agreement is a *majority*: one SHA-256 served by at least two mirrors and by more mirrors than every other
+/// answer together. Rules, in order, after each report:
+/// 1. the copy in hand's hash is the agreement → keep it, `cross-checked`;
+/// 2. another hash is the agreement → download the file from one of its mirrors not yet downloaded from (the
+///    copy in hand is dropped; the new copy is checked the same way);
 /// 3. a mirror not yet asked remains → probe it (in mirror order, starting after the copy's mirror);
-/// 4. else keep the copy in hand: `single-source` when no other mirror answered, `disputed` when some did and
-///    none agreed.
+/// 4. else, when no other mirror answered → keep the copy, `single-source`;
+/// 5. else (mirrors answered, no majority) → `dispute`: nothing is kept at the file's name.
 ///
-/// Every mirror is probed at most once and downloaded from at most once by rule 2, so a file costs at most
-/// one probe per other mirror and the check ends.
+/// Every mirror is probed at most once and downloaded from at most once by rule 2, so a file costs at most one
+/// probe per other mirror and one more download per mirror, and the check ends. A change anywhere in a file
+/// changes its hash, so no partial comparison can be fooled.
 public struct CrossCheck: Sendable, Hashable {
-    /// Bytes at the end of a file that are compared. The size alone tells another ayah's file; the tail adds
-    /// changed bytes near the end, and a random changed bit with the probability tail/size. Each probe costs
-    /// these bytes again: 16 KiB is about 17% more bytes on a whole Qur'an of ~97 KB files (64 KiB cost 63%,
-    /// and 82% on the real recordings beside the checkout, which average 48 KB: most of a second download).
-    public static let tailBytes = 16 << 10
-
     /// What one mirror told about the file.
     public enum Observation: Sendable, Hashable {
         case fingerprint(FileFingerprint)
-        /// It could not answer (an HTTP error, a timeout, an unreadable range): no opinion.
+        /// It could not answer (an HTTP error, a timeout, a body that is not one whole MPEG audio stream): no
+        /// opinion.
         case unavailable(String)
     }
 
     /// What the downloader should do next.
     public enum Action: Sendable, Hashable {
-        /// Ask `mirror` for the file's size and tail.
+        /// Ask `mirror` for the whole file, into memory, and hash it.
         case probe(mirror: Int)
         /// Drop the copy in hand and download the whole file from `mirror`.
         case download(mirror: Int)
-        /// Commit the copy in hand with this mark.
+        /// Commit the copy in hand with this mark (`crossChecked` or `singleSource`).
         case keep(SourceMark)
+        /// No majority: keep every copy aside (the one in hand and the probes'), none under the file's name.
+        case dispute
     }
 
     public let mirrorCount: Int
@@ -92,6 +93,15 @@ public struct CrossCheck: Sendable, Hashable {
         return decide()
     }
 
+    /// The hash a majority of the mirrors that answered served, if there is one: served by two or more, and by
+    /// more than all other answers together.
+    public var agreement: FileFingerprint? {
+        var counts: [FileFingerprint: Int] = [:]
+        for case .fingerprint(let print) in observations.values { counts[print, default: 0] += 1 }
+        let answered = counts.values.reduce(0, +)
+        return counts.first { $0.value >= 2 && 2 * $0.value > answered }?.key
+    }
+
     /// The mirrors that told a fingerprint other than `fingerprint`, for messages.
     public func disagreeing(with fingerprint: FileFingerprint) -> [Int] {
         observations.keys.sorted().filter { if case .fingerprint(let other) = observations[$0], other != fingerprint { true } else { false } }
@@ -102,14 +112,11 @@ public struct CrossCheck: Sendable, Hashable {
             preconditionFailure("CrossCheck: a probe reported before any download")
         }
         let order = (1..<max(mirrorCount, 1)).map { (candidate + $0) % mirrorCount }
-        var told: [(mirror: Int, fingerprint: FileFingerprint)] = []
-        for mirror in order { if case .fingerprint(let theirs)? = observations[mirror] { told.append((mirror, theirs)) } }
-        // 1. Someone agrees with the copy in hand.
-        if told.contains(where: { $0.fingerprint == mine }) { return .keep(.crossChecked) }
-        // 2. Two others agree on something else: take it from one of them.
-        for (index, entry) in told.enumerated() {
-            let agreeing = told[index...].filter { $0.fingerprint == entry.fingerprint }.map(\.mirror)
-            guard agreeing.count >= 2, told[..<index].allSatisfy({ $0.fingerprint != entry.fingerprint }) else { continue }
+        if let agreed = agreement {
+            // 1. The copy in hand is what the majority served.
+            if agreed == mine { return .keep(.crossChecked) }
+            // 2. The majority served another file: take it from one of them.
+            let agreeing = order.filter { observations[$0] == .fingerprint(agreed) }
             if let mirror = agreeing.first(where: { !redownloaded.contains($0) }) {
                 redownloaded.insert(mirror)
                 return .download(mirror: mirror)
@@ -117,7 +124,22 @@ public struct CrossCheck: Sendable, Hashable {
         }
         // 3. Ask the next mirror not asked yet.
         if let next = order.first(where: { observations[$0] == nil }) { return .probe(mirror: next) }
-        // 4. Nothing more to learn.
-        return .keep(told.isEmpty ? .singleSource : .disputed)
+        // 4. and 5. Nothing more to learn.
+        let others = order.contains { if case .fingerprint = observations[$0] { true } else { false } }
+        return others ? .dispute : .keep(.singleSource)
+    }
+}
+
+extension CrossCheck {
+    /// Why a disputed ayah does not play, and the one command that settles it: what `cache ls`, `cache verify`,
+    /// `play` and `prefetch` say of it. `copies`: each mirror's name and what it served.
+    ///
+    /// `36:5 is disputed: its mirrors served different files and no majority agrees (a: 13582 bytes, sha256
+    /// 3f1c…; b: 13164 bytes, sha256 9a0b…); it is not played. Choose one: tartil cache choose 36:5 --reciter r
+    /// --mirror NAME`
+    public static func disputeMessage(_ ayah: AyahRef, reciter: String, copies: [(mirror: String, print: FileFingerprint)]) -> String {
+        let listed = copies.map { "\($0.mirror): \($0.print)" }.joined(separator: "; ")
+        return "\(ayah) is disputed: its mirrors served different files and no majority agrees (\(listed)); it is not played. "
+            + "Choose one: tartil cache choose \(ayah) --reciter \(reciter) --mirror NAME"
     }
 }

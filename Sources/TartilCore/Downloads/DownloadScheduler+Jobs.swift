@@ -153,6 +153,15 @@ extension DownloadScheduler {
             }
             jobs[id]!.stage = .probing(copy: copy, probe: other)
             round.actions.append(.probe(id, mirror: other))
+        case .dispute:
+            let check = entry.crossCheck!
+            var prints: [Int: FileFingerprint] = [:]
+            for (mirror, observation) in check.observations { if case .fingerprint(let print) = observation { prints[mirror] = print } }
+            let detail = markDetail(entry)
+            round.actions.append(.setAside(id, copy: copy, prints: prints))
+            round.actions.append(.report(.marked(entry.job.ayah, .disputed, detail: detail)))
+            let named = prints.keys.sorted().map { (entry.job.sources[$0].name, prints[$0]!) }
+            end(id, .failed(entry.job.ayah, reason: CrossCheck.disputeMessage(entry.job.ayah, reciter: entry.job.reciter.rawValue, copies: named)), &round)
         case .download(let other):
             // Two other mirrors agree on another file: this copy goes, and the file comes from one of them.
             let sources = entry.job.sources
@@ -198,7 +207,7 @@ extension DownloadScheduler {
         }
     }
 
-    /// What the mirrors told, for a disputed file: `m1: 13582 bytes, tail 3f1c…; m2: 13164 bytes, tail 9a0b…`.
+    /// What the mirrors told, for a disputed file: `m1: 13582 bytes, sha256 3f1c…; m2: 13164 bytes, sha256 9a0b…`.
     private func markDetail(_ entry: Entry) -> String {
         guard let check = entry.crossCheck else { return "" }
         return check.observations.keys.sorted().map { mirror in

@@ -207,13 +207,18 @@ public struct DownloadScheduler: Sendable, Hashable {
         /// The job's transfer has a connection of its own after all (an https server answered over HTTP/1.1):
         /// libcurl judges its stalls from now on.
         case stopSharing(JobID)
-        /// Ask `mirror` for the fingerprint of the file whose copy is in hand; answer with `.probed`.
+        /// Ask `mirror` for the whole file whose copy is in hand (into memory, hashed: its fingerprint); answer
+        /// with `.probed`.
         case probe(JobID, mirror: Int)
         /// Take the job's probe out of libcurl (its copy stays in hand).
         case stopProbe(JobID, closingConnection: Bool)
         /// Hand the copy in hand, which came from `mirror`, to the committer, with the cross-check's mark (nil
         /// for a pinned file); answer with `.committed`.
         case commit(JobID, mirror: Int, mark: SourceMark?)
+        /// The mirrors disagree with no majority: keep the copy in hand (from mirror `copy`) and each probed
+        /// mirror's file aside, by their fingerprints (`prints`, by mirror), none under the file's name, and record
+        /// the dispute; then let the copy go (its partial bytes are not kept). The job ends failed right after.
+        case setAside(JobID, copy: Int, prints: [Int: FileFingerprint])
         /// Let the copy in hand go, keeping its bytes for a resume or not.
         case dropCopy(JobID, keepPartial: Bool)
         /// The file is given up: remove whatever unverified bytes of it are left.

@@ -1,0 +1,51 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TartilCore
+
+/// The frame walker that refuses, before anything is kept, a download that is not one whole MPEG layer III stream.
+@Suite struct MPEGStreamTests {
+    static let names = ["fixture/001001.mp3", "fixture/001005.mp3", "fixture/112001.mp3", "fixture/112004.mp3"]
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/" + name)))
+    }
+
+    @Test(arguments: names)
+    func wholeFilesAreOneStream(name: String) throws {
+        #expect(MPEGStream.problem(in: try Self.fixture(name)) == nil)
+    }
+
+    /// (what is done to the file, the start of the reason)
+    static let damages: [(String, @Sendable ([UInt8]) -> [UInt8], String)] = [
+        ("bytes appended", { $0 + [UInt8](repeating: 0x55, count: 2000) }, "2000 bytes after the last MPEG audio frame"),
+        ("one byte appended", { $0 + [0] }, "1 bytes after the last MPEG audio frame"),
+        ("the last bytes cut", { Array($0.dropLast(10)) }, "the last MPEG audio frame"),
+        ("an HTML page", { _ in Array("<!DOCTYPE html><html><body>404</body></html>".utf8) }, "it does not start with an MPEG audio frame"),
+        ("another file after it", { $0 + Array("OggS".utf8) + [UInt8](repeating: 7, count: 300) }, "304 bytes after the last MPEG audio frame"),
+        ("empty", { _ in [] }, "no MPEG audio frame"),
+    ]
+
+    @Test(arguments: damages.indices)
+    func damagedFilesAreRefused(row: Int) throws {
+        let (what, damage, reason) = Self.damages[row]
+        let problem = MPEGStream.problem(in: damage(try Self.fixture("fixture/112001.mp3")))
+        #expect(problem?.hasPrefix(reason) == true || problem?.contains(reason) == true, "\(what): \(String(describing: problem))")
+    }
+
+    /// An ID3v1 tag at the end is allowed; a layer II stream is not an MP3.
+    @Test func tagsAndLayers() throws {
+        var tagged = try Self.fixture("fixture/112002.mp3")
+        if MPEGStream.problem(in: tagged + [0x54, 0x41, 0x47] + [UInt8](repeating: 0x20, count: 125)) != nil {
+            Issue.record("an ID3v1 tag after the stream is refused")
+        }
+        // Turn every frame header's layer bits into layer II (the lengths then no longer walk): refused either way.
+        var index = 0
+        while index + 1 < tagged.count {
+            if tagged[index] == 0xFF, tagged[index + 1] & 0xE6 == 0xE2 { tagged[index + 1] = (tagged[index + 1] & ~0x06) | 0x04 }
+            index += 1
+        }
+        #expect(MPEGStream.problem(in: tagged) != nil)
+    }
+}
