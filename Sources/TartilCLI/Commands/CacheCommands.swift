@@ -150,6 +150,7 @@ enum CacheCommands {
             ("repaired", .int(result.repaired)),
             ("single_source", .array(result.singleSource.map(fileJSON))),
             ("disputed", .array(result.disputed.map(fileJSON))),
+            ("awaiting_repair", .array(result.awaitingRepair.map(fileJSON))),
         ]
         console.print(report: fields, as: format) {
             for (file, reason) in bad { console.note("removed \(file.reciter)/\(file.ayah.fileStem).mp3: \(reason)") }
@@ -160,6 +161,9 @@ enum CacheCommands {
                 console.note("single-source \(file.reciter)/\(file.ayah.fileStem).mp3: only one mirror could serve it when it was downloaded")
             }
             for failure in result.repairFailures { console.note("could not repair \(failure.ayah): \(failure.reason)") }
+            for file in result.awaitingRepair {
+                console.note("missing \(file.reciter)/\(file.ayah.fileStem).mp3: removed by a repair that did not finish; run 'tartil cache verify --repair' to download it again")
+            }
             let singles = result.singleSource.count
             let disputes = result.disputed.count
             let markText = singles + disputes == 0 ? "" : "; unpinned: \(singles) single-source, \(disputes) disputed"
@@ -167,7 +171,7 @@ enum CacheCommands {
                 + (repair ? ", \(result.repaired) downloaded again" : "") + markText)
         }
         if result.interrupted { throw TartilError(.interrupted, "verification stopped") }
-        let unrepaired = repair ? bad.count - result.repaired : bad.count
+        let unrepaired = repair ? result.awaitingRepair.count : bad.count + result.awaitingRepair.count
         if unrepaired > 0 { throw TartilError(.failure, "\(unrepaired) bad file(s) are not in the cache any more") }
     }
 

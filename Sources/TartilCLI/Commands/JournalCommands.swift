@@ -204,10 +204,18 @@ enum JournalCommands {
             let other = invocation.arguments[0]
             let format = try OutputFormat.chosen(invocation, context)
             // The merge runs on the session's journal writer, which stays open for the commands after it.
-            let added = try context.session.mergeJournal(from: other, settings: context.settings, shouldStop: context.isCancelled)
-            context.console.print(report: [("file", .string(other)), ("new_events", .int(added))], as: format) {
+            let outcome = try context.session.mergeJournal(from: other, settings: context.settings, shouldStop: context.isCancelled)
+            let added = outcome.added
+            let fields: Fields = [
+                ("file", .string(other)), ("new_events", .int(added)), ("restored", .bool(outcome.identity == .restored)),
+                ("device_id", .string(outcome.deviceID)),
+                ("previous_device_id", outcome.identity == .shared ? .string(outcome.previousDeviceID) : .null),
+            ]
+            context.console.print(report: fields, as: format) {
                 context.console.line("\(added) new event\(added == 1 ? "" : "s") from \(other)")
             }
+            if outcome.identity == .restored { context.console.note(restoredNote(other)) }
+            if outcome.identity == .shared { context.console.note(sharedNote(other, from: outcome.previousDeviceID, to: outcome.deviceID)) }
         })
 
     static let backup = CommandSpec(
@@ -285,11 +293,24 @@ enum JournalCommands {
             }
         })
 
+    static func restoredNote(_ file: String) -> String {
+        "note: \(file) held later events of this device than this journal (a journal restored from an older copy): they were folded back in as this device's own"
+    }
+
+    static func sharedNote(_ file: String, from old: String, to new: String) -> String {
+        "note: another journal writes under this device's id \(old) (found in \(file); a copy of this journal used on another machine): this journal now writes as \(new), the old id's events merge like another device's, and nothing was lost"
+    }
+
     /// Prints what a sync did: merges and the snapshot on standard output, skips on standard error (and all of it
     /// as one JSON object with --json).
     static func printSync(_ report: JournalSyncReport, deviceID: String, _ context: Context) {
         let console = context.console
         for skip in report.skipped { console.note("skipped \(skip.name): \(skip.reason)") }
+        for aside in report.movedAside {
+            console.note("moved \(aside.name) aside: it was at this device's name and could not be merged (\(aside.reason)); nothing was overwritten")
+        }
+        for name in report.restoredFrom { console.note(restoredNote(name)) }
+        if let old = report.previousDeviceID { console.note(sharedNote(report.folder, from: old, to: deviceID)) }
         let total = report.merged.reduce(0) { $0 + $1.newEvents }
         if context.settings.json {
             console.json(.object([
@@ -300,6 +321,9 @@ enum JournalCommands {
                 ("published", .bool(report.published != nil)),
                 ("events", report.published.map { .int($0.events) } ?? .null),
                 ("bytes", report.published.map { .int($0.bytes) } ?? .null),
+                ("restored_from", .array(report.restoredFrom.map(JSONValue.string))),
+                ("previous_device_id", report.previousDeviceID.map(JSONValue.string) ?? .null),
+                ("moved_aside", .array(report.movedAside.map { .object([("file", .string($0.name)), ("reason", .string($0.reason))]) })),
             ]))
             return
         }
@@ -448,7 +472,7 @@ enum JournalCommands {
             ("event_id", .string(event.eventID)), ("device_id", .string(event.deviceID)), ("device_seq", .int(Int(event.deviceSeq))),
             ("ts_ms", .int(Int(event.timeMs))), ("kind", .string(event.kind.rawValue)), ("reciter", .string(event.reciter)),
             ("surah", .int(event.surah)), ("ayah", .int(event.ayah)), ("offset_samples", number(event.offsetSamples)),
-            ("offset_ms", number(event.offsetMs)), ("reason", .string(event.reason?.rawValue)), ("note", .string(event.note)),
+            ("offset_ms", number(event.offsetMs)), ("reason", .string(event.reason?.rawValue)), ("note", .string(JournalNote.normalized(event.note))),
             ("target_id", .string(event.targetID)),
         ]
     }
