@@ -55,29 +55,16 @@ extension Journal {
     /// runs only when no backup of a tartil on this machine is writing there, and never removes a copy being
     /// written. Where the folder cannot be locked (some network file systems), nothing is removed.
     static func removeStaleTemporaries(of destination: String) -> Int32 {
-        let folder = JournalDatabase.parentDirectory(destination)
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return -1 }
-        let exclusive = (try? SystemCall.retrying { flock(descriptor, LOCK_EX | LOCK_NB) }) != nil
-        if exclusive {
-            let base = destination.lastIndex(of: "/").map { String(destination[destination.index(after: $0)...]) } ?? destination
-            for name in (try? FileSystem.names(in: folder)) ?? [] where isTemporaryCopy(name, of: base) {
-                unlink(folder + "/" + name)
-            }
-        }
-        // Shared from here on: other backups may write beside it meanwhile; a clean-up waits for them.
-        if (try? SystemCall.retrying { flock(descriptor, LOCK_SH) }) == nil {
-            Glibc.close(descriptor)
-            return -1
-        }
-        return descriptor
+        let base = destination.lastIndex(of: "/").map { String(destination[destination.index(after: $0)...]) } ?? destination
+        return JournalDatabase.lockFolderRemovingStale(JournalDatabase.parentDirectory(destination)) { isTemporaryCopy($0, of: base, marker: ".tmp-") }
     }
 
-    /// Whether `name` is a temporary copy a backup to `base` makes: `base.tmp-` and 8 lowercase hex digits, then
+    /// Whether `name` is a temporary copy a backup to `base` makes (`marker` `.tmp-`; a new journal's is `.new-`):
+    /// `base`, `marker` and 8 lowercase hex digits, then
     /// nothing or an SQLite side file's ending.
-    static func isTemporaryCopy(_ name: String, of base: String) -> Bool {
-        guard name.hasPrefix(base + ".tmp-") else { return false }
-        var rest = name.dropFirst(base.count + 5)
+    static func isTemporaryCopy(_ name: String, of base: String, marker: String) -> Bool {
+        guard name.hasPrefix(base + marker) else { return false }
+        var rest = name.dropFirst(base.count + marker.count)
         for side in ["-journal", "-wal", "-shm"] where rest.hasSuffix(side) { rest = rest.dropLast(side.count) }
         return rest.utf8.count == 8 && rest.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }

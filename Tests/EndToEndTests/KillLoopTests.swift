@@ -43,22 +43,32 @@ import Testing
         #expect(prefetch.status == 0, "\(prefetch.stderr)")
         let mirrors = try environment.mirrorsFile([environment.fault("slow")], in: directory)
         var random = SeededRandom(seed: 0x11_7e9a12)
-        for round in 0..<6 {
+        var sawMissing = false
+        var missingAtEnd: [String] = []
+        let all = try FileManager.default.contentsOfDirectory(atPath: directory + "/cache/fixture").filter { $0.hasSuffix(".mp3") }.sorted()
+        #expect(all.count == 11)
+        for round in 0..<8 {
             // Damage some files, then kill the repair that is downloading them again from a slow mirror.
-            let names = try FileManager.default.contentsOfDirectory(atPath: directory + "/cache/fixture").filter { $0.hasSuffix(".mp3") }.sorted()
-            for name in names where random.below(3) == 0 { try flipBit(in: directory + "/cache/fixture/" + name) }
+            for name in all where random.below(3) == 0 && FileManager.default.fileExists(atPath: directory + "/cache/fixture/" + name) {
+                try flipBit(in: directory + "/cache/fixture/" + name)
+            }
             try killed(
                 ["cache", "verify", "--repair", "--mirrors", mirrors, "--tables", environment.tables, "--cache-dir", directory + "/cache"],
                 home: directory, after: useconds_t(30_000 + random.below(900_000)))
-            // A plain verify never says all is well while a file is missing or wrong.
-            let check = try environment.tartil(["cache", "verify"], urls: [environment.clean], in: directory)
-            let present = try environment.verifiedFiles(in: directory).count
-            if check.status == 0 {
-                #expect(present == 11, "round \(round): verify said all good with \(present) of 11 files: \(check.stdout)")
-            } else {
-                #expect(check.stderr.contains("--repair") || check.stderr.contains("bad"), "round \(round): \(check.stderr)")
-            }
+            // Every file the killed repair removed is on the list the next repair works from.
+            let listed = (try? String(contentsOfFile: directory + "/cache/" + RepairList.fileName, encoding: .utf8)) ?? ""
+            let pending = Set(RepairList.parse(listed).filter { $0.reciter == "fixture" }.map { $0.ayah.fileStem + ".mp3" })
+            let missing = all.filter { !FileManager.default.fileExists(atPath: directory + "/cache/fixture/" + $0) }
+            if !missing.isEmpty { sawMissing = true }
+            missingAtEnd = missing
+            #expect(Set(missing).isSubset(of: pending), "round \(round): \(missing) missing, listed: \(pending.sorted())")
         }
+        // A plain verify says what is missing (and fails) rather than "all good".
+        if !missingAtEnd.isEmpty {
+            let plain = try environment.tartil(["cache", "verify"], urls: [environment.clean], in: directory)
+            #expect(plain.status != 0 && plain.stderr.contains("cache verify --repair"), "\(plain.stdout) \(plain.stderr)")
+        }
+        #expect(sawMissing, "no kill came while a repair was under way: the loop tested nothing")
         let repair = try environment.tartil(["cache", "verify", "--repair"], urls: [environment.clean], in: directory)
         #expect(repair.status == 0, "\(repair.stdout) \(repair.stderr)")
         #expect(try environment.verifiedFiles(in: directory).count == 11)
@@ -79,12 +89,34 @@ import Testing
             try killed(["journal", "backup", destination, "--force", "--journal", journal], home: directory, after: useconds_t(5_000 + random.below(400_000)))
         }
         let leftByKills = try FileManager.default.contentsOfDirectory(atPath: directory + "/backups").filter { $0.contains(".tmp-") }
+        #expect(!leftByKills.isEmpty, "no kill came while a copy was being written: the loop tested nothing")
         let finished = try runTartil(["journal", "backup", destination, "--force", "--journal", journal], home: directory)
         #expect(finished.status == 0, "\(finished.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory + "/backups")
         #expect(names == ["copy.sqlite"], "left by the kills: \(leftByKills); after the next run: \(names)")
         let check = try runTartil(["journal", "check", "--journal", destination], home: directory)
         #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
+    }
+
+    /// A journal's creation killed midway leaves its temporary file (`journal.sqlite.new-XXXXXXXX`): the next
+    /// creation in that folder removes it.
+    @Test func creationsKilledMidwayLeaveNoTemporaryFilesAfterTheNextRun() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/j", withIntermediateDirectories: true)
+        var random = SeededRandom(seed: 0xC4EA_7E)
+        var left: Set<String> = []
+        for round in 0..<16 {
+            _ = round
+            try killed(["bookmark", "1:1", "--journal", directory + "/j/journal.sqlite"], home: directory, after: useconds_t(2_000 + random.below(40_000)))
+            // A journal the run made whole is removed, so that the next run makes it again.
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/j/journal.sqlite" + suffix) }
+            left.formUnion(try FileManager.default.contentsOfDirectory(atPath: directory + "/j").filter { $0.contains(".new-") })
+        }
+        #expect(try runTartil(["bookmark", "1:1", "--journal", directory + "/j/journal.sqlite"], home: directory).status == 0)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory + "/j")
+        #expect(!left.isEmpty, "no kill came while a journal was being made: the loop tested nothing")
+        #expect(!names.contains { $0.contains(".new-") }, "left by the kills: \(left.sorted()); after the next run: \(names.sorted())")
     }
 
     @Test func mergesKilledMidwayLeaveNoFalseWarningAndTheNextRunMergesEverything() throws {
