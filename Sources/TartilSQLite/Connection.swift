@@ -31,9 +31,18 @@ public final class Connection {
     /// that starts with `file:` (a user's `--journal 'file:x.db'`) is opened as `./file:x.db`, and `?` or `#` in a
     /// name are part of the name. (URI processing stays on for the connection, so that `ATTACH` can take the
     /// read-only URIs `readOnlyURI` makes.)
-    public init(path: String, mode: Mode = .readWriteCreate) throws(SQLiteError) {
+    public convenience init(path: String, mode: Mode = .readWriteCreate) throws(SQLiteError) {
+        try self.init(name: Self.fileName(path), path: path, mode: mode)
+    }
+
+    /// Opens the database an SQLite `file:` URI names (`readOnlyURI`, say): for tartil's own URIs, never a user's
+    /// path.
+    public convenience init(uri: String, mode: Mode = .readOnly) throws(SQLiteError) {
+        try self.init(name: uri, path: uri, mode: mode)
+    }
+
+    private init(name fileName: String, path: String, mode: Mode) throws(SQLiteError) {
         _ = Self.configured
-        let fileName = Self.fileName(path)
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
