@@ -69,8 +69,10 @@ enum CacheCommands {
             link at a cached file's name, is removed (a link: the link only). Unpinned files marked single-source or \
             disputed when they were downloaded are listed (a matching hash proves only that they did not change). \
             Exit 0 only when every file is good (after --repair, when every removed file came back verified). \
-            Fields (json, ndjson, csv): checked, good, removed (reciter, surah, ayah, reason), repaired, \
-            single_source and disputed (reciter, surah, ayah).
+            --repair records the files it removes in <cache>/repairs-pending.tsv before removing them: a repair \
+            killed midway is finished by the next --repair, and a plain verify meanwhile lists them as missing \
+            (exit 1). Fields (json, ndjson, csv): checked, good, removed (reciter, surah, ayah, reason), \
+            repaired, single_source, disputed and awaiting_repair (reciter, surah, ayah).
             """,
         options: [reciterOption, .init(names: ["--repair"], valueName: nil, help: "Download removed files again."), OutputFormat.option()],
         run: runVerify)
