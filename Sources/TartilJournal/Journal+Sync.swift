@@ -160,7 +160,10 @@ extension Journal {
             } catch {
                 switch error.code {
                 case .notAJournal, .refused, .badDestination, .unknownBookmark:
-                    action = .moveAside(reason: error.message)
+                    // This device's own snapshot refused for what it holds (notes an older tartil allowed, say):
+                    // written over when it holds no event the journal lacks, else kept aside.
+                    let known = found == .ownJournal && holdsOnlyKnownEvents(file)
+                    action = known ? .write : .moveAside(reason: error.message)
                 case .unreadable:
                     report.skipped.append(SyncSkip(name: name, reason: error.message))
                 case .interrupted, .failed:
@@ -179,6 +182,21 @@ extension Journal {
             Glibc.close(directory)
         }
         report.movedAside.append(SyncSkip(name: aside, reason: reason))
+    }
+
+    /// Whether every event of the journal at `file` is in this journal (by event id): one lookup per event of the
+    /// file, for the rare file that a merge refused.
+    func holdsOnlyKnownEvents(_ file: String) -> Bool {
+        do {
+            try attachOther(file)
+        } catch {
+            return false
+        }
+        let connection = database.connection
+        defer { try? connection.execute("DETACH DATABASE other") }
+        let unknown = try? connection.scalarText(
+            "SELECT count(*) FROM other.events AS o WHERE NOT EXISTS (SELECT 1 FROM main.events AS m WHERE m.event_id = o.event_id)")
+        return unknown == "0"
     }
 
     /// Records in `report` what the last merge (of the file `name`) found of this device's events.

@@ -47,7 +47,8 @@ import Testing
         var missingAtEnd: [String] = []
         let all = try FileManager.default.contentsOfDirectory(atPath: directory + "/cache/fixture").filter { $0.hasSuffix(".mp3") }.sorted()
         #expect(all.count == 11)
-        for round in 0..<8 {
+        for round in 0..<24 {
+            if round >= 8 && sawMissing { break }  // more rounds until a kill came mid-repair
             // Damage some files, then kill the repair that is downloading them again from a slow mirror.
             for name in all where random.below(3) == 0 && FileManager.default.fileExists(atPath: directory + "/cache/fixture/" + name) {
                 try flipBit(in: directory + "/cache/fixture/" + name)
@@ -85,10 +86,16 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory + "/backups", withIntermediateDirectories: true)
         let destination = directory + "/backups/copy.sqlite"
         var random = SeededRandom(seed: 0xBAC_0011)
-        for _ in 0..<10 {
-            try killed(["journal", "backup", destination, "--force", "--journal", journal], home: directory, after: useconds_t(5_000 + random.below(400_000)))
+        // At least ten kills, and more (later and later) until one came while a copy was being written: each
+        // backup that gets going removes the earlier ones' copies, so what is left is looked at after each kill.
+        var leftByKills: [String] = []
+        for attempt in 0..<40 {
+            try killed(
+                ["journal", "backup", destination, "--force", "--journal", journal], home: directory,
+                after: useconds_t(5_000 + random.below(150_000 + attempt * 40_000)))
+            leftByKills += try FileManager.default.contentsOfDirectory(atPath: directory + "/backups").filter { $0.contains(".tmp-") }
+            if attempt >= 9 && !leftByKills.isEmpty { break }
         }
-        let leftByKills = try FileManager.default.contentsOfDirectory(atPath: directory + "/backups").filter { $0.contains(".tmp-") }
         #expect(!leftByKills.isEmpty, "no kill came while a copy was being written: the loop tested nothing")
         let finished = try runTartil(["journal", "backup", destination, "--force", "--journal", journal], home: directory)
         #expect(finished.status == 0, "\(finished.stderr)")
@@ -106,9 +113,11 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory + "/j", withIntermediateDirectories: true)
         var random = SeededRandom(seed: 0xC4EA_7E)
         var left: Set<String> = []
-        for round in 0..<16 {
-            _ = round
-            try killed(["bookmark", "1:1", "--journal", directory + "/j/journal.sqlite"], home: directory, after: useconds_t(2_000 + random.below(40_000)))
+        for round in 0..<60 {
+            if round >= 16 && !left.isEmpty { break }  // more, later and later, until one came mid-creation
+            try killed(
+                ["bookmark", "1:1", "--journal", directory + "/j/journal.sqlite"], home: directory,
+                after: useconds_t(2_000 + random.below(40_000 + round * 5_000)))
             // A journal the run made whole is removed, so that the next run makes it again.
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/j/journal.sqlite" + suffix) }
             left.formUnion(try FileManager.default.contentsOfDirectory(atPath: directory + "/j").filter { $0.contains(".new-") })
