@@ -20,6 +20,8 @@ extension Journal {
     @discardableResult
     public func backup(to destination: String, replacing: Bool) throws(JournalError) -> BackupResult {
         try Self.checkBackupDestination(destination, journal: path, replacing: replacing)
+        let folderLock = Self.removeStaleTemporaries(of: destination)
+        defer { if folderLock >= 0 { Glibc.close(folderLock) } }
         let temporary = "\(destination).tmp-\(UUID().uuidString.lowercased().prefix(8))"
         func removeTemporary() {
             for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporary + suffix) }
@@ -44,6 +46,28 @@ extension Journal {
     }
 
     // MARK: - Steps
+
+    /// Removes the temporary copies (`<destination>.tmp-XXXXXXXX` and their SQLite side files) that backups to
+    /// `destination` killed midway left beside it, and returns a descriptor of the folder that the caller keeps
+    /// open (closing it releases its lock) while it writes its own, or -1.
+    ///
+    /// Backups hold a shared `flock` on the folder while they write; the clean-up needs the exclusive lock, so it
+    /// runs only when no backup of a tartil on this machine is writing there, and never removes a copy being
+    /// written. Where the folder cannot be locked (some network file systems), nothing is removed.
+    static func removeStaleTemporaries(of destination: String) -> Int32 {
+        let base = destination.lastIndex(of: "/").map { String(destination[destination.index(after: $0)...]) } ?? destination
+        return JournalDatabase.lockFolderRemovingStale(JournalDatabase.parentDirectory(destination)) { isTemporaryCopy($0, of: base, marker: ".tmp-") }
+    }
+
+    /// Whether `name` is a temporary copy a backup to `base` makes (`marker` `.tmp-`; a new journal's is `.new-`):
+    /// `base`, `marker` and 8 lowercase hex digits, then
+    /// nothing or an SQLite side file's ending.
+    static func isTemporaryCopy(_ name: String, of base: String, marker: String) -> Bool {
+        guard name.hasPrefix(base + marker) else { return false }
+        var rest = name.dropFirst(base.count + marker.count)
+        for side in ["-journal", "-wal", "-shm"] where rest.hasSuffix(side) { rest = rest.dropLast(side.count) }
+        return rest.utf8.count == 8 && rest.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
 
     /// The destination may be written: not the journal or its side files, a regular file or nothing yet, no
     /// log beside it, and not there at all unless `replacing`.

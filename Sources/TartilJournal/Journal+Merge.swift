@@ -63,6 +63,8 @@ extension Journal {
             connection.setProgressHandler(nil)
             try? connection.execute("DETACH DATABASE other")
         }
+        var identity = SyncIdentity.Verdict.inStep
+        lastMergeIdentity = .inStep
         do {
             // Anything SQLite cannot read in the other file before the merge starts means it is not a journal.
             let source: String
@@ -73,16 +75,31 @@ extension Journal {
                 // What is new: per device, the events after the last this journal holds (see `findNewEvents`).
                 let readsEverything = try Self.findNewEvents(connection)
                 if readsEverything { try Self.quickCheck(connection, otherPath) }
+                // This device's events in the file, by identity: a journal restored from an older copy folds its
+                // own later events back in; one whose id another journal writes under takes a new id first.
+                identity = SyncIdentity.verdict(try compareOwnEvents(connection))
+                if identity == .shared {
+                    try connection.execute(
+                        "UPDATE temp.merge_from SET after_seq = -9223372036854775808 WHERE device_id = '\(deviceID)'")
+                }
                 // A journal from before migration v2 has no target_id column (and no events that need one).
                 source = """
                     (SELECT o.*\(migrations >= 2 ? "" : ", NULL AS target_id")
                      FROM temp.merge_from AS f CROSS JOIN other.events AS o
                      ON o.device_id = f.device_id AND o.device_seq > f.after_seq)
                     """
-                try Self.checkEvents(connection, otherPath, source: source, nowMs: nowMs ?? clock.wallMilliseconds)
+                try Self.checkEvents(
+                    connection, otherPath, source: source, nowMs: nowMs ?? clock.wallMilliseconds,
+                    ownDevice: identity == .inStep ? deviceID : nil)
             } catch let error as SQLiteError where error.code.primary != .interrupt {
                 throw JournalError(.notAJournal, "\(otherPath) is not a tartil journal (\(error.message))")
             }
+            if identity == .shared {
+                // Checked, and about to be merged: the old id is retired first, so that its events from both
+                // journals are merged as another device's, by event id.
+                try takeNewDeviceID(reason: "another journal wrote events under this id (found in \(otherPath))")
+            }
+            lastMergeIdentity = identity
             try connection.execute("BEGIN IMMEDIATE")
             do throws(SQLiteError) {
                 try connection.execute("""
@@ -107,6 +124,45 @@ extension Journal {
         } catch {
             throw JournalError(.failed, "cannot merge \(otherPath) into \(path): \(error)")
         }
+    }
+
+    // MARK: - This device's events in the other file
+
+    /// This device's events in the attached file compared with the journal's, by event id. One index lookup when
+    /// the file's last event of this device is the journal's and no later than the journal's last (the usual
+    /// case: the file holds a prefix of this device's events); otherwise every event of this device on both
+    /// sides is looked up on the other.
+    func compareOwnEvents(_ connection: Connection) throws -> SyncIdentity.Comparison {
+        let statement = try connection.prepare("""
+            WITH mine(last) AS (SELECT max(device_seq) FROM main.events WHERE device_id = ?1),
+                 theirs(last) AS (SELECT max(device_seq) FROM other.events WHERE device_id = ?1)
+            SELECT theirs.last IS NULL
+                OR (theirs.last <= coalesce(mine.last, 0)
+                    AND (SELECT count(*) FROM other.events o WHERE o.device_id = ?1 AND o.device_seq = theirs.last) = 1
+                    AND (SELECT count(*) FROM other.events o WHERE o.device_id = ?1) = theirs.last
+                    AND EXISTS (SELECT 1 FROM other.events o JOIN main.events m ON m.event_id = o.event_id
+                                WHERE o.device_id = ?1 AND o.device_seq = theirs.last AND m.device_id = ?1))
+            FROM mine, theirs
+            """)
+        try statement.bind([.text(deviceID)])
+        if try statement.step(), statement.integer(at: 0) == 1 {
+            return SyncIdentity.Comparison(journalOnly: 0, fileOnly: 0, fileOnlyFollowJournal: true)
+        }
+        let counts = try connection.prepare("""
+            WITH mine(last) AS (SELECT coalesce(max(device_seq), 0) FROM main.events WHERE device_id = ?1),
+                 extra AS (SELECT o.device_seq FROM other.events o WHERE o.device_id = ?1
+                           AND NOT EXISTS (SELECT 1 FROM main.events m WHERE m.event_id = o.event_id))
+            SELECT (SELECT count(*) FROM main.events m WHERE m.device_id = ?1
+                    AND NOT EXISTS (SELECT 1 FROM other.events o WHERE o.event_id = m.event_id AND o.device_id = ?1)),
+                   (SELECT count(*) FROM extra),
+                   (SELECT count(*) FROM extra, mine WHERE extra.device_seq <= mine.last),
+                   (SELECT count(*) - count(DISTINCT device_seq) FROM extra)
+            """)
+        try counts.bind([.text(deviceID)])
+        guard try counts.step() else { throw SQLiteError(code: .error, message: "no answer comparing this device's events") }
+        return SyncIdentity.Comparison(
+            journalOnly: Int(counts.integer(at: 0)), fileOnly: Int(counts.integer(at: 1)),
+            fileOnlyFollowJournal: counts.integer(at: 2) == 0 && counts.integer(at: 3) == 0)
     }
 
     // MARK: - Reading the other file
@@ -140,7 +196,10 @@ extension Journal {
     /// 1 to k ≤ m), only the other's events after m can be new: found by the index on (device, sequence), one
     /// lookup per device, whatever the size of either file. Otherwise (the two disagree about a device: a journal
     /// file copied to a second machine and used on both, so two devices share an id) every event of that device in
-    /// the other file is compared by event id, as a union must.
+    /// the other file is compared by event id, as a union must. Both sides must also hold exactly as many events
+    /// of the device as the numbers say (1 to m, none twice): an id two journals wrote under (retired since, see
+    /// `SyncIdentity`) has two events at some numbers, and its events are then always compared by id. (Counting is
+    /// one pass over the device's index entries, no event read.)
     static func findNewEvents(_ connection: Connection) throws -> Bool {
         try connection.execute("""
             CREATE TEMP TABLE IF NOT EXISTS merge_from(device_id PRIMARY KEY, held, theirs, after_seq) WITHOUT ROWID;
@@ -158,6 +217,9 @@ extension Journal {
             UPDATE temp.merge_from SET after_seq = CASE
                 WHEN held IS NOT NULL
                     AND (SELECT count(*) FROM main.events WHERE device_id = merge_from.device_id AND device_seq = held) = 1
+                    AND (SELECT count(*) FROM main.events WHERE device_id = merge_from.device_id) = held
+                    AND (SELECT count(*) FROM other.events AS o
+                         WHERE o.device_id = merge_from.device_id AND o.device_seq <= min(held, theirs)) = min(held, theirs)
                     AND EXISTS (SELECT 1 FROM other.events AS o
                                 WHERE o.device_id = merge_from.device_id AND o.device_seq = min(held, theirs))
                     AND NOT EXISTS (SELECT 1 FROM other.events AS o
@@ -354,7 +416,9 @@ extension Journal {
     }
 
     /// Every event must be one that can be true; the first that is not refuses the file.
-    static func checkEvents(_ connection: Connection, _ path: String, source: String = "other.events", nowMs: Int64) throws {
+    /// `ownDevice`: events of that device that the journal lacks are refused (it did not write them); nil when
+    /// they are this device's own to fold back, or its id is being retired (`SyncIdentity`).
+    static func checkEvents(_ connection: Connection, _ path: String, source: String = "other.events", nowMs: Int64, ownDevice: String?) throws {
         let kinds = JournalEvent.Kind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
         let kindNames = JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")
         let reasons = JournalEvent.Reason.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
@@ -370,7 +434,7 @@ extension Journal {
                 SELECT event_id, CASE
                     WHEN NOT (\(isText("event_id", id))) OR event_id GLOB '*[^0-9A-Za-z_-]*' THEN 'its event id is not an id (letters, digits, - and _)'
                     WHEN NOT (\(isText("device_id", id))) OR device_id GLOB '*[^0-9A-Za-z_-]*' THEN 'its device id is not an id (letters, digits, - and _)'
-                    WHEN device_id = (SELECT value FROM main.meta WHERE key = 'device_id')
+                    WHEN \(ownDevice == nil ? "0" : "1") AND device_id = (SELECT value FROM main.meta WHERE key = 'device_id')
                         AND NOT EXISTS (SELECT 1 FROM main.events AS mine WHERE mine.event_id = candidate.event_id)
                         THEN 'it claims to come from this device, which did not write it'
                     WHEN NOT (\(isCount("device_seq", from: 1))) OR device_seq > \(MergeLimits.largestSequence) THEN 'its device sequence number is not a whole number from 1 to 2^53'
@@ -384,7 +448,7 @@ extension Journal {
                     WHEN offset_ms IS NOT NULL AND NOT (\(isCount("offset_ms", from: 0)) AND offset_ms <= \(MergeLimits.longestOffsetMs)) THEN 'its offset in milliseconds is negative, not a number or longer than 24 hours'
                     WHEN reciter IS NOT NULL AND NOT (\(isText("reciter", 64)) AND reciter GLOB '[a-z0-9]*' AND reciter NOT GLOB '*[^a-z0-9._-]*') THEN 'its reciter is not a reciter id ([a-z0-9][a-z0-9._-]*)'
                     WHEN note IS NOT NULL AND NOT (typeof(note) = 'text' AND length(CAST(note AS BLOB)) <= \(MergeLimits.noteBytes)) THEN 'its note is longer than \(MergeLimits.noteBytes) bytes'
-                    WHEN note IS NOT NULL AND note GLOB ('*[' || char(1) || '-' || char(31) || char(127) || ']*') THEN 'its note has control characters'
+                    WHEN note IS NOT NULL AND (note GLOB \(JournalNote.sqlPattern) OR instr(CAST(note AS BLOB), x'00') > 0) THEN 'its note has control characters or bidirectional overrides (C0, C1, U+2028-U+202E, U+2066-U+2069)'
                     WHEN kind = 'position' AND (surah IS NULL OR ayah IS NULL OR reciter IS NULL OR reason IS NULL OR offset_samples IS NULL OR offset_ms IS NULL) THEN 'it is a position without a surah, ayah, reciter, reason or offset'
                     WHEN kind = 'bookmark' AND (surah IS NULL OR ayah IS NULL) THEN 'it is a bookmark without a surah and ayah'
                     WHEN kind IN ('bookmark-removed', 'bookmark-note') AND NOT (\(isText("target_id", id))) THEN 'it changes a bookmark without naming it'

@@ -61,12 +61,18 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
 /// Confined to one thread (the player appends through `JournalWriter`'s thread, never the audio thread).
 public final class Journal {
     public let path: String
-    /// This journal's device: made once, when the journal is created, and never changed.
-    public let deviceID: String
+    /// This journal's device: made when the journal is created, and changed only when the journal finds that
+    /// another journal writes under the same id (a copy used on a second machine: see `SyncIdentity`); the old
+    /// id is then retired (`meta` keeps it as `retired_device_id:<id>`). Appends take the id from the journal
+    /// itself, so a player in another process that opened the journal before the change writes under the new one.
+    public internal(set) var deviceID: String
     /// Where events' times come from (`wallMilliseconds`), and the sync lock's wait.
     public let clock: any TartilClock
     let database: JournalDatabase
     private var insert: Statement?
+    /// What the last `merge` found of this device's events in the other file (`SyncIdentity`): `.restored` when
+    /// it folded this device's own events back in, `.shared` when it took a new device id first.
+    public internal(set) var lastMergeIdentity: SyncIdentity.Verdict = .inStep
 
     /// Opens (creating when needed) the journal at `path`. A file that is not a journal is refused unchanged.
     /// Events appended without a time get `clock`'s wall time.
@@ -133,19 +139,22 @@ public final class Journal {
         let time = timeMs ?? clock.wallMilliseconds
         do throws(SQLiteError) {
             if insert == nil {
+                // The device id is read from the journal in the same statement (not this object's copy of it): it
+                // changes when the journal finds its id shared, perhaps in another process.
                 insert = try database.connection.prepare("""
                     INSERT INTO events(event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples,
                                        offset_ms, reason, note, target_id)
-                    VALUES (?1, ?2, (SELECT coalesce(max(device_seq), 0) + 1 FROM events WHERE device_id = ?2),
-                            max(?3, coalesce((SELECT ts_ms + 1 FROM events WHERE device_id = ?2
-                                              ORDER BY device_seq DESC LIMIT 1), 0)),
-                            ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                    RETURNING device_seq, ts_ms
+                    SELECT ?1, d.value, (SELECT coalesce(max(device_seq), 0) + 1 FROM events WHERE device_id = d.value),
+                           max(?3, coalesce((SELECT ts_ms + 1 FROM events WHERE device_id = d.value
+                                             ORDER BY device_seq DESC LIMIT 1), 0)),
+                           ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
+                    FROM meta AS d WHERE d.key = 'device_id'
+                    RETURNING device_seq, ts_ms, device_id
                     """)
             }
             let statement = insert!
             try statement.bind([
-                .text(eventID), .text(deviceID), .integer(time), .text(draft.kind.rawValue), Self.value(draft.reciter),
+                .text(eventID), .null, .integer(time), .text(draft.kind.rawValue), Self.value(draft.reciter),
                 Self.value(draft.surah.map(Int64.init)), Self.value(draft.ayah.map(Int64.init)), Self.value(draft.offsetSamples),
                 Self.value(draft.offsetMs), Self.value(draft.reason?.rawValue), Self.value(draft.note),
                 Self.value(draft.targetID),
@@ -153,6 +162,7 @@ public final class Journal {
             guard try statement.step() else { throw SQLiteError(code: .error, message: "the insert returned no sequence number") }
             let sequence = statement.integer(at: 0)
             let stored = statement.integer(at: 1)
+            if let current = statement.text(at: 2), current != deviceID { deviceID = current }
             while try statement.step() {}
             return JournalEvent(
                 eventID: eventID, deviceID: deviceID, deviceSeq: sequence, timeMs: stored, kind: draft.kind,
@@ -430,4 +440,72 @@ extension Journal {
 extension Journal {
     /// The SQLite library's version (for `tartil version`).
     public static var sqliteVersion: String { Connection.libraryVersion }
+}
+
+// MARK: - The device id
+
+extension Journal {
+    /// The prefix of the `meta` keys that keep the ids this journal retired (`retired_device_id:<id>`, the value
+    /// saying when and why).
+    public static let retiredKeyPrefix = "retired_device_id:"
+
+    /// Reads the device id from the journal again (another process may have changed it).
+    func refreshDeviceID() throws(JournalError) {
+        do {
+            if let current = try database.connection.scalarText("SELECT value FROM meta WHERE key = 'device_id'") { deviceID = current }
+        } catch {
+            throw JournalError(error, "cannot read the journal \(path)")
+        }
+    }
+
+    /// Gives the journal a new device id and retires the old one, because `reason` (another journal writes under
+    /// it). Events keep the id they were written with; from now on this journal's are written under the new one.
+    /// `meta` is write-once by its trigger: the trigger is dropped, the row changed and the trigger made again
+    /// with its own text, in one transaction (the schema is the same after). Returns the old id.
+    @discardableResult
+    func takeNewDeviceID(reason: String) throws(JournalError) -> String {
+        let old = deviceID
+        let made = UUID().uuidString.lowercased()
+        let connection = database.connection
+        do throws(SQLiteError) {
+            try connection.execute("BEGIN IMMEDIATE")
+            do throws(SQLiteError) {
+                guard let trigger = try connection.scalarText("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'meta_no_update'") else {
+                    throw SQLiteError(code: .error, message: "the journal has no meta_no_update trigger")
+                }
+                let current = try connection.scalarText("SELECT value FROM meta WHERE key = 'device_id'")
+                if current == old {
+                    try connection.execute("DROP TRIGGER meta_no_update")
+                    let update = try connection.prepare("UPDATE meta SET value = ?1 WHERE key = 'device_id'")
+                    try update.bind([.text(made)])
+                    while try update.step() {}
+                    let retire = try connection.prepare("INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)")
+                    try retire.bind([.text(Self.retiredKeyPrefix + old), .text("\(clock.wallMilliseconds) \(reason.prefix(500))")])
+                    while try retire.step() {}
+                    try connection.execute(trigger)
+                }
+                try connection.execute("COMMIT")
+                deviceID = current == old ? made : (current ?? made)
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        } catch {
+            throw JournalError(error, "cannot give the journal \(path) a new device id")
+        }
+        return old
+    }
+
+    /// The ids this journal's device had before, oldest first.
+    public func retiredDeviceIDs() throws(JournalError) -> [String] {
+        do {
+            let statement = try database.connection.prepare(
+                "SELECT substr(key, \(Self.retiredKeyPrefix.count + 1)) FROM meta WHERE key GLOB 'retired_device_id:*' ORDER BY value")
+            var ids: [String] = []
+            while try statement.step() { ids.append(statement.text(at: 0) ?? "") }
+            return ids
+        } catch {
+            throw JournalError(error, "cannot read the journal \(path)")
+        }
+    }
 }

@@ -206,6 +206,11 @@ public final class JournalDatabase {
     /// either no journal or a complete one, never a file without its tables. Where hard links are not supported
     /// the journal is made in place.
     static func create(_ path: String, busyTimeoutMilliseconds: Int) throws(SQLiteError) {
+        // The temporary files of a creation that was killed are removed first (when no other creation is under
+        // way in the folder).
+        let base = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        let folderLock = lockFolderRemovingStale(parentDirectory(path)) { Journal.isTemporaryCopy($0, of: base, marker: ".new-") }
+        defer { if folderLock >= 0 { Glibc.close(folderLock) } }
         let temporary = "\(path).new-\(UUID().uuidString.lowercased().prefix(8))"
         func removeTemporary() {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
@@ -240,6 +245,27 @@ public final class JournalDatabase {
         } else if linkError != .exists {
             return  // no hard links here (some FUSE and FAT file systems): the caller makes it in place
         }
+    }
+
+    /// Removes the entries of `folder` that `isStale` picks (temporary files of work that was killed) when no
+    /// tartil on this machine holds `folder`'s lock, and returns a descriptor of `folder` holding its shared lock,
+    /// which the caller keeps open (closing it releases the lock) while it writes temporary files of its own there;
+    /// -1 when the folder cannot be locked (then nothing is removed).
+    ///
+    /// Work that writes temporary files holds the shared `flock`; the clean-up needs the exclusive one, so it never
+    /// removes a file being written.
+    static func lockFolderRemovingStale(_ folder: String, _ isStale: (String) -> Bool) -> Int32 {
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return -1 }
+        if (try? SystemCall.retrying { flock(descriptor, LOCK_EX | LOCK_NB) }) != nil {
+            for name in (try? FileSystem.names(in: folder)) ?? [] where isStale(name) { unlink(folder + "/" + name) }
+        }
+        // Shared from here on: other work may write beside it meanwhile; a clean-up waits for it.
+        if (try? SystemCall.retrying { flock(descriptor, LOCK_SH) }) == nil {
+            Glibc.close(descriptor)
+            return -1
+        }
+        return descriptor
     }
 
     static func parentDirectory(_ path: String) -> String {

@@ -46,7 +46,7 @@ extension Journal {
                         output.append(name)
                         output.append("\":")
                         let column = Int32(index)
-                        if statement.isNull(at: column) {
+                        if statement.isNull(at: column) || (index == Self.noteColumn && statement.isEmptyText(at: column)) {
                             output.append("null")
                         } else if Self.integerColumns.contains(index) {
                             output.integer(statement.integer(at: column))
@@ -59,7 +59,7 @@ extension Journal {
                     for index in names.indices {
                         if index > 0 { output.byte(UInt8(ascii: ",")) }
                         let column = Int32(index)
-                        guard !statement.isNull(at: column) else { continue }
+                        guard !statement.isNull(at: column), index != Self.noteColumn || !statement.isEmptyText(at: column) else { continue }
                         if Self.integerColumns.contains(index) {
                             output.integer(statement.integer(at: column))
                         } else {
@@ -79,6 +79,9 @@ extension Journal {
         }
         return count
     }
+
+    /// The index of `note`: an empty note (a note edit that cleared it) is exported as none, `null`.
+    static let noteColumn = 11
 
     /// Indexes of `device_seq`, `ts_ms`, `surah`, `ayah`, `offset_samples`, `offset_ms`.
     static let integerColumns: Set<Int> = [2, 3, 6, 7, 8, 9]
@@ -148,13 +151,17 @@ struct OutputBuffer {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
+    /// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; a `'` before a field that
+    /// starts like a spreadsheet formula (`CSVRule.needsFormulaGuard`).
     mutating func csvField(_ text: UnsafeBufferPointer<UInt8>) {
+        let guarded = text.first.map(CSVRule.needsFormulaGuard) == true
         guard text.contains(where: CSVRule.needsQuotes) else {
+            if guarded { bytes.append(UInt8(ascii: "'")) }
             bytes.append(contentsOf: text)
             return
         }
         bytes.append(UInt8(ascii: "\""))
+        if guarded { bytes.append(UInt8(ascii: "'")) }
         for byte in text {
             if byte == UInt8(ascii: "\"") { bytes.append(byte) }
             bytes.append(byte)

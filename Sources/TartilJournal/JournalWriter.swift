@@ -95,7 +95,8 @@ public final class JournalWriter: Sendable {
         if case .failure(let error) = state.wait(until: { $0.opened != nil }, then: { $0.opened! }) { throw error }
     }
 
-    /// The journal's device id (empty when it could not be opened).
+    /// The journal's device id when it was opened (empty when it could not be): a sync or merge may change it
+    /// since (`Journal.deviceID` is current; `Session.journalDeviceID` asks the journal).
     public var deviceID: String {
         (try? state.wait(until: { $0.opened != nil }) { $0.opened! }.get()) ?? ""
     }

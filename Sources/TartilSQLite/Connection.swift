@@ -27,8 +27,21 @@ public final class Connection {
     /// Process-wide settings, made before the first connection opens.
     private static let configured: Void = { _ = csqlite_disable_memory_statistics() }()
 
-    /// Opens `path` (`:memory:` for an in-memory database).
-    public init(path: String, mode: Mode = .readWriteCreate) throws(SQLiteError) {
+    /// Opens `path` (`:memory:` for an in-memory database). `path` is always a file name, never a URI: a name
+    /// that starts with `file:` (a user's `--journal 'file:x.db'`) is opened as `./file:x.db`, and `?` or `#` in a
+    /// name are part of the name. (URI processing stays on for the connection, so that `ATTACH` can take the
+    /// read-only URIs `readOnlyURI` makes.)
+    public convenience init(path: String, mode: Mode = .readWriteCreate) throws(SQLiteError) {
+        try self.init(name: Self.fileName(path), path: path, mode: mode)
+    }
+
+    /// Opens the database an SQLite `file:` URI names (`readOnlyURI`, say): for tartil's own URIs, never a user's
+    /// path.
+    public convenience init(uri: String, mode: Mode = .readOnly) throws(SQLiteError) {
+        try self.init(name: uri, path: uri, mode: mode)
+    }
+
+    private init(name fileName: String, path: String, mode: Mode) throws(SQLiteError) {
         _ = Self.configured
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
         switch mode {
@@ -37,7 +50,7 @@ public final class Connection {
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         }
         var handle: OpaquePointer?
-        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        let result = sqlite3_open_v2(fileName, &handle, flags, nil)
         guard result == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
             sqlite3_close_v2(handle)
@@ -172,6 +185,13 @@ public final class Connection {
         }
     }
 
+    /// `path` as `sqlite3_open_v2` must be given it with URI processing on so that it is read as a file name:
+    /// SQLite reads a name as a URI only when it starts with `file:`, so such a relative name gets `./` before
+    /// it (an absolute one cannot start with `file:`).
+    static func fileName(_ path: String) -> String {
+        path.hasPrefix("file:") ? "./" + path : path
+    }
+
     /// A `file:` URI that opens (or attaches) `path` read-only: `ATTACH DATABASE ? AS x` with it never writes
     /// to the file. (Connections accept URIs; a plain path is still a plain path.) With `immutable`, SQLite also
     /// takes no locks and opens no `-wal` or `-shm` file beside it (so a file on a read-only mount can be read),
@@ -186,7 +206,9 @@ public final class Connection {
                 encoded.unicodeScalars.append(Unicode.Scalar(byte))
             }
         }
-        return "file:\(encoded)?mode=ro" + (immutable ? "&immutable=1" : "")
+        // An absolute path gets an empty authority (`file:///x`), so that one starting with `//` is not read as
+        // a host name; a relative one is relative to the working directory, as a plain path is.
+        return (path.hasPrefix("/") ? "file://" : "file:") + "\(encoded)?mode=ro" + (immutable ? "&immutable=1" : "")
     }
 
     /// The SQLite library version, e.g. `3.40.1`.

@@ -78,6 +78,11 @@ public final class Statement {
     /// True when column `index` of the current row is NULL.
     public func isNull(at index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
+    /// True when the column holds text of no bytes (`''`).
+    public func isEmptyText(at index: Int32) -> Bool {
+        sqlite3_column_type(handle, index) == SQLITE_TEXT && sqlite3_column_bytes(handle, index) == 0
+    }
+
     /// Column `index`'s text as UTF-8 bytes, valid until the next `step` (nil for NULL): for writers that copy
     /// rows out without making Strings.
     public func withTextBytes<Result>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>?) throws -> Result) rethrows -> Result {

@@ -95,13 +95,13 @@ public struct BookmarkRequest: Sendable, Hashable {
 
     /// The request `bookmark [REF] [--note TEXT] [--reciter ID]` makes; the note is checked here.
     public init(_ invocation: Invocation) throws(TartilError) {
-        note = invocation.value("--note")
+        note = JournalNote.normalized(invocation.value("--note"))
         reciter = invocation.value("--reciter")
         if let note, note.utf8.count > JournalLimits.noteBytes {
             throw .usage("--note takes at most \(JournalLimits.noteBytes) bytes, not \(note.utf8.count)")
         }
-        if let note, note.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw .usage("--note takes text without control characters (tabs, new lines, escapes)")
+        if let note, let problem = JournalNote.problem(note) {
+            throw .usage("--note: \(problem)")
         }
         if let text = invocation.arguments.first {
             let references = try ReferenceParser.parse([text])

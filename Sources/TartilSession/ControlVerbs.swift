@@ -229,7 +229,7 @@ public enum ControlVerbs {
         overview: "Record a bookmark at an ayah (or, while playing, where playback is).",
         arguments: [.init(name: "ref", help: "One ayah: 36:12, yasin:12 (default: the position playing now)", optional: true)],
         options: [
-            .init(names: ["--note"], valueName: "text", help: "Words to keep with it (at most 4096 bytes)."),
+            .init(names: ["--note"], valueName: "text", help: "Words to keep with it (at most 4096 bytes; no control characters or bidirectional overrides)."),
             .init(names: ["--reciter"], valueName: "id", help: "The reciter it is for (default: the one playing, or none)."),
         ],
         examples: ["tartil bookmark 2:255 --note 'Ayat al-Kursi'"]

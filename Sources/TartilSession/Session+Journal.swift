@@ -48,7 +48,8 @@ extension Session {
 
     /// The journal's device id (opening the journal when needed).
     public func journalDeviceID(_ settings: Settings) throws(TartilError) -> String {
-        try openJournal(settings).deviceID
+        // Asked of the journal itself: its id changes when it finds another journal writing under it.
+        try withJournal(settings) { journal throws(JournalError) in journal.deviceID }
     }
 
     /// A journal's error as tartil reports it: a file that is not a journal, events that cannot be true and a

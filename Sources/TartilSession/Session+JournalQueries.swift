@@ -87,6 +87,7 @@ extension Session {
         guard note.utf8.count <= JournalLimits.noteBytes else {
             throw .usage("a note takes at most \(JournalLimits.noteBytes) bytes, not \(note.utf8.count)")
         }
+        if let problem = JournalNote.problem(note) { throw .usage("bookmark note: \(problem)") }
         return try withJournal(settings) { journal throws(JournalError) in try journal.editBookmarkNote(id: id, note: note) }
     }
 
@@ -100,10 +101,24 @@ extension Session {
         }
     }
 
-    /// Adds the events of the journal at `path` that this one lacks; how many.
-    public func mergeJournal(from path: String, settings: Settings, shouldStop: @escaping @Sendable () -> Bool) throws(TartilError) -> Int {
+    /// What `journal merge` did: how many events were new, and what it found of this device's own events in the
+    /// other file (`SyncIdentity`): folded back (`.restored`), or a new device id taken (`.shared`, with the old
+    /// and new ids).
+    public struct MergeOutcome: Sendable {
+        public let added: Int
+        public let identity: SyncIdentity.Verdict
+        public let previousDeviceID: String
+        public let deviceID: String
+    }
+
+    /// Adds the events of the journal at `path` that this one lacks.
+    public func mergeJournal(from path: String, settings: Settings, shouldStop: @escaping @Sendable () -> Bool) throws(TartilError) -> MergeOutcome {
         guard FileSystem.exists(path) else { throw .usage("\(path) does not exist") }
-        return try withJournal(settings) { journal throws(JournalError) in try journal.merge(from: path, shouldStop: shouldStop) }
+        return try withJournal(settings) { journal throws(JournalError) in
+            let before = journal.deviceID
+            let added = try journal.merge(from: path, shouldStop: shouldStop)
+            return MergeOutcome(added: added, identity: journal.lastMergeIdentity, previousDeviceID: before, deviceID: journal.deviceID)
+        }
     }
 
     /// Writes a consistent, self-contained copy of the journal to `destination`; the journal's path and the copy.
@@ -117,8 +132,7 @@ extension Session {
 
     /// One round of `journal sync` through `folder`: what it merged and published, and this device's id.
     public func syncJournal(folder: String, settings: Settings, shouldStop: @escaping @Sendable () -> Bool) throws(TartilError) -> (report: JournalSyncReport, deviceID: String) {
-        let report = try withJournal(settings) { journal throws(JournalError) in try journal.sync(folder: folder, shouldStop: shouldStop) }
-        return (report, try journalDeviceID(settings))
+        try withJournal(settings) { journal throws(JournalError) in (try journal.sync(folder: folder, shouldStop: shouldStop), journal.deviceID) }
     }
 
     /// `journal stats`: counts, sizes, the journal's path and this device's id.

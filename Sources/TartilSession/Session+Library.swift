@@ -180,6 +180,9 @@ extension Session {
         public var singleSource: [CachedAyah] = []
         /// Ayat whose mirrors disagree with no majority: not played until `cache choose` picks a copy.
         public var disputed: [DisputedAyah] = []
+        /// Files an earlier repair removed and did not download again (it was killed): downloaded now with
+        /// `repair`, listed (and still missing) without it.
+        public var awaitingRepair: [CachedAyah] = []
         public var interrupted = false
     }
 
@@ -194,8 +197,13 @@ extension Session {
         let library = try? settings.library()
         if let reciter { _ = try ReciterID(reciter) }
         let files = try Self.cacheCall { () throws(CacheError) in try cache.files(reciter: reciter) }
+        // What a repair that was killed removed and did not download again (`RepairList`).
+        let allPending = cache.pendingRepairs()
+        let present = Set(files.map { RepairList.Entry(reciter: $0.reciter, ayah: $0.ayah) })
+        let pending = allPending.filter { (reciter == nil || $0.reciter == reciter) && !present.contains($0) }
+        let otherPending = allPending.filter { reciter != nil && $0.reciter != reciter }
         var tables: [String: ReciterTable] = [:]
-        for name in Set(files.map(\.reciter)) {
+        for name in Set(files.map(\.reciter) + pending.map(\.reciter)) {
             if let library, let id = try? ReciterID(name), let reciter = try? library.reciter(id), let table = try library.table(for: reciter) {
                 tables[name] = table
             }
@@ -206,15 +214,21 @@ extension Session {
         result.removed = problems.map { (CachedAyah(reciter: $0.file.reciter, ayah: $0.file.ayah), $0.reason) }
         result.singleSource = files.filter { $0.mark == .singleSource && !badPaths.contains($0.path) }.map { CachedAyah(reciter: $0.reciter, ayah: $0.ayah) }
         result.disputed = try Self.cacheCall { () throws(CacheError) in try cache.disputes(reciter: reciter) }.map(DisputedAyah.init)
+        let toFetch = problems.map { RepairList.Entry(reciter: $0.file.reciter, ayah: $0.file.ayah) } + pending
+        if repair && !toFetch.isEmpty {
+            // Recorded before anything is removed: a repair killed from here on is finished by the next one.
+            try Self.cacheCall { () throws(CacheError) in try cache.setPendingRepairs(otherPending + toFetch) }
+        }
         for problem in problems {
             let id = try ReciterID(problem.file.reciter)
             try Self.cacheCall { () throws(CacheError) in try cache.remove(reciter: id, ayah: problem.file.ayah) }
         }
-        if repair && !problems.isEmpty {
+        if !repair { result.awaitingRepair = pending.map { CachedAyah(reciter: $0.reciter, ayah: $0.ayah) } }
+        if repair && !toFetch.isEmpty {
             guard let library else { throw TartilError(.failure, "cannot repair: mirrors.json could not be read") }
             let repairLimits: DownloadLimits
             if let limits { repairLimits = limits } else { repairLimits = try settings.downloadLimits() }
-            for (name, group) in Dictionary(grouping: problems.map(\.file), by: \.reciter) {
+            for (name, group) in Dictionary(grouping: toFetch, by: \.reciter) {
                 let reciter = try library.reciter(try ReciterID(name))
                 let requests = try group.map { file throws(TartilError) in
                     DownloadRequest(
@@ -232,6 +246,11 @@ extension Session {
                 result.repaired += progress.downloaded
                 result.repairFailures += progress.failed
             }
+            // What is in the cache now is repaired; the rest stays on the list for the next repair.
+            let now = Set(try Self.cacheCall { () throws(CacheError) in try cache.files(reciter: reciter) }.map { RepairList.Entry(reciter: $0.reciter, ayah: $0.ayah) })
+            let left = toFetch.filter { !now.contains($0) }
+            result.awaitingRepair = left.map { CachedAyah(reciter: $0.reciter, ayah: $0.ayah) }
+            try Self.cacheCall { () throws(CacheError) in try cache.setPendingRepairs(otherPending + left) }
         }
         result.interrupted = isCancelled()
         return result

@@ -301,7 +301,7 @@ public final class Session: Sendable {
             case .end(let final, let message):
                 if playback.startRecorded {
                     let note = message.map { "\(final.rawValue): \($0)" } ?? final.rawValue
-                    journal.append(EventDraft(kind: .sessionEnd, note: Self.fitted(note, bytes: JournalLimits.noteBytes)))
+                    journal.append(EventDraft(kind: .sessionEnd, note: Self.fitted(JournalNote.cleaned(note), bytes: JournalLimits.noteBytes)))
                 }
             default: break
             }

@@ -153,4 +153,55 @@ import Testing
         #expect(try tartil(["journal", "merge", old + "/journal.sqlite"], in: directory).stdout.hasPrefix("1 new event"))
         #expect(try bookmarks(in: directory).first?["note"] as? String == "edited")
     }
+
+    /// Notes hold no control characters (C0, C1) and no bidirectional overrides or isolates, whether typed, edited
+    /// or merged; CSV cells that a spreadsheet would run as a formula start with a quote; an empty note is none
+    /// (null) in every format.
+    @Test func notesRefuseControlsAndOverridesAndExportSafely() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for note in ["csi \u{9B}2J", "c1 \u{85}", "rlo \u{202E}gpj.exe", "isolate \u{2066}x\u{2069}", "sep \u{2028}", "tab\tx"] {
+            let result = try tartil(["bookmark", "1:1", "--note", note], in: directory)
+            #expect(result.status == 64 && result.stderr.contains("U+"), "\(note.debugDescription): \(result.stderr)")
+        }
+        #expect(try eventCount(in: directory) == 0)
+        // Marks used in mixed Arabic and Latin text are fine.
+        #expect(try tartil(["bookmark", "36:1", "--note", "Yasin \u{200F}يس\u{200F}"], in: directory).status == 0)
+        #expect(try tartil(["bookmark", "2:255", "--note", "=HYPERLINK(\"http://x\",\"y\")"], in: directory).status == 0)
+        #expect(try tartil(["bookmark", "1:2"], in: directory).status == 0)
+        let list = try bookmarks(in: directory)
+        let kursi = try #require(list.first { $0["surah"] as? Int == 2 }?["event_id"] as? String)
+        let edit = try tartil(["bookmark", "note", kursi, "x\u{202D}y"], in: directory)
+        #expect(edit.status == 64 && edit.stderr.contains("U+202D"), "\(edit.stderr)")
+        // An empty note is null in JSON, empty in CSV, nothing in text.
+        #expect(list.first { $0["surah"] as? Int == 1 }?["note"] is NSNull)
+        #expect(try tartil(["bookmark", "note", kursi, ""], in: directory).status == 0)
+        let export = try tartil(["journal", "export"], in: directory).stdout
+        #expect(!export.contains("\"note\":\"\""), "\(export)")
+        let text = try tartil(["bookmarks"], in: directory).stdout
+        #expect(!text.contains("—  ") && !text.hasSuffix("— \n"), "\(text)")
+        // A formula is written as text in CSV (the bookmarks listing and the export).
+        #expect(try tartil(["bookmark", "3:1", "--note", "+1+2"], in: directory).status == 0)
+        #expect(try tartil(["bookmark", "3:2", "--note", "@SUM(A1)"], in: directory).status == 0)
+        for csv in [try tartil(["bookmarks", "--format", "csv"], in: directory).stdout, try tartil(["journal", "export", "--format", "csv"], in: directory).stdout] {
+            #expect(csv.contains(",'+1+2,") || csv.contains(",'+1+2\n"), "\(csv)")
+            #expect(csv.contains("'@SUM(A1)"), "\(csv)")
+            for line in csv.split(separator: "\n") {
+                for cell in line.split(separator: ",", omittingEmptySubsequences: false) {
+                    let bare = cell.hasPrefix("\"") ? cell.dropFirst() : cell
+                    #expect(!["=", "+", "@"].contains(bare.first.map(String.init) ?? ""), "\(line)")
+                }
+            }
+        }
+
+        // Merged: a journal whose note has an override is refused, nothing merged.
+        let other = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        #expect(try tartil(["bookmark", "4:1", "--note", "fine"], in: other).status == 0)
+        _ = try shell("sqlite3 '\(other)/journal.sqlite' \"INSERT INTO events(event_id, device_id, device_seq, ts_ms, kind, surah, ayah, note) SELECT 'crafted-1', value, 2, 1700000000000, 'bookmark', 5, 1, 'a' || char(8238) || 'b' FROM meta WHERE key = 'device_id'\"")
+        let before = try eventCount(in: directory)
+        let merged = try tartil(["journal", "merge", other + "/journal.sqlite"], in: directory)
+        #expect(merged.status == 64 && merged.stderr.contains("bidirectional"), "\(merged.stderr)")
+        #expect(try eventCount(in: directory) == before)
+    }
 }

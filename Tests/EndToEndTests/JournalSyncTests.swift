@@ -192,24 +192,151 @@ import Testing
         #expect(try tartil(["journal", "sync", root, "--watch", "--interval", "0"], device).status == 64)
     }
 
-    /// A journal restored from an older copy (or a copy used on a second machine) never overwrites the snapshot
-    /// that holds the device's later events: exit 1, the file left as it was.
-    @Test func aSnapshotAheadOfItsJournalIsLeftAlone() throws {
+    /// A journal restored from an older copy never overwrites the snapshot that holds the device's later events:
+    /// it folds them back in as its own (exit 0, a note saying so), and the snapshot it writes holds every event
+    /// the old one did.
+    @Test func aJournalRestoredFromAnOlderCopyFoldsItsLaterEventsBack() throws {
         let root = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let device = Device(home: root + "/home")
         try FileManager.default.createDirectory(atPath: root + "/shared", withIntermediateDirectories: true)
         #expect(try tartil(["bookmark", "1:1"], device).status == 0)
-        try FileManager.default.copyItem(atPath: device.journal, toPath: root + "/older.sqlite")
+        #expect(try tartil(["journal", "backup", root + "/older.sqlite"], device).status == 0)
         #expect(try tartil(["bookmark", "1:2"], device).status == 0)
         #expect(try tartil(["journal", "sync", root + "/shared"], device).status == 0)
         let snapshot = try #require(try FileManager.default.contentsOfDirectory(atPath: root + "/shared").first)
-        let before = try Data(contentsOf: URL(fileURLWithPath: root + "/shared/" + snapshot))
+        let before = try events(device)
         try FileManager.default.removeItem(atPath: device.journal)
         try FileManager.default.copyItem(atPath: root + "/older.sqlite", toPath: device.journal)
         let result = try tartil(["journal", "sync", root + "/shared"], device)
-        #expect(result.status == 1 && result.stderr.contains("holds events of this device that this journal lacks"), "\(result.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: root + "/shared/" + snapshot)) == before)
+        #expect(result.status == 0 && result.stderr.contains("folded back"), "\(result.stderr)")
+        #expect(try events(device) == before)
+        // The device goes on numbering after its folded-back events, under the same id.
+        #expect(try tartil(["bookmark", "1:3"], device).status == 0)
+        let after = try tartil(["journal", "export"], device).stdout.split(separator: "\n")
+        #expect(after.last?.contains("\"device_seq\":3") == true, "\(after)")
+        #expect(try tartil(["journal", "sync", root + "/shared"], device).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/shared") == [snapshot])
+    }
+
+    /// A file at this device's name holding another device's journal is merged, and one that cannot be merged is
+    /// moved aside: never overwritten.
+    @Test func aFileAtThisDevicesNameIsMergedOrMovedAsideNeverOverwritten() throws {
+        let root = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let folder = root + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var one = Device(home: root + "/one")
+        let two = Device(home: root + "/two")
+        #expect(try tartil(["bookmark", "1:1"], one).status == 0)
+        #expect(try tartil(["bookmark", "2:255", "--note", "two's"], two).status == 0)
+        let stats = try JSONSerialization.jsonObject(with: Data(try tartil(["journal", "stats", "--json"], one).stdout.utf8)) as? [String: Any]
+        one.id = try #require(stats?["device_id"] as? String)
+        let ownName = folder + "/\(one.id).tartil-journal"
+        // Another device's journal, put at this device's name.
+        try FileManager.default.copyItem(atPath: two.journal, toPath: ownName)
+        let merged = try tartil(["journal", "sync", folder], one)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let twos = try events(two).values.first ?? []
+        let ones = try events(one)
+        #expect(!twos.isEmpty && ones.values.contains { $0 == twos }, "two's events were not merged")
+        // Something that is not a journal (a copy cut short) at this device's name: moved aside, kept byte for byte.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: two.journal))
+        let cut = bytes.prefix(bytes.count / 2 + 100)
+        try cut.write(to: URL(fileURLWithPath: ownName))
+        let moved = try tartil(["journal", "sync", folder, "--json"], one)
+        #expect(moved.status == 0 && moved.stderr.contains("aside"), "\(moved.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        let aside = try #require(names.first { $0.hasSuffix(".tartil-journal-aside") }, "\(names)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + aside)) == cut)
+        // The next run lists it as skipped, with what to do.
+        let again = try tartil(["journal", "sync", folder], one)
+        #expect(again.status == 0 && again.stderr.contains("moved aside by tartil"), "\(again.stderr)")
+    }
+
+    /// Two journals restored from one backup (on two machines), and a journal copied to a second machine, all
+    /// used and synced through one folder many times, in random orders, some at once: every device converges on
+    /// every event any journal ever held, and no run loses one. The journals that find their id shared take a
+    /// new one; the old id's events merge like another device's.
+    @Test(arguments: seeds)
+    func restoredAndCopiedJournalsConvergeWithNothingLost(seed: UInt64) throws {
+        let root = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let folder = root + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var random = SeededRandom(seed: seed)
+        // a: the original; b: a second device; c: a second journal from a's backup; d: a copy of b's journal.
+        let devices = ["a", "b", "c", "d"].map { Device(home: "\(root)/\($0)") }
+        for device in devices { try FileManager.default.createDirectory(atPath: device.home + "/data/tartil", withIntermediateDirectories: true) }
+        let (a, b, c, d) = (devices[0], devices[1], devices[2], devices[3])
+        func bookmark(_ device: Device, _ step: Int) throws {
+            let result = try tartil(["bookmark", "\(1 + random.below(114)):1", "--note", "step \(step)"], device)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        var everHeld = Set<String>()
+        func look(_ label: String) throws {
+            for (index, device) in devices.enumerated() where FileManager.default.fileExists(atPath: device.journal) {
+                let held = try events(device).values.reduce(into: Set<String>()) { $0.formUnion($1) }
+                everHeld.formUnion(held)
+                _ = (index, label)
+            }
+        }
+        for step in 0..<3 { try bookmark(a, step) }
+        try bookmark(b, 0)
+        #expect(try tartil(["journal", "sync", folder], a).status == 0)
+        #expect(try tartil(["journal", "sync", folder], b).status == 0)
+        #expect(try tartil(["journal", "backup", root + "/a-backup.sqlite"], a).status == 0)
+        for step in 3..<6 { try bookmark(a, step) }
+        #expect(try tartil(["journal", "sync", folder], a).status == 0)
+        try look("before the restores")
+        // a is restored from its backup; c gets the same backup; d gets a copy of b's journal.
+        try FileManager.default.removeItem(atPath: a.journal)
+        try FileManager.default.copyItem(atPath: root + "/a-backup.sqlite", toPath: a.journal)
+        try FileManager.default.copyItem(atPath: root + "/a-backup.sqlite", toPath: c.journal)
+        try FileManager.default.copyItem(atPath: b.journal, toPath: d.journal)
+
+        for step in 6..<46 {
+            let label = "seed \(seed) step \(step)"
+            if random.below(2) == 0 {
+                try bookmark(devices[random.below(devices.count)], step)
+            } else {
+                let chosen = (0..<(1 + random.below(3))).map { _ in random.below(devices.count) }
+                for (number, result) in try syncTogether(chosen.map { devices[$0] }, folder: folder).enumerated() {
+                    #expect(result.status == 0, "\(label): device \(chosen[number]) sync: \(result.stderr)")
+                    #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("claims to come from this device"), "\(label): \(result.stderr)")
+                }
+            }
+            try look(label)
+        }
+        // Rounds until every device has synced enough: a new id taken in one round is learnt by the others in the
+        // next.
+        for round in 0..<4 {
+            for (index, device) in devices.enumerated() {
+                let result = try tartil(["journal", "sync", folder], device)
+                #expect(result.status == 0, "seed \(seed) final round \(round): device \(index): \(result.stderr)")
+                #expect(!result.stderr.contains("claims to come from this device"), "seed \(seed) round \(round): \(result.stderr)")
+            }
+            try look("final round \(round)")
+        }
+        #expect(everHeld.count >= 15, "seed \(seed): only \(everHeld.count) events")
+        let bookmarks = try devices.map { try tartil(["bookmarks", "--json"], $0).stdout }
+        for (index, device) in devices.enumerated() {
+            let held = try events(device).values.reduce(into: Set<String>()) { $0.formUnion($1) }
+            #expect(held == everHeld, "seed \(seed): device \(index) has \(held.count) of \(everHeld.count) events (lost \(everHeld.subtracting(held).count))")
+            #expect(bookmarks[index] == bookmarks[0], "seed \(seed): device \(index)'s bookmarks differ")
+        }
+        // No two devices write as one any more.
+        let ids = try devices.map { device -> String in
+            let stats = try JSONSerialization.jsonObject(with: Data(try tartil(["journal", "stats", "--json"], device).stdout.utf8)) as? [String: Any]
+            return stats?["device_id"] as? String ?? ""
+        }
+        #expect(Set(ids).count == devices.count, "seed \(seed): device ids \(ids)")
+        // And a last round changes nothing.
+        for device in devices {
+            let again = try tartil(["journal", "sync", folder, "--json"], device)
+            let report = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any]
+            #expect(report?["new_events"] as? Int == 0, "seed \(seed): \(again.stdout)")
+        }
     }
 
     @Test func watchSyncsUntilSIGTERMAndExitsCleanly() throws {

@@ -82,7 +82,7 @@ import Testing
         try? FileManager.default.removeItem(atPath: copy)
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        let connection = try Connection(path: Connection.readOnlyURI(copy) + "&immutable=1", mode: .readOnly)
+        let connection = try Connection(uri: Connection.readOnlyURI(copy) + "&immutable=1", mode: .readOnly)
         defer { try? connection.close() }
         guard try connection.scalarText("SELECT name FROM sqlite_master WHERE name = 'events'") != nil else { return -1 }
         return Int(try connection.scalarText("SELECT count(*) FROM events") ?? "") ?? -1

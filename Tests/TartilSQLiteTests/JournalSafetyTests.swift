@@ -197,7 +197,7 @@ import Testing
         let path = directory + "/journal.sqlite"
         let journal = try Journal(path: path)
         // The file was linked into place whole: the schema and the device id are in the file itself.
-        let copy = try Connection(path: Connection.readOnlyURI(path, immutable: true), mode: .readOnly)
+        let copy = try Connection(uri: Connection.readOnlyURI(path, immutable: true), mode: .readOnly)
         #expect(try copy.scalarText("SELECT value FROM meta WHERE key = 'device_id'") == journal.deviceID)
         #expect(try Migrator.applied(copy) == ["v1-events", "v2-bookmark-edits"])
         try copy.close()

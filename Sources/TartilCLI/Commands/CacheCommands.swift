@@ -76,9 +76,11 @@ enum CacheCommands {
             for so far (single-source; a matching hash proves only that they did not change) and disputed ayat (not \
             played: choose a copy with 'cache choose') are listed. Exit 0 only when every file is good and no ayah \
             is disputed (after --repair, when every removed file came back verified). \
-            Fields (json, ndjson, csv): checked, good, removed (reciter, surah, ayah, reason), repaired, \
-            single_source (reciter, surah, ayah) and disputed (reciter, surah, ayah, copies: mirror, bytes, sha256, \
-            path).
+            --repair records the files it removes in <cache>/repairs-pending.tsv before removing them: a repair \
+            killed midway is finished by the next --repair, and a plain verify meanwhile lists them as missing \
+            (exit 1). Fields (json, ndjson, csv): checked, good, removed (reciter, surah, ayah, reason), repaired, \
+            single_source (reciter, surah, ayah), disputed (reciter, surah, ayah, copies: mirror, bytes, sha256, \
+            path) and awaiting_repair (reciter, surah, ayah).
             """,
         options: [reciterOption, .init(names: ["--repair"], valueName: nil, help: "Download removed files again.")] + DownloadLimits.timeoutOptions
             + [OutputFormat.option()],
@@ -211,6 +213,7 @@ enum CacheCommands {
                     ("copies", .array(dispute.copies.map { .object([("mirror", .string($0.mirror)), ("bytes", .int($0.bytes)), ("sha256", .string($0.sha256)), ("path", .string($0.path))]) })),
                 ])
             })),
+            ("awaiting_repair", .array(result.awaitingRepair.map(fileJSON))),
         ]
         console.print(report: fields, as: format) {
             for (file, reason) in bad { console.note("removed \(file.reciter)/\(file.ayah.fileStem).mp3: \(reason)") }
@@ -222,6 +225,9 @@ enum CacheCommands {
                 console.note("single-source \(file.reciter)/\(file.ayah.fileStem).mp3: only one mirror could serve it so far (the next prefetch compares it with another)")
             }
             for failure in result.repairFailures { console.note("could not repair \(failure.ayah): \(failure.reason)") }
+            for file in result.awaitingRepair {
+                console.note("missing \(file.reciter)/\(file.ayah.fileStem).mp3: removed by a repair that did not finish; run 'tartil cache verify --repair' to download it again")
+            }
             let singles = result.singleSource.count
             let disputes = result.disputed.count
             let markText = singles + disputes == 0 ? "" : "; unpinned: \(singles) single-source, \(disputes) disputed"
@@ -229,7 +235,7 @@ enum CacheCommands {
                 + (repair ? ", \(result.repaired) downloaded again" : "") + markText)
         }
         if result.interrupted { throw TartilError(.interrupted, "verification stopped") }
-        let unrepaired = repair ? bad.count - result.repaired : bad.count
+        let unrepaired = repair ? result.awaitingRepair.count : bad.count + result.awaitingRepair.count
         if unrepaired > 0 { throw TartilError(.failure, "\(unrepaired) bad file(s) are not in the cache any more") }
         if !result.disputed.isEmpty {
             throw TartilError(.failure, "\(Plural.count(result.disputed.count, "ayah")) disputed (not played): choose a copy of each with tartil cache choose REF --reciter ID --mirror NAME")

@@ -135,7 +135,7 @@ enum JournalCommands {
         overview: "Replace a bookmark's note (empty clears it); the latest edit wins on every device.",
         arguments: [
             .init(name: "id", help: "The bookmark's id from 'tartil bookmarks' (4 or more of its first characters)."),
-            .init(name: "text", help: "The new note (at most 4096 bytes)."),
+            .init(name: "text", help: "The new note (at most 4096 bytes; no control characters or bidirectional overrides)."),
         ],
         options: [OutputFormat.option()],
         examples: ["tartil bookmark note 3f2a9c1e 'Ayat al-Kursi, by heart'"],
@@ -163,7 +163,9 @@ enum JournalCommands {
             Columns, in this order: event_id, device_id, device_seq, ts_ms (milliseconds since 1970, UTC), kind \
             (position, session-start, session-end, bookmark, bookmark-removed, bookmark-note), reciter, surah, \
             ayah, offset_samples, offset_ms, reason (ayah-start, pause, seek, stop, quit, end), note, target_id \
-            (the bookmark a removal or note edit changes). Missing values are null in JSON and empty in CSV. \
+            (the bookmark a removal or note edit changes). Missing values and empty notes are null in JSON and \
+            empty in CSV; a CSV text cell starting with =, +, -, @, tab or CR gets a ' before it (so a spreadsheet \
+            does not run it as a formula). \
             It writes data only (no text format): 'tartil history' lists events for people.
             """,
         options: [
@@ -195,7 +197,11 @@ enum JournalCommands {
             event must be possible: a time at most 10 minutes ahead of this clock, a known kind and reason, a real \
             surah and ayah, offsets not negative, a note of at most 4096 bytes. Otherwise it is refused with exit \
             64 and nothing is merged. A file with a non-empty -wal beside it (in use, or not closed cleanly) is \
-            refused with exit 1. Ctrl-C or SIGTERM stops a merge with exit 130, the journal unchanged.
+            refused with exit 1. Ctrl-C or SIGTERM stops a merge with exit 130, the journal unchanged. Events of \
+            this device in the file that only continue the journal's (a journal restored from an older copy) are \
+            folded back as its own; if the file shows that another journal writes under this device's id (a copy \
+            used on another machine), this journal takes a new device id first and the old id's events merge like \
+            another device's (a note says so; fields restored, device_id, previous_device_id).
             """,
         arguments: [.init(name: "other", help: "The other journal.sqlite.")],
         options: [OutputFormat.option()],
@@ -204,10 +210,18 @@ enum JournalCommands {
             let other = invocation.arguments[0]
             let format = try OutputFormat.chosen(invocation, context)
             // The merge runs on the session's journal writer, which stays open for the commands after it.
-            let added = try context.session.mergeJournal(from: other, settings: context.settings, shouldStop: context.isCancelled)
-            context.console.print(report: [("file", .string(other)), ("new_events", .int(added))], as: format) {
+            let outcome = try context.session.mergeJournal(from: other, settings: context.settings, shouldStop: context.isCancelled)
+            let added = outcome.added
+            let fields: Fields = [
+                ("file", .string(other)), ("new_events", .int(added)), ("restored", .bool(outcome.identity == .restored)),
+                ("device_id", .string(outcome.deviceID)),
+                ("previous_device_id", outcome.identity == .shared ? .string(outcome.previousDeviceID) : .null),
+            ]
+            context.console.print(report: fields, as: format) {
                 context.console.line("\(added) new event\(added == 1 ? "" : "s") from \(other)")
             }
+            if outcome.identity == .restored { context.console.note(restoredNote(other)) }
+            if outcome.identity == .shared { context.console.note(sharedNote(other, from: outcome.previousDeviceID, to: outcome.deviceID)) }
         })
 
     static let backup = CommandSpec(
@@ -219,7 +233,9 @@ enum JournalCommands {
             renamed: FILE is never half-written. It is self-contained (no -wal file beside it is needed), passes \
             'journal check', can be merged ('journal merge FILE' into the journal it came from adds nothing) or \
             used as a journal (--journal FILE). FILE must not be the journal itself; a FILE that exists is \
-            replaced only with --force (exit 64 otherwise, nothing written).
+            replaced only with --force (exit 64 otherwise, nothing written). Temporary copies that backups killed \
+            midway left beside FILE (FILE.tmp-XXXXXXXX) are removed first. Paths are file names, never SQLite \
+            URIs ('file:x.db' is a file of that name).
             """,
         arguments: [.init(name: "file", help: "Where to write the copy.")],
         options: [.init(names: ["--force"], valueName: nil, help: "Replace FILE if it exists."), OutputFormat.option()],
@@ -252,7 +268,13 @@ enum JournalCommands {
             journal, <journal>.sync-lock; a second run waits up to 60 s). Safe to run again at any time (from cron \
             or a systemd timer). Exit 0 when every valid journal merged, 64 when DIR cannot be used, 1 on a failure \
             of this journal or of writing the snapshot, 130 when interrupted (the merge under way is rolled back). \
-            --watch syncs every --interval until Ctrl-C or SIGTERM, which end it with exit 0.
+            --watch syncs every --interval until Ctrl-C or SIGTERM, which end it with exit 0. What is at this \
+            device's own name is merged first (a journal), or moved aside to \
+            <device-id>.aside-<ms>.tartil-journal-aside (anything else not empty): never overwritten unread. A \
+            journal restored from an older copy folds its later events back from the folder; one that finds \
+            another journal writing under its device id (a copy on another machine) takes a new id, and the other \
+            does the same when it syncs: nothing is lost and both go on converging (notes on standard error; \
+            --json adds restored_from, previous_device_id, moved_aside).
             """,
         arguments: [.init(name: "dir", help: "The folder kept in sync between your machines.")],
         options: [
@@ -285,11 +307,24 @@ enum JournalCommands {
             }
         })
 
+    static func restoredNote(_ file: String) -> String {
+        "note: \(file) held later events of this device than this journal (a journal restored from an older copy): they were folded back in as this device's own"
+    }
+
+    static func sharedNote(_ file: String, from old: String, to new: String) -> String {
+        "note: another journal writes under this device's id \(old) (found in \(file); a copy of this journal used on another machine): this journal now writes as \(new), the old id's events merge like another device's, and nothing was lost"
+    }
+
     /// Prints what a sync did: merges and the snapshot on standard output, skips on standard error (and all of it
     /// as one JSON object with --json).
     static func printSync(_ report: JournalSyncReport, deviceID: String, _ context: Context) {
         let console = context.console
         for skip in report.skipped { console.note("skipped \(skip.name): \(skip.reason)") }
+        for aside in report.movedAside {
+            console.note("moved \(aside.name) aside: it was at this device's name and could not be merged (\(aside.reason)); nothing was overwritten")
+        }
+        for name in report.restoredFrom { console.note(restoredNote(name)) }
+        if let old = report.previousDeviceID { console.note(sharedNote(report.folder, from: old, to: deviceID)) }
         let total = report.merged.reduce(0) { $0 + $1.newEvents }
         if context.settings.json {
             console.json(.object([
@@ -300,6 +335,9 @@ enum JournalCommands {
                 ("published", .bool(report.published != nil)),
                 ("events", report.published.map { .int($0.events) } ?? .null),
                 ("bytes", report.published.map { .int($0.bytes) } ?? .null),
+                ("restored_from", .array(report.restoredFrom.map(JSONValue.string))),
+                ("previous_device_id", report.previousDeviceID.map(JSONValue.string) ?? .null),
+                ("moved_aside", .array(report.movedAside.map { .object([("file", .string($0.name)), ("reason", .string($0.reason))]) })),
             ]))
             return
         }
@@ -448,7 +486,7 @@ enum JournalCommands {
             ("event_id", .string(event.eventID)), ("device_id", .string(event.deviceID)), ("device_seq", .int(Int(event.deviceSeq))),
             ("ts_ms", .int(Int(event.timeMs))), ("kind", .string(event.kind.rawValue)), ("reciter", .string(event.reciter)),
             ("surah", .int(event.surah)), ("ayah", .int(event.ayah)), ("offset_samples", number(event.offsetSamples)),
-            ("offset_ms", number(event.offsetMs)), ("reason", .string(event.reason?.rawValue)), ("note", .string(event.note)),
+            ("offset_ms", number(event.offsetMs)), ("reason", .string(event.reason?.rawValue)), ("note", .string(JournalNote.normalized(event.note))),
             ("target_id", .string(event.targetID)),
         ]
     }

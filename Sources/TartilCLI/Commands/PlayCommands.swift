@@ -115,6 +115,8 @@ enum PlayCommands {
             case .interrupted:
                 throw TartilError(.interrupted, "stopped waiting for the player; it goes on")
             case .lost(let message):
+                // The request may have been carried out before the player went: a bookmark says how to look.
+                if case .bookmark = request { throw TartilError(.failure, message + "; the bookmark may or may not have been recorded: see 'tartil bookmarks'") }
                 throw TartilError(.failure, message)
             }
         }

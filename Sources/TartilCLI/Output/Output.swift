@@ -115,9 +115,11 @@ enum CSV {
         }
     }
 
-    /// `text`, in quotes with its quotes doubled when it holds a comma, a quote, CR or LF.
+    /// `text`, in quotes with its quotes doubled when it holds a comma, a quote, CR or LF; with a `'` before it
+    /// when it starts like a spreadsheet formula (`CSVRule.needsFormulaGuard`).
     static func quoted(_ text: String) -> String {
-        guard text.utf8.contains(where: CSVRule.needsQuotes) else { return text }
-        return "\"" + text.replacingEvery("\"", with: "\"\"") + "\""
+        let guarded = text.utf8.first.map(CSVRule.needsFormulaGuard) == true ? "'" + text : text
+        guard guarded.utf8.contains(where: CSVRule.needsQuotes) else { return guarded }
+        return "\"" + guarded.replacingEvery("\"", with: "\"\"") + "\""
     }
 }

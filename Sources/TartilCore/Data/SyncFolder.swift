@@ -18,6 +18,9 @@ public enum SyncFolder {
     /// The ending of every journal's name in the folder.
     public static let suffix = ".tartil-journal"
 
+    /// The ending of a file `journal sync` moved aside rather than overwrite (`SyncIdentity.asideName`).
+    public static let asideSuffix = ".tartil-journal-aside"
+
     /// The longest device id (the journal's own limit for ids, `Journal.MergeLimits.idBytes`).
     public static let longestDeviceID = 128
 
@@ -62,6 +65,9 @@ public enum SyncFolder {
     public static func decide(_ entry: Entry, ownDeviceID: String) -> Decision {
         let name = entry.name
         guard name.contains("tartil-journal") else { return .ignore }
+        if name.hasSuffix(asideSuffix) {
+            return .skip(reason: "moved aside by tartil, which found it at its own name holding what it could not merge; look at it (tartil journal merge FILE), then remove it")
+        }
         if let reason = syncToolCopy(name) { return .skip(reason: reason) }
         guard name.hasSuffix(suffix), isDeviceID(name.dropLast(suffix.count)) else {
             return .skip(reason: "not named DEVICE-ID\(suffix) (letters, digits, - and _ before \(suffix))")

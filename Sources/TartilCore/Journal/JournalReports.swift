@@ -44,14 +44,20 @@ public struct JournalSyncMerge: Sendable, Hashable {
 public struct JournalSyncReport: Sendable, Hashable {
     /// The folder.
     public let folder: String
-    /// This device's snapshot in it.
-    public let ownFile: String
+    /// This device's snapshot in it (under the new id when this journal took one).
+    public var ownFile: String
     public var merged: [JournalSyncMerge] = []
     public var skipped: [JournalSyncSkip] = []
     /// The snapshot written, or nil when the one in the folder already held every event.
     public var published: JournalBackupResult?
     /// How many entries of the folder were not tartil's (not listed).
     public var ignored = 0
+    /// Files from which this device's own events were folded back (this journal was restored from an older copy).
+    public var restoredFrom: [String] = []
+    /// The device id this journal had before this run, when it took a new one (another journal wrote under it).
+    public var previousDeviceID: String?
+    /// Files moved aside from this device's name (never overwritten), with why: their new names.
+    public var movedAside: [JournalSyncSkip] = []
 
     public init(folder: String, ownFile: String) {
         self.folder = folder
