@@ -85,7 +85,7 @@ final class Probe {
     /// What the mirror told, once the transfer ended with `result`.
     func observation(for result: CURLcode) throws(CacheError) -> CrossCheck.Observation {
         if tooLarge { return .unavailable("more than \(maxBytes) bytes") }
-        guard result == CURLE_OK else { return .unavailable(String(cString: ccurl_easy_strerror(result))) }
+        guard result == CURLE_OK else { return .unavailable(Transfer.reason(for: result, status: status, bodyBytes: body.count)) }
         switch status {
         case 200:
             let tail = body.suffix(CrossCheck.tailBytes)

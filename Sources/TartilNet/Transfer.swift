@@ -263,6 +263,21 @@ final class Transfer {
         return pretransfer > 0 || status > 0
     }
 
+    /// What libcurl reports as CURLE_OUT_OF_MEMORY for a header line past its limit (CURL_MAX_HTTP_HEADER):
+    /// not memory.
+    static let headerTooLarge = "header too large (a header line over libcurl's limit of 100 KiB)"
+
+    /// What happened, in words, when a request that is not a download (a probe) ends with `result` after the
+    /// status `status` (0: none read) and `bodyBytes` of body: what `failure(for:)` says for the same codes.
+    static func reason(for result: CURLcode, status: Int, bodyBytes: Int) -> String {
+        switch result {
+        case CURLE_UNSUPPORTED_PROTOCOL where (300...399).contains(status): "redirect to a URL that is not http or https"
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY: "not an HTTP response"
+        case CURLE_OUT_OF_MEMORY where bodyBytes == 0: headerTooLarge
+        default: String(cString: ccurl_easy_strerror(result))
+        }
+    }
+
     /// The failure a finished transfer stands for, or nil when its body is the complete file.
     func failure(for result: CURLcode) -> DownloadFailure? {
         if let problem { return problem }
@@ -292,8 +307,7 @@ final class Transfer {
             // status that is not three digits ("Unsupported response code in HTTP response").
             return .mirrorUnusable("not an HTTP response (\(detail.isEmpty ? message : detail))")
         case CURLE_OUT_OF_MEMORY where !bodyStarted:
-            // What libcurl reports for a header line past its limit (CURL_MAX_HTTP_HEADER, 100 KiB): not memory.
-            return .mirrorUnusable("header too large (a header line over libcurl's limit of 100 KiB)")
+            return .mirrorUnusable(Self.headerTooLarge)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             return .untrusted("TLS: the server's certificate does not verify: \(detail.isEmpty ? message : detail)")
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM:
