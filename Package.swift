@@ -78,7 +78,8 @@ let package = Package(
         .testTarget(name: "TartilMPRISTests", dependencies: ["TartilMPRIS", "TartilCore", "TartilPlayer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TartilCore", "TestSupport"], exclude: ["Golden"]),
         // Fuzzing every parser, in-process and through the built executable (tools/fuzz runs a longer budget).
-        .testTarget(name: "FuzzTests", dependencies: ["TartilCLI", "TartilControl", "TartilCore", "TartilSession", "TestSupport"]),
+        .testTarget(
+            name: "FuzzTests", dependencies: ["TartilCLI", "TartilControl", "TartilCore", "TartilJournal", "TartilSession", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

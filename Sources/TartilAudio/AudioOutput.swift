@@ -143,9 +143,9 @@ public final class NullOutput: AudioOutput {
     public func abandon() {}
 }
 
-/// Writes the exact PCM to a WAV file (RIFF, 16-bit PCM), unpaced. A regular file is written under a temporary
-/// name, its header's sizes filled in by `finish`, and renamed into place then, so a stopped render leaves no
-/// half-written file under the name asked for. A path that is not a regular file (`/dev/stdout`, a pipe,
+/// Writes the exact PCM to a WAV file (RIFF, 16-bit PCM; RF64 past 4 GiB, see `WAVHeader`), unpaced. A regular
+/// file is written under a temporary name, its header's sizes filled in by `finish`, and renamed into place then,
+/// so a stopped render leaves no half-written file under the name asked for. A path that is not a regular file (`/dev/stdout`, a pipe,
 /// `/dev/null`) is written straight through, with the streaming header's "unknown" sizes.
 public final class WAVOutput: AudioOutput {
     public let name: String
@@ -187,13 +187,22 @@ public final class WAVOutput: AudioOutput {
             return
         }
         self.format = format
-        // The sizes are filled in by `finish`; a stream keeps the "unknown length" sizes.
-        try writeAll(Self.header(format: format, dataBytes: temporaryPath == nil ? Self.unknownLength : 0))
+        // The sizes are filled in by `finish` (the header is rewritten in place, RF64 past 4 GiB); a stream keeps
+        // the "unknown length" sizes.
+        try writeAll(temporaryPath == nil ? WAVHeader.stream(format: format) : WAVHeader.file(format: format, dataBytes: 0))
     }
 
     public func write(_ pcm: UnsafeRawBufferPointer) throws(AudioError) {
         try writeAll(pcm)
         dataBytes += pcm.count
+    }
+
+    /// Leaves `bytes` of silence as a hole in the file (it reads as zeros and takes no disk space), as if that
+    /// much PCM had been written: how tests make a WAV past 4 GiB in a moment. Only for a file, not a stream.
+    func skip(bytes: Int) throws(AudioError) {
+        precondition(temporaryPath != nil && bytes >= 0 && bytes % 2 == 0)
+        guard lseek(descriptor, off_t(bytes), SEEK_CUR) >= 0 else { throw failure("lseek") }
+        dataBytes += bytes
     }
 
     public var unplayedFrames: Int { 0 }
@@ -214,8 +223,12 @@ public final class WAVOutput: AudioOutput {
             descriptor = -1
             return
         }
-        guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw failure("lseek") }
-        try writeAll(Self.header(format: format!, dataBytes: dataBytes))
+        let header = WAVHeader.file(format: format!, dataBytes: dataBytes)
+        var problem: Errno?
+        header.withUnsafeBytes { bytes in
+            do throws(Errno) { try SystemCall.writeAll(descriptor, bytes, at: 0) } catch { problem = error }
+        }
+        if let problem { throw failure("pwrite", problem) }
         guard fsync(descriptor) == 0 else { throw failure("fsync") }
         close(descriptor)
         descriptor = -1
@@ -225,9 +238,6 @@ public final class WAVOutput: AudioOutput {
             throw error
         }
     }
-
-    /// The data size a streaming WAV header gives when the length is not known.
-    static let unknownLength = 0xFFFF_FFFF - 36
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(AudioError) {
         do throws(Errno) { try SystemCall.writeAll(descriptor, bytes) } catch { throw failure("write", error) }
@@ -243,27 +253,5 @@ public final class WAVOutput: AudioOutput {
 
     private func failure(_ call: String, _ error: Errno = .current) -> AudioError {
         AudioError(.output, "\(path): \(call): \(error)")
-    }
-
-    /// The 44-byte RIFF/WAVE header for 16-bit PCM.
-    static func header(format: PCMFormat, dataBytes: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        func text(_ value: String) { bytes += Array(value.utf8) }
-        func uint32(_ value: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { bytes += $0 } }
-        func uint16(_ value: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian) { bytes += $0 } }
-        text("RIFF")
-        uint32(36 + dataBytes)
-        text("WAVE")
-        text("fmt ")
-        uint32(16)
-        uint16(1)  // PCM
-        uint16(format.channels)
-        uint32(format.sampleRate)
-        uint32(format.sampleRate * format.frameBytes)
-        uint16(format.frameBytes)
-        uint16(16)
-        text("data")
-        uint32(dataBytes)
-        return bytes
     }
 }

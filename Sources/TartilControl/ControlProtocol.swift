@@ -39,7 +39,9 @@ public enum ControlProtocol {
         }
         var id = JSONValue.null
         switch object["request_id"] {
-        case .number(let number)?: id = number == number.rounded() && abs(number) < 1e15 ? .int(Int(number)) : .double(number)
+        case .number(let number)?:
+            // A whole id (through the bounded parser) is echoed as one; any other number as the Double it is.
+            id = object["request_id"]?.integer.map(JSONValue.int) ?? .double(number)
         case .string(let text)?: id = .string(String(text.prefix(256)))
         case .bool(let value)?: id = .bool(value)
         default: break

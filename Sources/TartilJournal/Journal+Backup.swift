@@ -122,7 +122,7 @@ extension Journal {
             guard verdict == "ok" else {
                 throw SQLiteError(code: .corrupt, message: "the copy failed SQLite's quick check (\(verdict ?? "no answer"))")
             }
-            let events = Int(try check.scalarText("SELECT count(*) FROM events") ?? "0") ?? 0
+            let events = Int(try check.scalarInteger("SELECT count(*) FROM events") ?? 0)
             try check.close()
             var log = stat()
             if stat(temporary + "-wal", &log) == 0, log.st_size > 0 {

@@ -108,7 +108,7 @@ extension Journal {
                         SELECT \(Self.columns) FROM \(source) ORDER BY ts_ms, device_id, event_id
                     """)
                 // The rows the INSERT added (not those it ignored): no count(*) of the whole journal.
-                let added = Int(try connection.scalarText("SELECT changes()") ?? "0") ?? 0
+                let added = Int(try connection.scalarInteger("SELECT changes()") ?? 0)
                 try connection.execute("COMMIT")
                 return added
             } catch {
@@ -357,8 +357,8 @@ extension Journal {
     static func checkWhole(_ connection: Connection, _ path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else { throw JournalError(.unreadable, "cannot merge \(path): \(Errno.current)") }
-        let pages = Int64(try connection.scalarText("PRAGMA other.page_count") ?? "0") ?? 0
-        let pageSize = Int64(try connection.scalarText("PRAGMA other.page_size") ?? "0") ?? 0
+        let pages = try connection.scalarInteger("PRAGMA other.page_count") ?? 0
+        let pageSize = try connection.scalarInteger("PRAGMA other.page_size") ?? 0
         guard pages * pageSize == Int64(info.st_size) else {
             throw JournalError(
                 .notAJournal,

@@ -362,8 +362,8 @@ public final class Journal {
             }
             let known = JournalEvent.Kind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
             let reasons = JournalEvent.Reason.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-            let unknown = Int(try connection.scalarText(
-                "SELECT count(*) FROM events WHERE kind NOT IN (\(known)) OR (reason IS NOT NULL AND reason NOT IN (\(reasons)))") ?? "0") ?? 0
+            let unknown = Int(try connection.scalarInteger(
+                "SELECT count(*) FROM events WHERE kind NOT IN (\(known)) OR (reason IS NOT NULL AND reason NOT IN (\(reasons)))") ?? 0)
             if unknown > 0 { problems.append("\(unknown) event\(unknown == 1 ? " has" : "s have") a kind or reason this build does not know") }
             let mode = database.readsFileAlone
                 ? (JournalDatabase.fileIsInWALMode(path) ? "wal" : "not wal (by the file's header)") : try connection.scalarText("PRAGMA journal_mode")
@@ -383,7 +383,7 @@ public final class Journal {
             while try kinds.step() {
                 if let kind = JournalEvent.Kind(rawValue: kinds.text(at: 0) ?? "") { stats.byKind[kind] = Int(kinds.integer(at: 1)) }
             }
-            stats.events = Int(try connection.scalarText("SELECT count(*) FROM events") ?? "0") ?? 0
+            stats.events = Int(try connection.scalarInteger("SELECT count(*) FROM events") ?? 0)
             let summary = try connection.prepare("""
                 SELECT count(DISTINCT device_id), min(ts_ms), max(ts_ms),
                        (SELECT count(DISTINCT surah) FROM events WHERE kind = 'position') FROM events

@@ -17,7 +17,8 @@ final class Probe {
     let server: String
     private let maxBytes: Int
     private var status = 0
-    private var contentRange: String?
+    /// `Content-Range`: nil when absent, `.some(nil)` when unreadable.
+    private var contentRange: HTTPHeaderLine.ContentRange??
     private var contentLength: Int?
     /// The body, up to `maxBytes`.
     private var body: [UInt8] = []
@@ -64,18 +65,19 @@ final class Probe {
         data, size, count, user in
         let probe = Unmanaged<Probe>.fromOpaque(user!).takeUnretainedValue()
         let line = UnsafeRawBufferPointer(start: data, count: size * count)
-        let text = String(decoding: line, as: UTF8.self)
-        if Transfer.hasPrefix(line, "HTTP/", ignoringCase: false) {
-            let fields = text.split(separator: " ")
-            probe.status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+        switch HTTPHeaderLine.parse(line) {
+        case .status(let code, _):
+            probe.status = code ?? 0
             probe.contentRange = nil
             probe.contentLength = nil
             probe.tooLarge = false
             probe.body.removeAll()  // a redirect's body is not the file
-        } else if Transfer.hasPrefix(line, "content-range:", ignoringCase: true) {
-            probe.contentRange = String(text.dropFirst("content-range:".count)).trimmedWhitespace
-        } else if Transfer.hasPrefix(line, "content-length:", ignoringCase: true) {
-            probe.contentLength = Int(String(text.dropFirst("content-length:".count)).trimmedWhitespace)
+        case .contentRange(let range):
+            probe.contentRange = .some(range)
+        case .contentLength(let length):
+            probe.contentLength = length
+        case .other:
+            break
         }
         return line.count
     }
@@ -87,7 +89,7 @@ final class Probe {
     /// answer (an error, or a body that is not one whole MPEG audio stream).
     func observation(for result: CURLcode) throws(CacheError) -> CrossCheck.Observation {
         if tooLarge { return .unavailable("more than \(maxBytes) bytes") }
-        guard result == CURLE_OK else { return .unavailable(String(cString: ccurl_easy_strerror(result))) }
+        guard result == CURLE_OK else { return .unavailable(Transfer.reason(for: result, status: status, bodyBytes: body.count)) }
         guard status == 200 else { return .unavailable("HTTP \(status)") }
         if let contentLength, contentLength != body.count {
             return .unavailable("\(body.count) bytes, but Content-Length said \(contentLength)")
@@ -106,10 +108,8 @@ final class Probe {
             return (contentLength, body)
         case 206:
             // "bytes 0-END/TOTAL": the file's first bytes.
-            guard !tooLarge, let contentRange, contentRange.hasPrefix("bytes ") else { return nil }
-            let parts = contentRange.dropFirst("bytes ".count).split(whereSeparator: { $0 == "-" || $0 == "/" })
-            guard parts.count == 3, parts[0] == "0", let end = Int(parts[1]), let total = Int(parts[2]), total > 0, total <= 1 << 40,
-                end == min(total, HeadRequest.firstBytes) - 1, body.count == end + 1
+            guard !tooLarge, let range = contentRange ?? nil, range.first == 0, let end = range.last, let total = range.total,
+                total > 0, end == min(total, HeadRequest.firstBytes) - 1, body.count == end + 1
             else { return nil }
             return (total, body)
         default:

@@ -20,7 +20,10 @@ final class Transfer {
     private var counted = 0
     /// Status of the response block being received (a redirect starts a new block).
     private(set) var status = 0
-    private var contentRange: String?
+    /// The status line of the response block being received, when it did not read as one (not three digits).
+    private var unreadableStatus: String?
+    /// `Content-Range` of the response block being received: nil when absent, `.some(nil)` when unreadable.
+    private var contentRange: HTTPHeaderLine.ContentRange??
     private var bodyStarted = false
     /// A problem the callbacks found, which stops the transfer.
     private(set) var problem: DownloadFailure?
@@ -105,6 +108,9 @@ final class Transfer {
         // could answer) is refused, like one to another scheme.
         let secure = url.prefix(8).lowercased() == "https://"
         try set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "CURLOPT_REDIR_PROTOCOLS_STR", secure ? "https" : "http,https")
+        // A reply without a status line (HTTP/0.9) is refused ("not an HTTP response"), whatever this libcurl's
+        // default: it could be any bytes at all.
+        try set(handle, CURLOPT_HTTP09_ALLOWED, "CURLOPT_HTTP09_ALLOWED", 0)
         try set(handle, CURLOPT_CONNECTTIMEOUT_MS, "CURLOPT_CONNECTTIMEOUT_MS", Int(limits.connectTimeout * 1000))
         // A request with a connection of its own stalls by its own rate; one that shares a connection (HTTP/2
         // streams) by the connection's, which the downloader watches (`StallWatch`).
@@ -164,37 +170,29 @@ final class Transfer {
         return size * count
     }
 
-    /// Reads the two header lines that matter straight from curl's bytes: the status line (a redirect starts a
-    /// new response block) and `Content-Range`. Other lines cost no allocation.
+    /// Reads the two header lines that matter straight from curl's bytes, through the bounded header parser: the
+    /// status line (a redirect starts a new response block) and `Content-Range`. Other lines cost no allocation.
     private func receiveHeader(_ line: UnsafeRawBufferPointer) {
-        if Self.hasPrefix(line, "HTTP/", ignoringCase: false) {
-            // "HTTP/1.1 206 Partial Content" / "HTTP/2 200": the status is the first run of digits after a space.
-            var value = 0
-            var index = (line.firstIndex(of: UInt8(ascii: " ")) ?? line.count) + 1
-            while index < line.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(line[index]) {
-                value = value * 10 + Int(line[index] - UInt8(ascii: "0"))
-                index += 1
-            }
-            status = value
+        switch HTTPHeaderLine.parse(line) {
+        case .status(let code, let http2):
+            status = code ?? 0
+            unreadableStatus = code == nil ? Self.shown(line) : nil
             contentRange = nil
             if let heard {
                 self.heard = nil
-                heard(Self.hasPrefix(line, "HTTP/2", ignoringCase: false))
+                heard(http2)
             }
-        } else if Self.hasPrefix(line, "content-range:", ignoringCase: true) {
-            contentRange = String(decoding: line.dropFirst("content-range:".utf8.count), as: UTF8.self).trimmedWhitespace
+        case .contentRange(let range):
+            contentRange = .some(range)
+        case .contentLength, .other:
+            break
         }
     }
 
-    static func hasPrefix(_ line: UnsafeRawBufferPointer, _ prefix: StaticString, ignoringCase: Bool) -> Bool {
-        guard line.count >= prefix.utf8CodeUnitCount else { return false }
-        let bytes = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-        for (offset, expected) in bytes.enumerated() {
-            let actual = line[offset]
-            let folded = ignoringCase && (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(actual) ? actual | 0x20 : actual
-            if folded != expected { return false }
-        }
-        return true
+    /// A header line as a message shows it: printable ASCII, at most 60 characters.
+    static func shown(_ line: UnsafeRawBufferPointer) -> String {
+        let printable = HTTPHeaderLine.trimmed(line[...]).prefix(60).map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }
+        return String(decoding: printable, as: UTF8.self) + (line.count > 62 ? "…" : "")
     }
 
     /// Returns false to abort the transfer (after recording why).
@@ -240,15 +238,11 @@ final class Transfer {
 
     /// Why a 206's `Content-Range` does not continue the partial file, or nil when it does.
     private func rangeProblem() -> String? {
-        guard let contentRange, contentRange.hasPrefix("bytes ") else { return "206 without a Content-Range" }
-        let spec = contentRange.dropFirst("bytes ".count)
-        let parts = spec.split(whereSeparator: { $0 == "-" || $0 == "/" })
-        guard parts.count == 3, let start = Int(parts[0]), let end = Int(parts[1]) else {
-            return "unreadable Content-Range '\(contentRange)'"
-        }
-        guard start == writer.offset else { return "Content-Range starts at \(start), not \(writer.offset)" }
-        if let total = Int(parts[2]), let expected = writer.expectation.bytes, total != expected || end != expected - 1 {
-            return "Content-Range '\(contentRange)' does not match the expected size \(expected)"
+        guard let contentRange else { return "206 without a Content-Range" }
+        guard let range = contentRange, let first = range.first, let last = range.last else { return "unreadable Content-Range" }
+        guard first == writer.offset else { return "Content-Range starts at \(first), not \(writer.offset)" }
+        if let total = range.total, let expected = writer.expectation.bytes, total != expected || last != expected - 1 {
+            return "Content-Range 'bytes \(first)-\(last)/\(total)' does not match the expected size \(expected)"
         }
         return nil
     }
@@ -273,11 +267,29 @@ final class Transfer {
         return pretransfer > 0 || status > 0
     }
 
+    /// What libcurl reports as CURLE_OUT_OF_MEMORY for a header line past its limit (CURL_MAX_HTTP_HEADER):
+    /// not memory.
+    static let headerTooLarge = "header too large (a header line over libcurl's limit of 100 KiB)"
+
+    /// What happened, in words, when a request that is not a download (a probe) ends with `result` after the
+    /// status `status` (0: none read) and `bodyBytes` of body: what `failure(for:)` says for the same codes.
+    static func reason(for result: CURLcode, status: Int, bodyBytes: Int) -> String {
+        switch result {
+        case CURLE_UNSUPPORTED_PROTOCOL where (300...399).contains(status): "redirect refused: to a URL that is not http or https, or from https to http (a downgrade)"
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY: "not an HTTP response"
+        case CURLE_OUT_OF_MEMORY where bodyBytes == 0: headerTooLarge
+        default: String(cString: ccurl_easy_strerror(result))
+        }
+    }
+
     /// The failure a finished transfer stands for, or nil when its body is the complete file.
     func failure(for result: CURLcode) -> DownloadFailure? {
         if let problem { return problem }
         var retryAfter: curl_off_t = 0
         if ccurl_easy_getinfo_off_t(handle, CURLINFO_RETRY_AFTER, &retryAfter) != CURLE_OK { retryAfter = 0 }
+        if let unreadableStatus, result == CURLE_OK || result == CURLE_WRITE_ERROR {
+            return .mirrorUnusable("not an HTTP response: the status line '\(unreadableStatus)' has no three-digit status")
+        }
         if result == CURLE_OK || (status >= 300 && result == CURLE_WRITE_ERROR) {
             switch status {
             case 200, 206: return nil
@@ -288,13 +300,19 @@ final class Transfer {
             }
         }
         let message = String(cString: ccurl_easy_strerror(result))
+        let detail = String(cString: errorText)
         switch result {
         case CURLE_TOO_MANY_REDIRECTS:
             return .mirrorUnusable("redirect loop (more than the allowed redirects)")
-        case CURLE_UNSUPPORTED_PROTOCOL:
+        case CURLE_UNSUPPORTED_PROTOCOL where (300...399).contains(status):
             return .mirrorUnusable("redirect refused: to a URL that is not http or https, or from https to http (a downgrade)")
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY:
+            // libcurl's words for a reply without a status line ("Received HTTP/0.9 when not allowed") or with a
+            // status that is not three digits ("Unsupported response code in HTTP response").
+            return .mirrorUnusable("not an HTTP response (\(detail.isEmpty ? message : detail))")
+        case CURLE_OUT_OF_MEMORY where !bodyStarted:
+            return .mirrorUnusable(Self.headerTooLarge)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-            let detail = String(cString: errorText)
             return .untrusted("TLS: the server's certificate does not verify: \(detail.isEmpty ? message : detail)")
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM:
             return .mirrorUnusable("TLS: \(message)")

@@ -147,6 +147,14 @@ public final class Connection {
         return statement.text(at: 0)
     }
 
+    /// The first column of the first row `sql` returns, as SQLite's 64-bit integer (nil when there is no row or
+    /// it is NULL): for counts and pragmas, read as the number SQLite holds rather than parsed from its text.
+    public func scalarInteger(_ sql: String) throws(SQLiteError) -> Int64? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.optionalInteger(at: 0)
+    }
+
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; any throw rolls back and is rethrown.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")

@@ -1,5 +1,6 @@
 import TartilSession
 import TartilCore
+import TartilSystem
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -33,12 +34,15 @@ enum Interrupt {
     static func install() {
         wakeWrite.store(wakeDescriptors.write, ordering: .relaxed)
         let handler: @convention(c) (Int32) -> Void = { _ in
-            Interrupt.pending.store(true, ordering: .relaxed)
-            var byte: UInt8 = 1
-            _ = write(Interrupt.wakeWrite.load(ordering: .relaxed), &byte, 1)
-            if Interrupt.atPrompt.load(ordering: .relaxed) {
-                let hint = "\n(type quit or press Ctrl-D to leave)\n"
-                _ = hint.withCString { write(2, $0, strlen($0)) }
+            // errno is put back: the interrupted code may be between a failed call and its read of errno.
+            SystemCall.keepingErrno {
+                Interrupt.pending.store(true, ordering: .relaxed)
+                var byte: UInt8 = 1
+                _ = write(Interrupt.wakeWrite.load(ordering: .relaxed), &byte, 1)
+                if Interrupt.atPrompt.load(ordering: .relaxed) {
+                    let hint = "\n(type quit or press Ctrl-D to leave)\n"
+                    _ = hint.withCString { write(2, $0, strlen($0)) }
+                }
             }
         }
         var action = sigaction()

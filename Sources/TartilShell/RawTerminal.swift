@@ -103,55 +103,63 @@ enum RawTerminal {
         switch signal {
         case SIGTSTP:
             return { signal in
-                if RawTerminal.terminalIsRaw.exchange(false, ordering: .relaxed) {
-                    _ = tcsetattr(0, TCSANOW, RawTerminal.saved)
-                    _ = write(2, "\n", 1)
+                SystemCall.keepingErrno {  // the interrupted code may be about to read errno
+                    if RawTerminal.terminalIsRaw.exchange(false, ordering: .relaxed) {
+                        _ = tcsetattr(0, TCSANOW, RawTerminal.saved)
+                        _ = write(2, "\n", 1)
+                    }
+                    // Stop as SIGTSTP would have: the default action, unblocked (it is blocked in its own handler).
+                    var stop = sigaction()
+                    stop.__sigaction_handler.sa_handler = SIG_DFL
+                    sigemptyset(&stop.sa_mask)
+                    var ours = sigaction()
+                    _ = sigaction(signal, &stop, &ours)
+                    var unblock = sigset_t()
+                    sigemptyset(&unblock)
+                    sigaddset(&unblock, signal)
+                    _ = pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+                    _ = raise(signal)
+                    // Continued (`fg`): SIGCONT's handler made the terminal raw again; catch the next Ctrl-Z too.
+                    _ = sigaction(signal, &ours, nil)
                 }
-                // Stop as SIGTSTP would have: the default action, unblocked (it is blocked in its own handler).
-                var stop = sigaction()
-                stop.__sigaction_handler.sa_handler = SIG_DFL
-                sigemptyset(&stop.sa_mask)
-                var ours = sigaction()
-                _ = sigaction(signal, &stop, &ours)
-                var unblock = sigset_t()
-                sigemptyset(&unblock)
-                sigaddset(&unblock, signal)
-                _ = pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-                _ = raise(signal)
-                // Continued (`fg`): SIGCONT's handler made the terminal raw again; catch the next Ctrl-Z too.
-                _ = sigaction(signal, &ours, nil)
             }
         case SIGCONT:
             return { _ in
-                // Raw again only in the foreground: a background process setting the terminal would be stopped.
-                if RawTerminal.active.load(ordering: .relaxed) && tcgetpgrp(0) == getpgrp()
-                    && tcsetattr(0, TCSANOW, RawTerminal.raw) == 0
-                {
-                    RawTerminal.terminalIsRaw.store(true, ordering: .relaxed)
+                SystemCall.keepingErrno {  // the interrupted code may be about to read errno
+                    // Raw again only in the foreground: a background process setting the terminal would be stopped.
+                    if RawTerminal.active.load(ordering: .relaxed) && tcgetpgrp(0) == getpgrp()
+                        && tcsetattr(0, TCSANOW, RawTerminal.raw) == 0
+                    {
+                        RawTerminal.terminalIsRaw.store(true, ordering: .relaxed)
+                    }
+                    RawTerminal.continued.store(true, ordering: .relaxed)
+                    var byte: UInt8 = 1
+                    _ = write(RawTerminal.wakeWrite.load(ordering: .relaxed), &byte, 1)
                 }
-                RawTerminal.continued.store(true, ordering: .relaxed)
-                var byte: UInt8 = 1
-                _ = write(RawTerminal.wakeWrite.load(ordering: .relaxed), &byte, 1)
             }
         case SIGWINCH:
             return { _ in
-                RawTerminal.resized.store(true, ordering: .relaxed)
-                var byte: UInt8 = 1
-                _ = write(RawTerminal.wakeWrite.load(ordering: .relaxed), &byte, 1)
+                SystemCall.keepingErrno {  // the interrupted code may be about to read errno
+                    RawTerminal.resized.store(true, ordering: .relaxed)
+                    var byte: UInt8 = 1
+                    _ = write(RawTerminal.wakeWrite.load(ordering: .relaxed), &byte, 1)
+                }
             }
         default:
             return { signal in
-                if RawTerminal.terminalIsRaw.exchange(false, ordering: .relaxed) {
-                    _ = tcsetattr(0, TCSANOW, RawTerminal.saved)
+                SystemCall.keepingErrno {  // the interrupted code may be about to read errno
+                    if RawTerminal.terminalIsRaw.exchange(false, ordering: .relaxed) {
+                        _ = tcsetattr(0, TCSANOW, RawTerminal.saved)
+                    }
+                    // Put back the handler from before (the default action, or Swift's backtracer) and raise again:
+                    // the signal is blocked in its handler, so it is delivered as this handler returns.
+                    if let index = RawTerminal.signals.firstIndex(of: signal) {
+                        _ = sigaction(signal, RawTerminal.previous + index, nil)
+                    } else {
+                        _ = Glibc.signal(signal, SIG_DFL)
+                    }
+                    _ = raise(signal)
                 }
-                // Put back the handler from before (the default action, or Swift's backtracer) and raise again:
-                // the signal is blocked in its handler, so it is delivered as this handler returns.
-                if let index = RawTerminal.signals.firstIndex(of: signal) {
-                    _ = sigaction(signal, RawTerminal.previous + index, nil)
-                } else {
-                    _ = Glibc.signal(signal, SIG_DFL)
-                }
-                _ = raise(signal)
             }
         }
     }

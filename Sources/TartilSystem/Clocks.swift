@@ -70,7 +70,7 @@ public final class ManualClock: TartilClock, @unchecked Sendable {
 
     /// Moves the clock on by `seconds` (the wall clock with it) and wakes whoever waits on it.
     public func advance(by seconds: Double) {
-        let nanoseconds = UInt64(max(0, seconds) * 1e9)
+        let nanoseconds = UInt64(min(max(0, seconds) * 1e9, 1e18))  // saturates as ClockInstant.adding does
         let wakers = lock.update { state -> [@Sendable () -> Void] in
             state.now += nanoseconds
             state.wall += Int64(nanoseconds / 1_000_000)

@@ -46,6 +46,22 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
 /// let count = try SystemCall.retrying { read(descriptor, buffer, size) }
 /// ```
 public enum SystemCall {
+    /// Runs `body` and puts `errno` back as it was: what a signal handler wraps its work in, so that the code it
+    /// interrupted (between a failed call and its read of `errno`) sees its own error, not the handler's
+    /// `write(2)`'s. Async-signal-safe: it reads and writes the thread's `errno` and nothing else.
+    ///
+    /// ```swift
+    /// let handler: @convention(c) (Int32) -> Void = { _ in
+    ///     SystemCall.keepingErrno { _ = write(wake, &byte, 1) }
+    /// }
+    /// ```
+    @inline(__always)
+    public static func keepingErrno(_ body: () -> Void) {
+        let saved = errno
+        body()
+        errno = saved
+    }
+
     /// Calls `body` until it does not fail with EINTR (unless `retryOnInterrupt` is false); returns what it
     /// returned, or throws `errno` when it returned -1.
     @inline(__always)

@@ -102,7 +102,7 @@ import Testing
         let result = try environment.tartil(
             ["render", "1:1-4"] + arguments + ["--reciter", "fixture", "-o", directory + "/out.wav"], urls: [environment.clean], in: directory)
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
-        let rendered = try Data(contentsOf: URL(fileURLWithPath: directory + "/out.wav")).dropFirst(44)
+        let rendered = try wavPCMBytes(directory + "/out.wav")
         let expected = try Self.expected(pieces, directory: PlayTests.fixture)
         #expect(rendered.count == expected.count, "\(arguments): \(rendered.count / 2) frames, not \(expected.count / 2)")
         #expect(Data(rendered) == expected, "\(arguments)")
@@ -118,7 +118,7 @@ import Testing
             ["render", "1:1-4", "--repeat", "inf", "--stop-after", "5s", "--reciter", "fixture", "-o", directory + "/out.wav"],
             urls: [environment.clean], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
-        let rendered = try Data(contentsOf: URL(fileURLWithPath: directory + "/out.wav")).dropFirst(44)
+        let rendered = try wavPCMBytes(directory + "/out.wav")
         let total = Self.frames(5)
         #expect(rendered.count == total * 2)
         var loop = Data()
@@ -189,7 +189,7 @@ import Testing
         for (arguments, pieces) in cases {
             let result = try runTartil(["render"] + arguments + common + ["-o", directory + "/out.wav"], home: directory)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            let rendered = try Data(contentsOf: URL(fileURLWithPath: directory + "/out.wav")).dropFirst(44)
+            let rendered = try wavPCMBytes(directory + "/out.wav")
             if pieces.isEmpty {
                 #expect(rendered.count == Self.frames(10) * 2, "\(arguments)")
                 continue

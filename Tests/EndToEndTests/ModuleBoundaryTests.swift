@@ -135,11 +135,11 @@ import Testing
     /// have no exceptions).
     static let ownClockAllowed: Set<String> = []
 
-    /// The uses of `systemOnly` in a Swift file's code (comments left out), as `line N: what`.
-    static func systemOnlyUses(in text: String, clocksAllowed: Bool = false) -> [String] {
-        var uses: [String] = []
+    /// The code of each line of a Swift file, comments left out (`//` to the end of the line, `/* … */`).
+    static func codeLines(_ text: String) -> [String] {
+        var lines: [String] = []
         var inBlockComment = false
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var code = ""
             var rest = Substring(line)
             while !rest.isEmpty {
@@ -158,6 +158,15 @@ import Testing
                     rest = ""
                 }
             }
+            lines.append(code)
+        }
+        return lines
+    }
+
+    /// The uses of `systemOnly` in a Swift file's code (comments left out), as `line N: what`.
+    static func systemOnlyUses(in text: String, clocksAllowed: Bool = false) -> [String] {
+        var uses: [String] = []
+        for (number, code) in codeLines(text).enumerated() {
             for (name, isClock, what) in systemOnly where !(isClock && clocksAllowed) && mentions(code, name) {
                 uses.append("line \(number + 1): \(what)")
             }
@@ -197,6 +206,119 @@ import Testing
         #expect(Self.systemOnlyUses(in: "while true {} // EINTR").isEmpty)
         let lookAlikes = "let my_errno = 0; let e = Errno.interrupted; let d = Date(timeIntervalSince1970: 0)"
         #expect(Self.systemOnlyUses(in: lookAlikes).isEmpty)
+    }
+
+    // MARK: - Signal handlers
+
+    /// The signal handlers in a Swift file (closures of type `@convention(c) (Int32) -> Void`, assigned or
+    /// returned) whose first statement is not `SystemCall.keepingErrno { … }`, as `line N`.
+    static func handlersNotKeepingErrno(in text: String) -> [String] {
+        let lines = codeLines(text)
+        guard lines.contains(where: { $0.contains("@convention(c) (Int32) -> Void") }) else { return [] }
+        var found: [String] = []
+        for (number, code) in lines.enumerated()
+        where code.range(of: #"(@convention\(c\) \(Int32\) -> Void = |return )\{ (_|\w+) in\s*$"#, options: .regularExpression) != nil {
+            let next = lines[(number + 1)...].first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+            if !next.trimmingCharacters(in: .whitespaces).hasPrefix("SystemCall.keepingErrno") { found.append("line \(number + 1)") }
+        }
+        return found
+    }
+
+    /// A signal handler puts `errno` back (issue 23, item 16): the code it interrupted may be between a failed
+    /// call and its read of `errno`, and the handler's own `write(2)` to the self-pipe would change it.
+    @Test func signalHandlersKeepErrno() throws {
+        var handlers = 0
+        for (_, files) in try sources() {
+            for (file, text) in files {
+                handlers += text.components(separatedBy: "@convention(c) (Int32) -> Void").count - 1
+                for line in Self.handlersNotKeepingErrno(in: text) {
+                    Issue.record("Sources/\(file) \(line): a signal handler that does not start with SystemCall.keepingErrno")
+                }
+            }
+        }
+        #expect(handlers >= 2, "the scan found the handlers (Interrupt, RawTerminal)")
+        #expect(Self.handlersNotKeepingErrno(in: "let h: @convention(c) (Int32) -> Void = { _ in\n    _ = write(fd, &b, 1)\n}") == ["line 1"])
+        #expect(Self.handlersNotKeepingErrno(in: "let h: @convention(c) (Int32) -> Void = { _ in\n    // why\n    SystemCall.keepingErrno {\n") == [])
+    }
+
+    // MARK: - One bounded parser for numbers
+
+    /// The files that turn text into numbers: the bounded parser itself, and the JSON lexer (whose numbers are
+    /// bounded where they are used, through `NumberText.whole(_:in:)`).
+    static let numberParsers: Set<String> = ["TartilCore/Support/NumberText.swift", "TartilCore/Support/JSONNode.swift"]
+
+    /// The numeric types whose initialisers read text (`Int("12")`, `Double(text)`, `UInt32(hex, radix: 16)`).
+    static let numberTypes = ["Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double", "Float", "CInt", "CLong"]
+
+    /// Text read as a number by a failable initialiser, outside the bounded parser: `Int(text)` used as an
+    /// optional (`?? 0`, `if let`, `guard let`, a condition's `, let`), a `radix:`, or `compactMap(Int.init)`. The
+    /// non-failable conversions between numbers (`Int(someDouble)`) and `Int(exactly:)` are not text.
+    static func rawNumberReadings(in text: String) -> [String] {
+        var uses: [String] = []
+        let lines = codeLines(text)
+        for (number, code) in lines.enumerated() where code.contains("Int") || code.contains("Double") || code.contains("Float") || code.contains("CLong") {
+            var previous: String {
+                lines[..<number].last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }?.trimmingCharacters(in: .whitespaces) ?? ""
+            }
+            for type in numberTypes where code.contains(type + "(") || code.contains(type + ".init") {
+                if code.contains("compactMap(\(type).init)") || code.contains("compactMap { \(type)($0) }") {
+                    uses.append("line \(number + 1): reads text with \(type).init (use NumberText)")
+                }
+                var searched = code[...]
+                while let found = searched.range(of: type + "(") {
+                    searched = code[found.upperBound...]
+                    let before = code[..<found.lowerBound]
+                    if let last = before.last, last.isLetter || last.isNumber || last == "_" || last == "." { continue }
+                    // The argument list, to its matching parenthesis (on this line).
+                    var depth = 1
+                    var end = found.upperBound
+                    while end < code.endIndex, depth > 0 {
+                        if code[end] == "(" { depth += 1 } else if code[end] == ")" { depth -= 1 }
+                        if depth > 0 { end = code.index(after: end) }
+                    }
+                    let arguments = code[found.upperBound..<end]
+                    if arguments.hasPrefix("exactly:") || arguments.hasPrefix("truncatingIfNeeded:") || arguments.hasPrefix("clamping:") { continue }
+                    let after = end < code.endIndex ? code[code.index(after: end)...].trimmingCharacters(in: .whitespaces) : ""
+                    let binding = before.range(of: #"(^|\b(if|guard|while)|,)\s*(let|var)\s+\w+\s*(:\s*\w+\s*)?=\s*$"#, options: .regularExpression) != nil
+                    let continued = before.range(of: #"^\s*(let|var)\s+\w+\s*=\s*$"#, options: .regularExpression) != nil
+                        && previous.hasSuffix(",")  // `, let x = Int(…)` continued on the next line
+                    let conditionalBinding = binding && (before.range(of: #"\b(if|guard|while)\b|,"#, options: .regularExpression) != nil)
+                    if arguments.contains("radix:") || after.hasPrefix("??") || conditionalBinding || continued {
+                        uses.append("line \(number + 1): reads text with \(type)(\(arguments.prefix(40))) (use NumberText, the bounded parser)")
+                    }
+                }
+            }
+        }
+        return uses
+    }
+
+    /// Every number read from a file, the network or a person goes through the bounded parser (`NumberText`):
+    /// a raw `Int(text)` takes `+5`, reads 20 digits as nil without saying why, and a value it returns may
+    /// trap later (issue 23, item 12).
+    @Test func numbersAreReadOnlyByTheBoundedParser() throws {
+        for (module, files) in try sources() where !module.hasPrefix("C") {
+            for (file, text) in files where !Self.numberParsers.contains(file) {
+                for use in Self.rawNumberReadings(in: text) { Issue.record("Sources/\(file) \(use)") }
+            }
+        }
+    }
+
+    @Test func theNumberRuleCatchesARawReading() {
+        let planted = """
+            guard parts.count == 3, let start = Int(parts[0]), let end = Int(parts[1]) else { return nil }
+            probe.status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+            if let value = Double(text), value.isFinite { }
+            let code = UInt32(hex, radix: 16)
+            let numbers = words.compactMap(Int.init)
+            guard ready,
+                let total = Int64(parts[2])
+            // Int(text) ?? 0 in a comment
+            let whole = Int(seconds.rounded()); let exact = Int(exactly: value) ?? 0
+            let rate = Double(bytes) / seconds; let index = Int32(offset + 1)
+            """
+        #expect(Self.rawNumberReadings(in: planted).map { $0.prefix(8) } == [
+            "line 1: ", "line 1: ", "line 2: ", "line 3: ", "line 4: ", "line 5: ", "line 7: ",
+        ])
     }
 
     /// The command line parses arguments and renders results; everything else is the session's and the engine's.

@@ -17,11 +17,31 @@ func shell(_ command: String) throws -> String {
     return output
 }
 
-/// SHA-256 and size of the PCM in a WAV file tartil wrote (after its 44-byte header).
+/// Where the PCM starts in a WAV file: after the `data` chunk's header, found by walking the chunks (80 bytes
+/// into a file tartil wrote, whose JUNK chunk leaves room for RF64's ds64; 44 into a stream).
+func wavDataOffset(_ data: Data) -> Int {
+    let bytes = [UInt8](data.prefix(4096))
+    var offset = 12
+    while offset + 8 <= bytes.count {
+        let size = (0..<4).reduce(0) { $0 | Int(bytes[offset + 4 + $1]) << (8 * $1) }
+        if String(decoding: bytes[offset..<(offset + 4)], as: UTF8.self) == "data" { return offset + 8 }
+        offset += 8 + size + size % 2
+    }
+    return bytes.count
+}
+
+/// The PCM of a WAV file tartil wrote (its `data` chunk's bytes).
+func wavPCMBytes(_ path: String) throws -> Data {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    return data.dropFirst(wavDataOffset(data))
+}
+
+/// SHA-256 and size of the PCM in a WAV file tartil wrote, and its header (up to the PCM).
 func wavPCM(_ path: String) throws -> (sha256: String, bytes: Int, header: [UInt8]) {
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
-    let sha = try shell("tail -c +45 '\(path)' | sha256sum")
-    return (String(sha.prefix(64)), data.count - 44, Array(data.prefix(44)))
+    let offset = wavDataOffset(data)
+    let sha = try shell("tail -c +\(offset + 1) '\(path)' | sha256sum")
+    return (String(sha.prefix(64)), data.count - offset, Array(data.prefix(offset)))
 }
 
 /// The mpg123 program's decode of `files`, concatenated, then `skippingFrames` dropped (of `channels`
@@ -82,11 +102,15 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         let reference = try mpg123Reference(files)
         #expect(rendered.bytes == reference.bytes)
         #expect(rendered.sha256 == reference.sha256)
-        // RIFF header: 16-bit PCM, mono, the files' rate.
-        #expect(Array(rendered.header[0..<4]) == Array("RIFF".utf8) && Array(rendered.header[8..<16]) == Array("WAVEfmt ".utf8))
-        let rate = Int(rendered.header[24]) | Int(rendered.header[25]) << 8 | Int(rendered.header[26]) << 16
+        // RIFF header with a JUNK chunk (room for RF64's ds64), then 16-bit PCM, mono, the files' rate.
+        #expect(rendered.header.count == 80)
+        #expect(Array(rendered.header[0..<4]) == Array("RIFF".utf8) && Array(rendered.header[8..<16]) == Array("WAVEJUNK".utf8))
+        let riffSize = (0..<4).reduce(0) { $0 | Int(rendered.header[4 + $1]) << (8 * $1) }
+        #expect(riffSize == 72 + rendered.bytes)
+        #expect(Array(rendered.header[48..<52]) == Array("fmt ".utf8))
+        let rate = Int(rendered.header[60]) | Int(rendered.header[61]) << 8 | Int(rendered.header[62]) << 16
         #expect(rate == (words[0] == "112" ? 44100 : 22050))
-        #expect(Int(rendered.header[22]) == 1 && Int(rendered.header[34]) == 16)
+        #expect(Int(rendered.header[58]) == 1 && Int(rendered.header[70]) == 16)
     }
 
     /// `--speed 1` and `--volume 100` are the decode itself; other speeds render within one libsonic block of
@@ -151,8 +175,8 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
                 urls: [environment.clean], in: directory)
             #expect(result.status == 0, "\(result.stderr)")
         }
-        let whole = try Data(contentsOf: URL(fileURLWithPath: directory + "/whole.wav")).dropFirst(44)
-        let tail = try Data(contentsOf: URL(fileURLWithPath: directory + "/tail.wav")).dropFirst(44)
+        let whole = try wavPCMBytes(directory + "/whole.wav")
+        let tail = try wavPCMBytes(directory + "/tail.wav")
         let rate = environment.manifest[AyahRef(unchecked: 1, 1)]!.sampleRate
         let first = environment.manifest[AyahRef(unchecked: 1, 1)]!.samples
         #expect(Int((1.989 * Double(rate)).rounded()) > first, "the start is inside the pause after 1:1")
@@ -434,7 +458,7 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         let tablePath = TestPaths.repository + "/reciter-tables/\(reciter).tsv"
         let table = try ReciterTable.parse(try String(contentsOfFile: tablePath, encoding: .utf8), file: tablePath)
         let rate = try #require(table.files[AyahRef(unchecked: 67, 1)]).sampleRate
-        let channels = Int(rendered.header[22])
+        let channels = Int(rendered.header[58])  // in the fmt chunk, after RIFF and JUNK
         let seek = try runTartil(
             ["render", "67", "--from", "83.5", "--reciter", reciter, "-o", directory + "/seek.wav"] + common, home: directory)
         #expect(seek.status == 0, "\(seek.stderr)")

@@ -1,4 +1,5 @@
 import TartilControl
+import TartilJournal
 import TartilSession
 import Foundation
 import TestSupport
@@ -19,6 +20,9 @@ import Testing
     /// One parser under test: its seed inputs and how to run one input.
     struct Target: Sendable, CustomTestStringConvertible {
         let name: String
+        /// How many times dearer one input is than a pure parser's (a target that opens SQLite files): it gets
+        /// that many times fewer inputs, so the suite's time stays within its budget.
+        var cost = 1
         let corpus: @Sendable () -> [[UInt8]]
         /// Runs one input; returns a problem (a wrong error type, an insane result), or nil.
         let run: @Sendable ([UInt8]) -> String?
@@ -246,6 +250,69 @@ import Testing
             }
             return nil
         }),
+        Target(name: "HTTP header lines", cost: 3, corpus: { headerCorpus }, run: { input in
+            // What libcurl hands the header callback, as Transfer and Probe read it: numbers bounded, ranges sane.
+            let line = input.withUnsafeBytes { HTTPHeaderLine.parse($0) }
+            guard line == HTTPHeaderLine.parse(input) else { return "the raw buffer and the array read differently" }
+            switch line {
+            case .status(let code?, _): return (100...999).contains(code) ? nil : "status \(code)"
+            case .contentLength(let length?): return (0...HTTPHeaderLine.largestSize).contains(length) ? nil : "length \(length)"
+            case .contentRange(let range?):
+                let sizes = [range.first, range.last, range.total].compactMap { $0 }
+                guard sizes.allSatisfy({ (0...HTTPHeaderLine.largestSize).contains($0) }), (range.first == nil) == (range.last == nil),
+                    range.first.map({ $0 <= range.last! }) ?? (range.total != nil),
+                    range.last.map({ last in range.total.map { last < $0 } ?? true }) ?? true
+                else { return "range \(range)" }
+                return nil
+            default: return nil
+            }
+        }),
+        Target(name: "mirrors.json numbers", cost: 3, corpus: { mirrorNumberCorpus }, run: { input in
+            // Numbers of every size in every numeric field (max_speed: 1e308 once trapped): a message or a sane value.
+            do throws(TartilError) {
+                let list = try MirrorList.parse(bytes: input, file: "m.json")
+                for reciter in list.reciters {
+                    if let speed = reciter.maximumSpeed, !(1...PlaybackSpeed.range.upperBound).contains(speed) { return "max_speed \(speed)" }
+                    if let bitrate = reciter.bitrateKbps, !(8...320).contains(bitrate) { return "bitrate \(bitrate)" }
+                }
+            } catch {
+                if error.code != .invalidData { return "error code \(error.code), not invalid-data" }
+            }
+            // Every number of the document, as any field would read it.
+            guard let root = try? JSONNode.parse(input) else { return nil }
+            var pending = [root]
+            while let node = pending.popLast() {
+                switch node {
+                case .array(let items): pending += items
+                case .object(let members): pending += members.values
+                case .number(let value):
+                    guard value.isFinite else { return "a number that is not finite: \(value)" }
+                    if let whole = node.integer, abs(whole) > JSONNode.largestInteger { return "integer \(whole)" }
+                    if let speed = try? PlaybackSpeed.checked(value, for: "max_speed"), !PlaybackSpeed.range.contains(speed) { return "speed \(speed)" }
+                    _ = PlaybackSpeed.text(value) + NumberText.format(value)
+                default: break
+                }
+            }
+            return nil
+        }),
+        Target(name: "notes", cost: 3, corpus: { noteCorpus }, run: { input in
+            // A note as `bookmark --note` takes it, at the prompt and on the control socket: refused with a usage
+            // error, or kept within the rules (at most 4096 bytes, no control characters).
+            for words in [["bookmark", "2:255", "--note", input.text], ["bookmark", "--note=" + input.text]] {
+                do throws(TartilError) {
+                    guard case .bookmark(let request) = try ControlRequest.parse(words: words) else { return "not a bookmark" }
+                    if let note = request.note, let problem = Self.noteProblem(note) { return "note kept: \(problem)" }
+                } catch {
+                    if error.code != .usage { return "error code \(error.code), not usage" }
+                }
+            }
+            return nil
+        }),
+        Target(name: "sync-folder files", cost: 60, corpus: { syncFileCorpus }, run: { input in
+            // Another device's journal file in the sync folder, damaged or hostile: `journal sync` merges it or skips
+            // it with a reason, never fails, and nothing invalid reaches this device's journal.
+            Self.syncFolderProblem(input)
+        }),
         Target(name: "surah names and file names", corpus: { referenceCorpus }, run: { input in
             _ = SurahNames.match(input.text)
             if let ayah = AyahRef(fileName: input.text), !(1...Catalog.totalAyat).contains(ayah.global) { return "file name \(ayah)" }
@@ -255,7 +322,7 @@ import Testing
 
     @Test(arguments: targets)
     func noInputTrapsHangsOrMisreports(target: Target) {
-        let count = max(100, FuzzBudget.inputs / Self.targets.count)
+        let count = max(100 / target.cost, FuzzBudget.inputs / Self.targets.count / target.cost)
         var mutator = Mutator(seed: FuzzBudget.seed &+ UInt64(target.name.utf8.reduce(0) { $0 &* 31 &+ Int($1) } & 0xFFFF))
         let corpus = target.corpus()
         var slowest = 0.0
@@ -296,6 +363,103 @@ import Testing
     }
 
     // MARK: - Corpora
+
+    /// What is wrong with a note a bookmark kept, or nil (the README: at most 4096 bytes, no control characters).
+    static func noteProblem(_ note: String) -> String? {
+        if note.utf8.count > 4096 { return "\(note.utf8.count) bytes" }
+        if let control = note.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) { return "control character U+\(String(control.value, radix: 16))" }
+        return nil
+    }
+
+    /// A journal and its sync folder, kept for every input of the sync-folder target (a journal made and a
+    /// snapshot written per input cost 100 ms of fsyncs each): an input that merges nothing writes nothing, and
+    /// what one merges must leave the journal valid for all the rest. Removed when the test process exits.
+    final class SyncWorld: @unchecked Sendable {
+        // @unchecked: used by the sync-folder target alone, whose inputs run one after another.
+        let home = TestPaths.makeTemporaryDirectory()
+        var folder: String { home + "/sync" }
+        let journal: Journal
+
+        init() {
+            try? FileManager.default.createDirectory(atPath: home + "/sync", withIntermediateDirectories: true)
+            do throws(JournalError) { journal = try Journal(path: home + "/journal.sqlite") } catch {
+                fatalError("cannot make the sync-folder target's journal: \(error.message)")
+            }
+            atexit { try? FileManager.default.removeItem(atPath: ParserFuzzTests.syncWorld.home) }
+        }
+    }
+
+    static let syncWorld = SyncWorld()
+
+    /// Runs `journal sync` on the folder with `input` as another device's journal file.
+    static func syncFolderProblem(_ input: [UInt8]) -> String? {
+        let world = syncWorld
+        let name = world.folder + "/" + SyncFolder.fileName(deviceID: syncSource.deviceID)
+        unlink(name)
+        guard FileManager.default.createFile(atPath: name, contents: Data(input)) else { return "cannot write the input" }
+        do throws(JournalError) {
+            let report = try world.journal.sync(folder: world.folder)
+            guard report.merged.count + report.skipped.count == 1 else { return "the file was neither merged nor skipped: \(report)" }
+            let problems = try world.journal.problems()
+            if !problems.isEmpty { return "merged events that cannot be true: \(problems.prefix(3))" }
+            for bookmark in try world.journal.bookmarks() {
+                if let note = bookmark.note, let problem = noteProblem(note) { return "a merged note: \(problem)" }
+            }
+            return nil
+        } catch {
+            return "journal sync failed (\(error.code)): \(error.message)"
+        }
+    }
+
+    /// A real journal with positions, sessions and bookmarks with notes, as another device's snapshot.
+    static let syncSource: (deviceID: String, snapshot: [UInt8]) = {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        do throws(JournalError) {
+            let journal = try Journal(path: home + "/source.sqlite")
+            defer { journal.close() }
+            for ayah in 1...5 {
+                _ = try journal.append(.position(reciter: "fixture", surah: 36, ayah: ayah, offsetSamples: ayah * 1000, sampleRate: 22050, reason: .pause))
+            }
+            let bookmark = try journal.append(EventDraft(kind: .bookmark, reciter: "fixture", surah: 2, ayah: 255, note: "آية الكرسي — Ayat al-Kursi"))
+            _ = try journal.append(EventDraft(kind: .bookmark, surah: 112, ayah: 1, note: "a \"quoted\", note"))
+            _ = try journal.editBookmarkNote(id: bookmark.eventID, note: "edited 😀")
+            try? FileManager.default.createDirectory(atPath: home + "/sync", withIntermediateDirectories: true)
+            _ = try journal.sync(folder: home + "/sync")
+            let bytes = FileManager.default.contents(atPath: home + "/sync/" + SyncFolder.fileName(deviceID: journal.deviceID))
+            return (journal.deviceID, bytes.map { Array($0) } ?? [])
+        } catch {
+            fatalError("cannot make the sync-folder corpus: \(error.message)")
+        }
+    }()
+
+    /// The source journal's snapshot, and the same cut short and with a page's worth of noise at its end.
+    static let syncFileCorpus: [[UInt8]] = {
+        let snapshot = syncSource.snapshot
+        return [snapshot, Array(snapshot.prefix(snapshot.count / 2)), Array(snapshot.prefix(4096)) + Array(repeating: 0, count: 4096)]
+    }()
+
+    static let headerCorpus: [[UInt8]] = [
+        "HTTP/1.1 200 OK\r\n", "HTTP/1.1 206 Partial Content\r\n", "HTTP/2 200\r\n", "HTTP/2 302 \r\n", "HTTP/1.0 503 Service Unavailable\r\n",
+        "Content-Range: bytes 0-1023/5000\r\n", "content-range: bytes 4984-5000/5001\r\n", "Content-Range: bytes */5000\r\n",
+        "CONTENT-RANGE: bytes 0-1023/*\r\n", "Content-Length: 5000\r\n", "content-length:0\r\n", "Retry-After: 1\r\n",
+        "Location: https://h/x.mp3\r\n", "\r\n", "HTTP/1.1 200000000000000000000000000000 OK\r\n",
+        "Content-Range: bytes 99999999999999999999-99999999999999999999/99999999999999999999\r\n",
+    ].map { Array($0.utf8) }
+
+    static let mirrorNumberCorpus: [[UInt8]] = [
+        #"{"version": 1, "reciters": [{"id": "a", "name": "A", "style": "murattal", "bitrate_kbps": 64, "max_speed": 1.25, "mirrors": [{"name": "m", "url": "http://h/{global}.mp3"}]}]}"#,
+        #"{"version": 1.0, "reciters": [{"id": "a", "name": "A", "style": "mujawwad", "bitrate_kbps": 6.4e1, "max_speed": 2, "mirrors": [{"name": "m", "url": "http://h/{global}.mp3"}]}]}"#,
+        #"{"version": 1e0, "reciters": [{"id": "a", "name": "A", "style": "muallim", "bitrate_kbps": 320, "max_speed": 1e308, "mirrors": [{"name": "m", "url": "http://h/{global}.mp3"}]}]}"#,
+        #"{"version": 1, "reciters": [{"id": "a", "name": "A", "style": "murattal", "bitrate_kbps": -0, "max_speed": 1.0000001, "mirrors": [{"name": "m", "url": "http://h/{global}.mp3"}]}]}"#,
+        #"[1e308, -1e308, 5e-324, 9007199254740993, -9223372036854775809, 18446744073709551616, 0.1e-400, 1E+2, -0.0]"#,
+    ].map { Array($0.utf8) }
+
+    static let noteCorpus: [[UInt8]] = [
+        "Ayat al-Kursi", "آية الكرسي", "a \"quoted\" note, with commas", "=1+1", "+44", "-x", "@sum", "😀 ١٢", "",
+        "tab\there", "bell\u{7}", "del\u{7F}", "c1\u{85}next line", "\u{202E}reversed\u{202C}", "\u{2066}isolate\u{2069}", "zero\u{200B}width",
+        String(repeating: "ن", count: 2048), String(repeating: "a", count: 4097),
+    ].map { Array($0.utf8) }
 
     /// A reply line is one line of JSON with an integer `exit_code`, which a client decodes to that code.
     static func problem(inReply reply: String) -> String? {

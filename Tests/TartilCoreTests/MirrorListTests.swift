@@ -46,9 +46,11 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"reciters": []}"#, "m.json: version: missing or not a number (this build reads version 1)"),
+        (#"{"reciters": []}"#, "m.json: version: missing or not a whole number (this build reads version 1)"),
         (#"{"version": 2, "reciters": []}"#, "m.json: version: 2 is not supported (this build reads version 1)"),
-        (#"{"version": true, "reciters": []}"#, "m.json: version: missing or not a number (this build reads version 1)"),
+        (#"{"version": true, "reciters": []}"#, "m.json: version: missing or not a whole number (this build reads version 1)"),
+        (#"{"version": 1e308, "reciters": []}"#, "m.json: version: missing or not a whole number (this build reads version 1)"),
+        (#"{"version": 1e999, "reciters": []}"#, "m.json:1:13: not valid JSON: number '1e999' is out of range"),
         (#"{"version": 1}"#, "m.json: reciters: missing or not an array"),
         (#"[1, 2]"#, #"m.json: the top level must be an object with "version" and "reciters""#),
         (#"{"version": 1, "reciters": [], "extra": 1}"#, "m.json: top level: unknown field 'extra' (allowed: comment, reciters, version)"),
@@ -66,7 +68,15 @@ import Testing
         (["name": #""""#], "m.json: reciter 'alafasy-128' (#1): name: missing or empty"),
         (["style": #""fast""#], "m.json: reciter 'alafasy-128' (#1): style: 'fast' is not one of murattal, mujawwad, muallim"),
         (["bitrate_kbps": "true"], "m.json: reciter 'alafasy-128' (#1): bitrate_kbps: must be a whole number of kbit/s from 8 to 320"),
-        (["bitrate_kbps": "1000"], "m.json: reciter 'alafasy-128' (#1): bitrate_kbps: must be a whole number of kbit/s from 8 to 320"),
+        (["bitrate_kbps": "1000"], "m.json: reciter 'alafasy-128' (#1): bitrate_kbps: must be a whole number of kbit/s from 8 to 320, not 1000"),
+        // Numbers out of any range (found by fuzzing: `max_speed: 1e308` trapped): a message, never a crash.
+        (["bitrate_kbps": "1e308"], "m.json: reciter 'alafasy-128' (#1): bitrate_kbps: must be a whole number of kbit/s from 8 to 320, not 1e+308"),
+        (["bitrate_kbps": "-9223372036854775809"],
+         "m.json: reciter 'alafasy-128' (#1): bitrate_kbps: must be a whole number of kbit/s from 8 to 320, not -9.223372036854776e+18"),
+        (["bitrate_kbps": "64.5"], "m.json: reciter 'alafasy-128' (#1): bitrate_kbps: must be a whole number of kbit/s from 8 to 320, not 64.5"),
+        (["max_speed": "1e308"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05, not 1e+308"),
+        (["max_speed": "-1e308"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05, not -1e+308"),
+        (["max_speed": "5e-324"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05, not 5e-324"),
         (["table": #""../x.tsv""#], "m.json: reciter 'alafasy-128' (#1): table: must be a file name ending in .tsv, without a directory"),
         (["mirrors": "[]"], "m.json: reciter 'alafasy-128' (#1): mirrors: needs at least one mirror"),
         (["mirrors": nil], "m.json: reciter 'alafasy-128' (#1): mirrors: missing or not an array"),
@@ -101,9 +111,9 @@ import Testing
         (["mirrors": #"[{"name": "a", "url": "https://h/{global}.mp3", "sha": 1}]"#],
          "m.json: reciter 'alafasy-128' (#1): mirrors[0]: unknown field 'sha' (allowed: name, url)"),
         (["speed": "1"], "m.json: reciter 'alafasy-128' (#1): unknown field 'speed' (allowed: bitrate_kbps, id, max_speed, mirrors, name, note, style, table)"),
-        (["max_speed": "0.9"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05"),
-        (["max_speed": "2.5"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05"),
-        (["max_speed": "1.33"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05"),
+        (["max_speed": "0.9"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05, not 0.9"),
+        (["max_speed": "2.5"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05, not 2.5"),
+        (["max_speed": "1.33"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05, not 1.33"),
         (["max_speed": #""1.5""#], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05"),
     ] as [([String: String?], String)])
     func invalidReciter(changes: [String: String?], message: String) {

@@ -24,6 +24,7 @@ import Testing
     ])
     func wholeValue(text: String, reading: NumberText.Reading<Int>) {
         #expect(NumberText.wholeValue(text) == reading)
+        #expect(NumberText.wholeValue(bytes: Array(text.utf8)) == reading, "bytes read as the text does")
     }
 
     @Test(arguments: [

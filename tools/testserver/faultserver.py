@@ -26,6 +26,14 @@ named by the first path segment:  GET /<fault>/<path under ROOT>.
 
   slow               the file at about 64 KiB/s, honouring Range (for interrupting downloads midway)
 
+  Replies that are not HTTP, or that no client should take in (messages must say what happened):
+  http09             the file's bytes with no status line and no header (an HTTP/0.9 reply), then a close
+  huge-header        200 with one header line of 200 KiB (past libcurl's 100 KiB limit), then the file
+  huge-status        a status line with a 30-digit status (HTTP/1.1 200000000000000000000000000000 OK), then the file
+  bad-status         a status line whose status is not three digits (HTTP/1.1 2x0 OK), then the file
+  huge-length        200 with a 30-digit Content-Length, then the file and a close
+  huge-range         206 with a Content-Range of 30-digit numbers, then the file
+
 Usage: faultserver.py ROOT [--port N] [--port-file FILE] [--exit-on-eof] [--tls DIR] [--log FILE]
 Port 0 (the default) takes any free port; it is printed and written to FILE. With --tls DIR it serves HTTPS
 (HTTP/1.1) with DIR/server.pem and DIR/server.key, made by tools/testserver/test-ca DIR (trust DIR/ca.pem); each
@@ -115,6 +123,25 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "audio/mpeg")
         self.end_headers()
         self.wfile.write(data)
+
+    def send_raw(self, fault, data):
+        """Writes a reply byte for byte (http.server would fix up what these faults break), then closes."""
+        length = str(len(data)).encode()
+        head = {
+            "http09": b"",
+            "huge-header": b"HTTP/1.1 200 OK\r\nX-Padding: " + b"a" * (200 << 10) + b"\r\nContent-Length: " + length + b"\r\n\r\n",
+            "huge-status": b"HTTP/1.1 2" + b"0" * 29 + b" OK\r\nContent-Length: " + length + b"\r\n\r\n",
+            "bad-status": b"HTTP/1.1 2x0 OK\r\nContent-Length: " + length + b"\r\n\r\n",
+            "huge-length": b"HTTP/1.1 200 OK\r\nContent-Length: " + b"9" * 30 + b"\r\n\r\n",
+            "huge-range": b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes " + b"9" * 30 + b"-" + b"9" * 30 + b"/" + b"9" * 30
+            + b"\r\nContent-Length: " + length + b"\r\n\r\n",
+        }[fault]
+        try:
+            self.wfile.write(head + data)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
 
     def do_GET(self):
         parts = self.path.lstrip("/").split("/", 1)
@@ -234,6 +261,8 @@ class Handler(BaseHTTPRequestHandler):
         if fault.startswith("redirect-http-"):
             port = int(fault[len("redirect-http-"):])
             return self.send_plain(302, b"", [("Location", f"http://127.0.0.1:{port}/ok/" + rest)])
+        if fault in ("http09", "huge-header", "huge-status", "bad-status", "huge-length", "huge-range"):
+            return self.send_raw(fault, data)
         if fault == "ignore-range":
             return self.serve_file(data, honour_range=False)
         return self.send_plain(404, b"unknown fault\n")

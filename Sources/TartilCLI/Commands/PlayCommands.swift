@@ -27,7 +27,8 @@ enum PlayCommands {
         discussion: """
             The same plan as play (basmala, repeats, pauses), decoded gaplessly as fast as the machine allows. \
             Missing files are downloaded first. The file appears under its name only when complete; if an ayah \
-            cannot be fetched, nothing is written and the exit code is 1.
+            cannot be fetched, nothing is written and the exit code is 1. The file is RIFF WAV (16-bit PCM), and \
+            RF64 past 4 GiB (its header has room for that from the start).
             """,
         arguments: [.init(name: "ref", help: "What to render: 36, 2:255-257, juz 30, …", repeating: true)],
         options: ControlVerbs.planOptions + [

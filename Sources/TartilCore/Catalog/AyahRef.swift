@@ -43,7 +43,7 @@ public struct AyahRef: Sendable, Hashable, Comparable, CustomStringConvertible {
     public static func numbers(inFileName name: String) -> (surah: Int, ayah: Int)? {
         guard name.count == 10, name.lowercased().hasSuffix(".mp3") else { return nil }
         let stem = name.prefix(6)
-        guard stem.allSatisfy({ $0.isASCII && $0.isNumber }), let surah = Int(stem.prefix(3)), let ayah = Int(stem.suffix(3))
+        guard let surah = NumberText.whole(stem.prefix(3), in: 0...999), let ayah = NumberText.whole(stem.suffix(3), in: 0...999)
         else { return nil }
         return (surah, ayah)
     }

@@ -126,8 +126,8 @@ public struct MirrorList: Sendable {
             throw TartilError(.invalidData, "\(file): the top level must be an object with \"version\" and \"reciters\"")
         }
         try checkKeys(object, allowed: ["version", "reciters", "comment"], at: "\(file): top level")
-        guard let version = object["version"]?.integer else {
-            throw TartilError(.invalidData, "\(file): version: missing or not a number (this build reads version \(formatVersion))")
+        guard let version = object["version"]?.integer(in: 0...999_999) else {
+            throw TartilError(.invalidData, "\(file): version: missing or not a whole number (this build reads version \(formatVersion))")
         }
         guard version == formatVersion else {
             throw TartilError(.invalidData, "\(file): version: \(version) is not supported (this build reads version \(formatVersion))")
@@ -169,8 +169,8 @@ public struct MirrorList: Sendable {
         }
         var bitrate: Int?
         if let value = object["bitrate_kbps"] {
-            guard let number = value.integer, (8...320).contains(number) else {
-                throw fail("bitrate_kbps", "must be a whole number of kbit/s from 8 to 320")
+            guard let number = value.integer(in: 8...320) else {
+                throw fail("bitrate_kbps", "must be a whole number of kbit/s from 8 to 320\(Self.given(value))")
             }
             bitrate = number
         }
@@ -183,10 +183,12 @@ public struct MirrorList: Sendable {
         }
         var maximumSpeed: Double?
         if let value = object["max_speed"] {
-            guard case .number(let number) = value, let speed = try? PlaybackSpeed.checked(number, for: "max_speed"), speed >= 1 else {
+            guard let number = value.number(in: 1...PlaybackSpeed.range.upperBound),
+                let speed = try? PlaybackSpeed.checked(number, for: "max_speed")
+            else {
                 throw fail(
                     "max_speed",
-                    "must be a number from 1 to \(NumberText.format(PlaybackSpeed.range.upperBound)) in steps of \(NumberText.format(PlaybackSpeed.step))")
+                    "must be a number from 1 to \(NumberText.format(PlaybackSpeed.range.upperBound)) in steps of \(NumberText.format(PlaybackSpeed.step))\(Self.given(value))")
             }
             maximumSpeed = speed
         }
@@ -222,6 +224,12 @@ public struct MirrorList: Sendable {
         return Reciter(
             id: id, name: name, style: style, bitrateKbps: bitrate, tableFile: table, note: note, mirrors: mirrors,
             maximumSpeed: maximumSpeed)
+    }
+
+    /// `, not 1e+308` for a number given where another was wanted (nothing for other kinds of value).
+    static func given(_ value: JSONNode) -> String {
+        guard case .number(let number) = value else { return "" }
+        return ", not \(NumberText.format(number))"
     }
 
     private static func checkKeys(_ object: [String: JSONNode], allowed: Set<String>, at place: String) throws(TartilError) {

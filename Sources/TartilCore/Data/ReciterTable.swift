@@ -254,7 +254,7 @@ public struct ReciterTable: Sendable {
                         throw fail("the first line must be '# tartil-table: \(formatVersion)'")
                     }
                     let value = comment.dropFirst("tartil-table:".count).trimmedWhitespace
-                    guard let number = Int(value), number == formatVersion else {
+                    guard let number = NumberText.whole(value, in: 0...999_999), number == formatVersion else {
                         throw fail("format '\(value)' is not supported (this build reads tartil-table: \(formatVersion))")
                     }
                     version = number

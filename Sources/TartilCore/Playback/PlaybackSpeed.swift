@@ -58,7 +58,8 @@ public enum PlaybackSpeed {
 
     /// `1.25`, `0.5`, `2`: a speed as the user would write it.
     public static func text(_ speed: Double) -> String {
-        guard speed.isFinite else { return "\(speed)" }
+        // Beyond any speed (1e308 in a file): shown as the Double it is, never converted (Int(1e310) traps).
+        guard speed.isFinite, abs(speed) < 1e6 else { return "\(speed)" }
         let hundredths = Int((speed * 100).rounded())
         guard abs(speed * 100 - Double(hundredths)) < 1e-6, abs(hundredths) < 1_000_000 else { return "\(speed)" }
         let fraction = hundredths % 100

@@ -9,10 +9,23 @@ public enum JSONNode: Sendable, Equatable {
     case array([JSONNode])
     case object([String: JSONNode])
 
-    /// A whole number (not a boolean, not a fraction).
-    public var integer: Int? {
-        guard case .number(let value) = self, value == value.rounded(), abs(value) < 1e15 else { return nil }
-        return Int(value)
+    /// The largest whole number `integer` reads (below 10^15: every one is exact as a Double).
+    public static let largestInteger = 999_999_999_999_999
+
+    /// A whole number (not a boolean, not a fraction) of at most 15 digits, through the bounded parser
+    /// (`NumberText.whole(_:in:)`): `1e308` or `2.5` is nil, never a trap.
+    public var integer: Int? { integer(in: -Self.largestInteger...Self.largestInteger) }
+
+    /// A whole number in `range`, or nil (another kind of value, a fraction, or a number outside `range`).
+    public func integer(in range: ClosedRange<Int>) -> Int? {
+        guard case .number(let value) = self else { return nil }
+        return NumberText.whole(value, in: range)
+    }
+
+    /// A number in `range`, or nil (another kind of value, or a number outside `range`).
+    public func number(in range: ClosedRange<Double>) -> Double? {
+        guard case .number(let value) = self else { return nil }
+        return NumberText.decimal(value, in: range)
     }
 
     public var string: String? { if case .string(let value) = self { value } else { nil } }
@@ -229,9 +242,15 @@ public enum JSONNode: Sendable, Equatable {
                 index += 1
             }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
-            guard Self.isNumber(bytes[start..<index]), let value = Double(text), value.isFinite else {
+            // The lexer of JSON numbers (RFC 8259's grammar, checked first); what a number may be is bounded
+            // where it is used (`integer(in:)`, `number(in:)`).
+            guard Self.isNumber(bytes[start..<index]), let value = Double(text) else {
                 index = start
-                throw error("invalid number '\(text)'")
+                throw error("invalid number '\(text.prefix(40))'")
+            }
+            guard value.isFinite else {
+                index = start
+                throw error("number '\(text.prefix(40))' is out of range")
             }
             return .number(value)
         }

@@ -37,11 +37,15 @@ public enum NumberText {
     }
 
     /// Reads ASCII digits as a whole number; more than `maximumDigits` digits (leading zeros aside) is `tooLarge`.
-    public static func wholeValue<S: StringProtocol>(_ text: S) -> Reading<Int> {
+    public static func wholeValue<S: StringProtocol>(_ text: S) -> Reading<Int> { wholeValue(bytes: text.utf8) }
+
+    /// `wholeValue` of bytes as they came from a file or the network (a header line's field, a table's column):
+    /// ASCII digits only, bounded the same way, with no String made.
+    public static func wholeValue<Bytes: Sequence<UInt8>>(bytes: Bytes) -> Reading<Int> {
         var value = 0
         var significant = 0
         var any = false
-        for byte in text.utf8 {
+        for byte in bytes {
             guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return .notANumber }
             any = true
             if significant == 0 && byte == UInt8(ascii: "0") { continue }
@@ -79,6 +83,31 @@ public enum NumberText {
             return .notANumber
         }
         return .value(value)
+    }
+
+    /// A whole number given as bytes (`wholeValue(bytes:)`) in `range`, or nil.
+    public static func whole<Bytes: Sequence<UInt8>>(bytes: Bytes, in range: ClosedRange<Int>) -> Int? {
+        guard case .value(let value) = wholeValue(bytes: bytes), range.contains(value) else { return nil }
+        return value
+    }
+
+    // MARK: - Numbers a JSON parser read (already Doubles)
+
+    /// The whole number `number` is, when it is one and lies in `range`; nil for a fraction, a value out of
+    /// range (`1e308`), infinity or NaN. Never traps, unlike `Int(number)`: this is how a number read from a
+    /// JSON file (`mirrors.json`, a control request) becomes an `Int`.
+    public static func whole(_ number: Double, in range: ClosedRange<Int>) -> Int? {
+        // Every Int in ±2^53 is exact as a Double; the bounds are checked as Doubles before any conversion.
+        guard number.isFinite, number == number.rounded(), abs(number) <= 9_007_199_254_740_992,
+            number >= Double(range.lowerBound), number <= Double(range.upperBound)
+        else { return nil }
+        let value = Int(number)
+        return range.contains(value) ? value : nil
+    }
+
+    /// `number` when it is finite and lies in `range`, else nil (a JSON number for a decimal field).
+    public static func decimal(_ number: Double, in range: ClosedRange<Double>) -> Double? {
+        number.isFinite && range.contains(number) ? number : nil
     }
 
     // MARK: - With a usage error naming the range

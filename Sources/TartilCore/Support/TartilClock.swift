@@ -4,10 +4,16 @@ public struct ClockInstant: Sendable, Hashable, Comparable, Codable, CustomStrin
 
     public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
 
-    /// This moment `seconds` later (earlier when negative; never before the clock's start).
+    /// This moment `seconds` later (earlier when negative; never before the clock's start). Saturates instead
+    /// of trapping: a wait of 1e300 seconds (or infinity) ends 10^18 ns (about 31 years) from now at the latest,
+    /// and NaN seconds are none.
     public func adding(seconds: Double) -> ClockInstant {
+        guard !seconds.isNaN else { return self }
         let delta = seconds * 1e9
-        if delta >= 0 { return ClockInstant(nanoseconds: nanoseconds &+ UInt64(min(delta, 1e18))) }
+        if delta >= 0 {
+            let (sum, overflow) = nanoseconds.addingReportingOverflow(UInt64(min(delta, 1e18)))
+            return ClockInstant(nanoseconds: overflow ? .max : sum)
+        }
         let back = UInt64(min(-delta, 1e18))
         return ClockInstant(nanoseconds: back > nanoseconds ? 0 : nanoseconds - back)
     }
