@@ -68,7 +68,7 @@ final class CacheIndex {
         var status = stat()
         if stat(path + "-wal", &status) != 0 || status.st_size == 0 { variants.append(Connection.readOnlyURI(path, immutable: true)) }
         for uri in variants {
-            guard let connection = try? Connection(path: uri, mode: .readOnly) else { continue }
+            guard let connection = try? Connection(uri: uri, mode: .readOnly) else { continue }
             do {
                 try connection.execute("PRAGMA busy_timeout = 10000")
                 let statement = try connection.prepare("SELECT count(*) FROM files")

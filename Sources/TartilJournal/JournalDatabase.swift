@@ -124,7 +124,7 @@ public final class JournalDatabase {
             // with no log beside it there is nothing the file alone lacks, so it is read as it is (`immutable`).
             var log = stat()
             if stat(path + "-wal", &log) != 0 || log.st_size == 0,
-                let alone = try? Connection(path: Connection.readOnlyURI(path, immutable: true), mode: .readOnly)
+                let alone = try? Connection(uri: Connection.readOnlyURI(path, immutable: true), mode: .readOnly)
             {
                 if Self.readable(alone) {
                     try? opened.close()
