@@ -17,7 +17,7 @@ public enum AtomicFile {
         }
         let name = Path.name(path)
         let temporary = Path.join(directory, ".\(name).\(getpid()).tmp")
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else { throw CacheError.system("open", path: temporary) }
         var succeeded = false
         defer {

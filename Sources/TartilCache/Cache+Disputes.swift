@@ -16,6 +16,9 @@ extension Cache {
         public let sha256: String
         /// Where it is kept aside.
         public let path: String
+
+        /// Its size and SHA-256, as the cross-check names them.
+        public var fingerprint: FileFingerprint { FileFingerprint(bytes: bytes, sha256: sha256) }
     }
 
     /// A disputed ayah and its copies.
@@ -28,7 +31,7 @@ extension Cache {
         public var message: String {
             CrossCheck.disputeMessage(
                 ayah, reciter: reciter,
-                copies: copies.map { ($0.mirror, FileFingerprint(bytes: $0.bytes, sha256: $0.sha256)) })
+                copies: copies.map { ($0.mirror, $0.fingerprint) })
         }
     }
 

@@ -334,10 +334,7 @@ public final class Cache {
         try index.setPinned(pinned, reciter: reciter.rawValue, ayat: ayat)
     }
 
-    /// Keys (`reciter/surah:ayah`) of the pinned ayat.
-    public func pinnedKeys(reciter: String? = nil) throws(CacheError) -> Set<String> { try index.pins(reciter: reciter) }
-
-    /// `reciter/surah:ayah`, the key `pinnedKeys` and `evict(protecting:)` use.
+    /// `reciter/surah:ayah`, the key `evict(protecting:)` uses.
     public static func key(_ reciter: String, _ ayah: AyahRef) -> String { CacheIndex.key(reciter, ayah) }
 
     /// The keys of the files eviction spares for the pins: every file playing a pinned ayah needs

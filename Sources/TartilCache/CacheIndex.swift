@@ -40,15 +40,10 @@ final class CacheIndex {
     /// Where access and record times come from (`wallMilliseconds`).
     private let clock: any TartilClock
 
-    /// Whether the index could only be opened for reading (a cache on a read-only or full file system): reads
-    /// work, and writes fail with SQLite's error.
-    let isReadOnly: Bool
-
     init(path: String, clock: any TartilClock) throws(CacheError) {
         self.clock = clock
         do {
             connection = try Self.openForWriting(path)
-            isReadOnly = false
         } catch {
             // A cache on a read-only file system, or on a full one, still reads: the index is opened read-only,
             // and without its write-ahead log's shared memory (which cannot be made there) only when there is no
@@ -57,28 +52,29 @@ final class CacheIndex {
                 throw CacheError(.index, "the cache index \(path): \(error)")
             }
             connection = readOnly
-            isReadOnly = true
         }
     }
 
     /// The index read-only: through its log when that can be shared, else the database file alone when no log
     /// holds anything (`immutable`); nil when neither opens.
     private static func openForReading(_ path: String) -> Connection? {
-        var variants = [Connection.readOnlyURI(path)]
-        var status = stat()
-        if stat(path + "-wal", &status) != 0 || status.st_size == 0 { variants.append(Connection.readOnlyURI(path, immutable: true)) }
-        for uri in variants {
-            guard let connection = try? Connection(uri: uri, mode: .readOnly) else { continue }
-            do {
-                try connection.execute("PRAGMA busy_timeout = 10000")
-                let statement = try connection.prepare("SELECT count(*) FROM files")
-                while try statement.step() {}
-                return connection
-            } catch {
-                try? connection.close()
-            }
+        if let shared = try? Connection(uri: Connection.readOnlyURI(path), mode: .readOnly) {
+            if readable(shared) { return shared }
+            try? shared.close()
         }
-        return nil
+        return Connection.fileAlone(path, isReadable: readable)
+    }
+
+    /// Whether the index reads through `connection`.
+    private static func readable(_ connection: Connection) -> Bool {
+        do {
+            try connection.execute("PRAGMA busy_timeout = 10000")
+            let statement = try connection.prepare("SELECT count(*) FROM files")
+            while try statement.step() {}
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// The index opened for reading and writing, created or migrated as needed.
@@ -231,10 +227,6 @@ final class CacheIndex {
         } catch {
             throw CacheError(.index, "the cache index: \(error)")
         }
-    }
-
-    func pins(reciter: String?) throws(CacheError) -> Set<String> {
-        Set(try pinnedAyat(reciter: reciter).flatMap { name, ayat in ayat.map { Self.key(name, $0) } })
     }
 
     /// The pinned ayat, by reciter.

@@ -164,10 +164,6 @@ extension Journal {
         if !done && rename(temporary, destination) != 0 {
             throw JournalError(.failed, "cannot name the backup \(destination): \(Errno.current)")
         }
-        let directory = open(JournalDatabase.parentDirectory(destination), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 {
-            fsync(directory)
-            Glibc.close(directory)
-        }
+        FileSystem.syncDirectory(JournalDatabase.parentDirectory(destination))
     }
 }

@@ -176,11 +176,7 @@ extension Journal {
         guard rename(file, folder + "/" + aside) == 0 else {
             throw JournalError(.failed, "cannot move \(file) aside to \(aside) (it holds what this journal cannot merge: \(reason)): \(Errno.current)")
         }
-        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 {
-            fsync(directory)
-            Glibc.close(directory)
-        }
+        FileSystem.syncDirectory(folder)
         report.movedAside.append(SyncSkip(name: aside, reason: reason))
     }
 

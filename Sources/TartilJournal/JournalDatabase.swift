@@ -122,17 +122,11 @@ public final class JournalDatabase {
         if readOnly, !Self.readable(opened) {
             // Reading a journal in WAL mode makes its `-shm` file, which a full or read-only file system refuses;
             // with no log beside it there is nothing the file alone lacks, so it is read as it is (`immutable`).
-            var log = stat()
-            if stat(path + "-wal", &log) != 0 || log.st_size == 0,
-                let alone = try? Connection(uri: Connection.readOnlyURI(path, immutable: true), mode: .readOnly)
-            {
-                if Self.readable(alone) {
-                    try? opened.close()
-                    opened = alone
-                    readsFileAlone = true
-                } else {
-                    try? alone.close()  // the first connection's error is the one reported
-                }
+            // (When the file alone does not read either, the first connection's error is the one reported.)
+            if let alone = Connection.fileAlone(path, isReadable: Self.readable) {
+                try? opened.close()
+                opened = alone
+                readsFileAlone = true
             }
         }
         connection = opened
@@ -237,11 +231,7 @@ public final class JournalDatabase {
         let linkError = Errno.current
         removeTemporary()
         if linked {
-            let directory = open(parentDirectory(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if directory >= 0 {
-                fsync(directory)
-                Glibc.close(directory)
-            }
+            FileSystem.syncDirectory(parentDirectory(path))
         } else if linkError != .exists {
             return  // no hard links here (some FUSE and FAT file systems): the caller makes it in place
         }

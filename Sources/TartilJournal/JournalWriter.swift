@@ -17,7 +17,7 @@ public final class JournalWriter: Sendable {
         var tasks: [@Sendable (Journal) -> Void] = []
         var handedOver = 0
         var written = 0
-        var opened: Result<String, JournalError>?
+        var opened: Result<Void, JournalError>?
         var closing = false
         /// Why the log stayed beside the journal at close, if it did.
         var closeProblem: JournalError?
@@ -56,7 +56,7 @@ public final class JournalWriter: Sendable {
                 state.update { $0.opened = .failure(error) }
                 return
             }
-            state.update { $0.opened = .success(journal.deviceID) }
+            state.update { $0.opened = .success(()) }
             while true {
                 let (drafts, tasks, closing) = state.wait(until: { !$0.queue.isEmpty || !$0.tasks.isEmpty || $0.closing }) { box in
                     defer {
@@ -93,12 +93,6 @@ public final class JournalWriter: Sendable {
     /// Waits until the journal is open; throws what opening it threw (a file that is not a journal, say).
     public func opened() throws(JournalError) {
         if case .failure(let error) = state.wait(until: { $0.opened != nil }, then: { $0.opened! }) { throw error }
-    }
-
-    /// The journal's device id when it was opened (empty when it could not be): a sync or merge may change it
-    /// since (`Journal.deviceID` is current; `Session.journalDeviceID` asks the journal).
-    public var deviceID: String {
-        (try? state.wait(until: { $0.opened != nil }) { $0.opened! }.get()) ?? ""
     }
 
     /// Events handed over since the writer started that are not in the journal (failed appends, appends after

@@ -105,13 +105,6 @@ public struct MPRISProperties: Sendable, Equatable {
         return Int64((min(seconds, 1e12) * 1_000_000).rounded())
     }
 
-    /// `samples` at `rate` in microseconds, rounded to the nearest (0 when the rate is not known yet).
-    public static func microseconds(samples: Int, rate: Int) -> Int64 {
-        guard rate > 0, samples > 0 else { return 0 }
-        let (whole, rest) = Int64(samples).quotientAndRemainder(dividingBy: Int64(rate))
-        return whole * 1_000_000 + (rest * 1_000_000 + Int64(rate) / 2) / Int64(rate)
-    }
-
     /// The MPRIS loop status of a plan laid out with `options`.
     public static func loopStatus(of options: PlaybackOptions) -> String {
         if options.repeatEach != .times(1) { return "Track" }

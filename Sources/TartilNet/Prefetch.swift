@@ -72,7 +72,7 @@ public enum Prefetch {
             for ayah in order.ayat {
                 let pinned = order.table?.files[ayah]
                 if pinned == nil, let dispute = try cache.dispute(reciter: order.reciter.id, ayah: ayah) {
-                    progress.apply(.marked(ayah, .disputed, detail: dispute.copies.map { "\($0.mirror): \($0.bytes) bytes, sha256 \($0.sha256.prefix(12))…" }.joined(separator: "; ")))
+                    progress.apply(.marked(ayah, .disputed, detail: dispute.copies.map { "\($0.mirror): \($0.fingerprint)" }.joined(separator: "; ")))
                     progress.apply(.failed(ayah, reason: dispute.message))
                     continue
                 }

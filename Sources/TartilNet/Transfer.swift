@@ -271,15 +271,27 @@ final class Transfer {
     /// not memory.
     static let headerTooLarge = "header too large (a header line over libcurl's limit of 100 KiB)"
 
-    /// What happened, in words, when a request that is not a download (a probe) ends with `result` after the
-    /// status `status` (0: none read) and `bodyBytes` of body: what `failure(for:)` says for the same codes.
-    static func reason(for result: CURLcode, status: Int, bodyBytes: Int) -> String {
+    /// Words for the codes whose libcurl text hides what happened (a refused redirect, a reply that is not HTTP,
+    /// a header line past libcurl's limit), after the status `status` (0: none read); nil for every other code.
+    /// `detail`: libcurl's own words for the reply, added to "not an HTTP response".
+    static func plainReason(for result: CURLcode, status: Int, bodyStarted: Bool, detail: String) -> String? {
         switch result {
-        case CURLE_UNSUPPORTED_PROTOCOL where (300...399).contains(status): "redirect refused: to a URL that is not http or https, or from https to http (a downgrade)"
-        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY: "not an HTTP response"
-        case CURLE_OUT_OF_MEMORY where bodyBytes == 0: headerTooLarge
-        default: String(cString: ccurl_easy_strerror(result))
+        case CURLE_UNSUPPORTED_PROTOCOL where (300...399).contains(status):
+            "redirect refused: to a URL that is not http or https, or from https to http (a downgrade)"
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY:
+            // libcurl's words for a reply without a status line ("Received HTTP/0.9 when not allowed") or with a
+            // status that is not three digits ("Unsupported response code in HTTP response").
+            "not an HTTP response" + (detail.isEmpty ? "" : " (\(detail))")
+        case CURLE_OUT_OF_MEMORY where !bodyStarted: headerTooLarge
+        default: nil
         }
+    }
+
+    /// What happened, in words, when a request that is not a download (a probe) ends with `result` after the
+    /// status `status` and `bodyBytes` of body: what `failure(for:)` says for the same codes.
+    static func reason(for result: CURLcode, status: Int, bodyBytes: Int) -> String {
+        plainReason(for: result, status: status, bodyStarted: bodyBytes > 0, detail: "")
+            ?? String(cString: ccurl_easy_strerror(result))
     }
 
     /// The failure a finished transfer stands for, or nil when its body is the complete file.
@@ -301,17 +313,12 @@ final class Transfer {
         }
         let message = String(cString: ccurl_easy_strerror(result))
         let detail = String(cString: errorText)
+        if let words = Self.plainReason(for: result, status: status, bodyStarted: bodyStarted, detail: detail.isEmpty ? message : detail) {
+            return .mirrorUnusable(words)
+        }
         switch result {
         case CURLE_TOO_MANY_REDIRECTS:
             return .mirrorUnusable("redirect loop (more than the allowed redirects)")
-        case CURLE_UNSUPPORTED_PROTOCOL where (300...399).contains(status):
-            return .mirrorUnusable("redirect refused: to a URL that is not http or https, or from https to http (a downgrade)")
-        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY:
-            // libcurl's words for a reply without a status line ("Received HTTP/0.9 when not allowed") or with a
-            // status that is not three digits ("Unsupported response code in HTTP response").
-            return .mirrorUnusable("not an HTTP response (\(detail.isEmpty ? message : detail))")
-        case CURLE_OUT_OF_MEMORY where !bodyStarted:
-            return .mirrorUnusable(Self.headerTooLarge)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             return .untrusted("TLS: the server's certificate does not verify: \(detail.isEmpty ? message : detail)")
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM:

@@ -240,7 +240,7 @@ final class AudioThread {
                 case .skipped(let ayah, let reason):
                     emit(.error(message: "skipped \(ayah): \(reason)", ayah: ayah))
                 case .skippedBasmala(let ayah, let reason):
-                    emit(.error(message: "skipped the basmala (\(PlayFiles.basmala)) of surah \(ayah.surah): \(reason)", ayah: ayah))
+                    emit(.error(message: PlaybackMachine.skippedBasmalaLine(before: ayah, reason: reason), ayah: ayah))
                 }
             case .end(let state, let message):
                 ended = true

@@ -60,11 +60,12 @@ public enum AudioValidation {
     /// (`MPEGStream`: no bytes appended, no other format), and it must decode. Its exact length, counted on the
     /// way, is remembered in the cache index.
     public static let validate: AudioCheck = { path in
-        if let problem = MPEGStream.problem(in: try FileSystem.read(path)) {
+        let bytes = try FileSystem.read(path)
+        if let problem = MPEGStream.problem(in: bytes) {
             throw TartilError(.failure, "not one whole MPEG audio stream: \(problem)")
         }
         let decoder = try Mpg123Decoder()
-        let decoded = try decoder.countSamples(path)
+        let decoded = try decoder.countSamples(bytes: bytes, name: path)
         return AudioLength(samples: decoded.samples, sampleRate: decoded.format.sampleRate)
     }
 }

@@ -219,6 +219,19 @@ public final class Connection {
         return (path.hasPrefix("/") ? "file://" : "file:") + "\(encoded)?mode=ro" + (immutable ? "&immutable=1" : "")
     }
 
+    /// `path` opened read-only as the database file alone (`readOnlyURI(path, immutable: true)`: no lock and no
+    /// `-shm`, which a full or read-only file system refuses), when no write-ahead log beside it holds anything
+    /// the file lacks and `isReadable` accepts the connection; else nil (a connection refused is closed).
+    public static func fileAlone(_ path: String, isReadable: (Connection) -> Bool) -> Connection? {
+        var log = stat()
+        guard stat(path + "-wal", &log) != 0 || log.st_size == 0,
+            let connection = try? Connection(uri: readOnlyURI(path, immutable: true), mode: .readOnly)
+        else { return nil }
+        if isReadable(connection) { return connection }
+        try? connection.close()
+        return nil
+    }
+
     /// The SQLite library version, e.g. `3.40.1`.
     public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 }

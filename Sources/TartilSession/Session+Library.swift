@@ -71,7 +71,7 @@ extension Session {
     }
 
     /// An unpinned ayah whose mirrors disagree with no majority: not played until `cache choose` picks a copy.
-    public struct DisputedAyah: Sendable, Hashable {
+    public struct DisputedAyah: Sendable {
         public let reciter: String
         public let ayah: AyahRef
         /// What every command says of it (the mirrors, and the command that settles it).
@@ -84,15 +84,6 @@ extension Session {
             ayah = dispute.ayah
             message = dispute.message
             copies = dispute.copies.map { ($0.mirror, $0.bytes, $0.sha256, $0.path) }
-        }
-
-        public static func == (lhs: DisputedAyah, rhs: DisputedAyah) -> Bool {
-            lhs.reciter == rhs.reciter && lhs.ayah == rhs.ayah && lhs.message == rhs.message
-        }
-
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(reciter)
-            hasher.combine(ayah)
         }
     }
 

@@ -52,6 +52,11 @@ public enum FileSystem {
             throw TartilError(errno == ENOENT ? .notFound : .io, "cannot read \(path)", cause: reason())
         }
         defer { close(descriptor) }
+        return try read(descriptor: descriptor, path: path)
+    }
+
+    /// The whole file open at `descriptor` (`path`: its name, for messages).
+    private static func read(descriptor: Int32, path: String) throws(TartilError) -> [UInt8] {
         var status = stat()
         let size = fstat(descriptor, &status) == 0 ? Int(status.st_size) : 0
         var failure: Errno?
@@ -112,14 +117,25 @@ public enum FileSystem {
         }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw TartilError(.io, "cannot open \(path)", cause: reason()) }
-        // Opened now: it is what was checked (a regular file, not swapped for a pipe in between).
+        defer { close(descriptor) }
+        // What is read is what this descriptor opened: a regular file, not one swapped for a pipe in between.
         var opened = stat()
-        let regular = fstat(descriptor, &opened) == 0 && (opened.st_mode & S_IFMT) == S_IFREG
-        close(descriptor)
-        guard regular else { throw TartilError(.io, "\(path) changed while it was opened: not a regular file") }
-        let bytes = try read(path)
+        guard fstat(descriptor, &opened) == 0, (opened.st_mode & S_IFMT) == S_IFREG else {
+            throw TartilError(.io, "\(path) changed while it was opened: not a regular file")
+        }
+        let bytes = try read(descriptor: descriptor, path: path)
         guard bytes.count <= maxBytes else { throw TartilError(.io, "\(path) is too large (it grew past \(maxBytes) bytes)") }
         return bytes
+    }
+
+    /// fsyncs the directory `path`, so that a rename or link inside it survives a power cut; false when it could
+    /// not be opened or synced (best effort: the callers' files are complete either way).
+    @discardableResult
+    public static func syncDirectory(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0
     }
 
     /// `errno`'s text.

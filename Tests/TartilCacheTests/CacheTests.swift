@@ -284,7 +284,7 @@ import TartilSystem
             // A single-source copy from mirror "a" is cached first.
             let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20))
             try good.withUnsafeBytes { try writer.append($0) }
-            try cache.commit([Cache.PendingFile(writer: writer, reciter: reciter, ayah: ayah, mark: .singleSource, source: "a")], validate: { _ in nil })
+            _ = try cache.commit([Cache.PendingFile(writer: writer, reciter: reciter, ayah: ayah, mark: .singleSource, source: "a")], validate: { _ in nil })
             // Compared again: b served another file, and a (asked again) is not among the answers.
             try cache.setAside([("b", changed)], reciter: reciter, ayah: ayah)
             #expect(!cache.hasFile(reciter: reciter, ayah: ayah))
@@ -319,7 +319,7 @@ import TartilSystem
             let good = Array(try Data(contentsOf: URL(fileURLWithPath: fixture)))
             let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 1 << 20))
             try good.withUnsafeBytes { try writer.append($0) }
-            try cache.commit([Cache.PendingFile(writer: writer, reciter: reciter, ayah: ayah, mark: .disputed, source: "a")], validate: { _ in nil })
+            _ = try cache.commit([Cache.PendingFile(writer: writer, reciter: reciter, ayah: ayah, mark: .disputed, source: "a")], validate: { _ in nil })
             let problems = Cache.verify(try cache.files(reciter: "r"), tables: [:])
             #expect(problems.count == 1 && problems[0].reason.contains("older tartil"), "\(problems.map(\.reason))")
             let expectation = try cache.expectation(reciter: reciter, ayah: ayah, pinned: nil, unpinnedLimit: 1 << 20)

@@ -106,7 +106,7 @@ import Testing
         try Data(repeating: 7, count: 100).write(to: URL(fileURLWithPath: other + "-wal"))
         #expect { try journal.merge(from: other) } throws: { ($0 as? JournalError)?.code == .unreadable }
         // An empty file, or one that is not a regular file, is not a journal.
-        FileManager.default.createFile(atPath: directory + "/empty.sqlite", contents: Data())
+        #expect(FileManager.default.createFile(atPath: directory + "/empty.sqlite", contents: Data()))
         for path in [directory + "/empty.sqlite", "/dev/null", directory] {
             #expect(throws: JournalError.self) { try journal.merge(from: path) }
             do { try journal.merge(from: path) } catch { #expect(error.code == .notAJournal, "\(path): \(error.message)") }

@@ -9,7 +9,7 @@ extension PlayCommands {
         var lines = [progressLine(status)]
         if bar { lines.append(scrubber(status, width: max(LiveLine.minimumBar, width - 3))) }
         for (ayah, reason) in (status.skippedBasmala ?? [:]).sorted(by: { $0.key < $1.key }) {
-            lines.append("skipped the basmala (\(PlayFiles.basmala)) of surah \(ayah.surah): \(reason)")
+            lines.append(PlaybackMachine.skippedBasmalaLine(before: ayah, reason: reason))
         }
         for (ayah, reason) in status.skipped.sorted(by: { $0.key < $1.key }) { lines.append("skipped \(ayah): \(reason)") }
         return lines

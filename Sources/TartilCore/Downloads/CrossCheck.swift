@@ -102,11 +102,6 @@ public struct CrossCheck: Sendable, Hashable {
         return counts.first { $0.value >= 2 && 2 * $0.value > answered }?.key
     }
 
-    /// The mirrors that told a fingerprint other than `fingerprint`, for messages.
-    public func disagreeing(with fingerprint: FileFingerprint) -> [Int] {
-        observations.keys.sorted().filter { if case .fingerprint(let other) = observations[$0], other != fingerprint { true } else { false } }
-    }
-
     private mutating func decide() -> Action {
         guard let candidate, case .fingerprint(let mine)? = observations[candidate] else {
             preconditionFailure("CrossCheck: a probe reported before any download")

@@ -119,6 +119,11 @@ extension PlaybackMachine {
     }
 
     /// `the basmala (1:1) of surah 36`, `the basmala (1:1) of surahs 36, 67`.
+    /// The line that says the basmala before `ayah` (ayah 1 of its surah) was skipped, and why.
+    public static func skippedBasmalaLine(before ayah: AyahRef, reason: String) -> String {
+        "skipped \(basmalaName(of: [ayah.surah])): \(reason)"
+    }
+
     static func basmalaName(of surahs: [Int]) -> String {
         let file = PlayFiles.basmala
         return "the basmala (\(file)) of \(surahs.count == 1 ? "surah" : "surahs") " + surahs.map(String.init).joined(separator: ", ")
