@@ -383,7 +383,10 @@ public struct DownloadScheduler: Sendable, Hashable {
 
     /// The jobs in `stage`s matching `matches`, most urgent first (then in the order submitted).
     func ids(where matches: (Stage) -> Bool) -> [JobID] {
-        jobs.values.filter { matches($0.stage) }.sorted { ($0.job.priority, $0.order) < ($1.job.priority, $1.order) }
+        // Compared field by field, not as tuples: a tuple comparison looks up the tuple's type metadata on every
+        // call (perf: 3% of a whole-Qur'an prefetch's CPU time in this sort).
+        jobs.values.filter { matches($0.stage) }
+            .sorted { $0.job.priority != $1.job.priority ? $0.job.priority < $1.job.priority : $0.order < $1.order }
             .map(\.job.id)
     }
 }
