@@ -135,7 +135,13 @@ import Testing
         #expect(nobody.status == 64 && nobody.stderr.contains("nothing is playing"), "\(nobody.stderr)")
         let second = try home.startPlayer(["play", "112", "--output", "silent"])
         defer { if second.isRunning { second.terminate() } }
-        let status = try home.run(["status", "--json"])
+        // The killed player's socket is there before the second player replaces it, so `startPlayer` does not
+        // wait for the new one: ask until the second player answers (or 10 s pass on a loaded machine).
+        var status = try home.run(["status", "--json"])
+        for _ in 0..<100 where status.status != 0 && second.isRunning {
+            usleep(100_000)
+            status = try home.run(["status", "--json"])
+        }
         #expect(status.status == 0, "\(status.stderr)")
         let state = try object(status.stdout)["state"] as? String
         #expect(state == "playing")

@@ -95,7 +95,17 @@ struct Mutator {
     }
 
     private mutating func digitRun(in bytes: [UInt8]) -> Range<Int>? {
-        let starts = bytes.indices.filter { isDigit(bytes[$0]) && ($0 == 0 || !isDigit(bytes[$0 - 1])) }
+        // One pass over the buffer: a closure per index over a whole 560 KB reciter table made this the fuzz suite's
+        // hottest function in a debug build. The same starts, so a seed picks the same run as before.
+        var starts: [Int] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            var previousIsDigit = false
+            for index in 0..<buffer.count {
+                let digit = buffer[index] >= 0x30 && buffer[index] <= 0x39
+                if digit && !previousIsDigit { starts.append(index) }
+                previousIsDigit = digit
+            }
+        }
         guard !starts.isEmpty else { return nil }
         let start = pick(starts)
         var end = start
