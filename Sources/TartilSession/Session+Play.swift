@@ -26,6 +26,11 @@ extension Session {
         guard let settings = settings ?? playSettings else {
             throw TartilError(.failure, "this player has no settings to play with (start a play here first)")
         }
+        // The journal opens on its writer's thread while the request is checked (mirrors.json, the table, the
+        // cache): only a journal file that exists already (opening one at the current schema writes nothing) and
+        // only when this session has none open (so a refused request leaves the session's journal as it was).
+        // Whether it opened is still waited for before anything changes, after the request passed its checks.
+        if state.withLock({ $0.journal == nil }), FileSystem.isRegularFile(settings.journalFile) { startJournal(settings) }
         let prepared = try prepare(request, settings: settings, render: false)
         let journal = try openJournal(settings)
         // The new output is opened while the old player plays (a sound card that takes one stream at a time is
