@@ -67,6 +67,9 @@ extension Session {
         let generation = state.withLock { state -> Int in
             state.generation += 1
             state.player = nil
+            // The control socket and MPRIS start with the first sound (see `deliver`), not before it.
+            state.firstSoundHooks += state.firstPlayerHooks
+            state.firstPlayerHooks = []
             state.playbacks[state.generation] = Playback(
                 reciter: setup.reciter, records: setup.output.recordsPositions, note: "play \(setup.plan.rangeDescription)")
             state.failedAtBegin = journal.failedEvents
@@ -97,15 +100,13 @@ extension Session {
             stopReplacing(generation)
             throw TartilError(.failure, "\(error)")
         }
-        let (hooks, subscribers) = state.withLock { state in
+        let subscribers = state.withLock { state in
             state.player = player
             state.replacing = false
-            defer { state.firstPlayerHooks = [] }
-            return (state.firstPlayerHooks, Array(state.subscribers.values))
+            return Array(state.subscribers.values)
         }
         let status = player.status
         for subscriber in subscribers { subscriber(.started(status)) }
-        for hook in hooks { hook() }
         return PlayStarted(status: status, resumed: prepared.resumed, notes: Self.singleSourceNote(setup))
     }
 
