@@ -51,6 +51,16 @@ import Testing
         ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t0\t22050", "t.tsv:4: samples: must be more than 0"),
         ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t10\t22000", "t.tsv:4: rate: 22000 Hz is not an MPEG audio rate (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)"),
         ("1\t1\t1\t\(String(repeating: "ab", count: 32))\t1\t8000\n\n1\t1\t1\t\(String(repeating: "ab", count: 32))\t1\t8000", "t.tsv:6: ayah 1:1 is listed twice (first on line 4)"),
+        // Rows near the form the one-pass reading takes: the same errors as the field-by-field reading, in its order.
+        ("1\t1\t1234567890123\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: bytes: '1234567890123' is not a whole number written in plain decimal (digits, no leading zero)"),
+        ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050\t", "t.tsv:4: expected 6 tab-separated fields (surah ayah bytes sha256 samples rate), found 7"),
+        ("1\t1\t100\t\(String(repeating: "ab", count: 32))a\t1000\t22050", "t.tsv:4: sha256: '\(String(repeating: "ab", count: 32))a' is not 64 lowercase hex digits"),
+        ("1\t1\t100\t\(String(repeating: "ab", count: 31))a\t1000\t22050", "t.tsv:4: sha256: '\(String(repeating: "ab", count: 31))a' is not 64 lowercase hex digits"),
+        ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t1000\t2205O", "t.tsv:4: rate: '2205O' is not a whole number written in plain decimal (digits, no leading zero)"),
+        ("1\t8\t0\t\(String(repeating: "ab", count: 32))\t0\t22000", "t.tsv:4: surah 1 (Al-Faatiha) has 7 ayat, so there is no ayah 1:8"),
+        ("1\t1\t0\t\(String(repeating: "ab", count: 32))\t0\t22000", "t.tsv:4: bytes: must be more than 0"),
+        ("1\t1\t1\t\(String(repeating: "ab", count: 32))\t0\t22000", "t.tsv:4: samples: must be more than 0"),
+        ("0\t1\t1\t\(String(repeating: "ab", count: 32))\t1\t8000", "t.tsv:4: surah 0 does not exist: surahs are numbered 1-114"),
     ])
     func invalidRow(rows: String, message: String) {
         #expect(throws: TartilError(.invalidData, message)) { try table(rows) }
