@@ -22,6 +22,27 @@ import Testing
         #expect(row == PinnedFile(bytes: 200, sha256: sha, samples: 2000, sampleRate: 44100))
     }
 
+    /// Every byte at every position of a digest's 64 digits: read as a lowercase hex digit when it is one, nil
+    /// otherwise, against a digit-by-digit reading.
+    @Test func digestReadsEveryByteAtEveryPosition() throws {
+        let digits = Array("0123456789abcdef".utf8)
+        var generator = SeededRandom(seed: 24)
+        let text = (0..<64).map { _ in digits[Int.random(in: 0..<16, using: &generator)] }
+        func reference(_ text: [UInt8]) -> String? {
+            text.allSatisfy { digits.contains($0) } ? String(decoding: text, as: UTF8.self) : nil
+        }
+        for position in 0..<64 {
+            for byte in UInt8.min...UInt8.max {
+                var changed = text
+                changed[position] = byte
+                let read = changed.withUnsafeBufferPointer { SHA256Digest(hexBytes: $0) }
+                #expect(read?.hex == reference(changed), "byte \(byte) at \(position)")
+            }
+        }
+        #expect(SHA256Digest(hex: String(repeating: "f", count: 64))?.hex == String(repeating: "f", count: 64))
+        #expect(SHA256Digest(hex: String(repeating: "0", count: 63)) == nil)
+    }
+
     @Test func renderedTableParsesBack() throws {
         let original = try table("2\t255\t100\t\(sha)\t1000\t22050\n1\t1\t5\t\(sha)\t7\t8000\n")
         let again = try ReciterTable.parse(original.rendered(), file: "again.tsv")
