@@ -1,5 +1,6 @@
 import TartilAudio
 import TartilCore
+import TartilSystem
 
 /// The player's audio thread: owns the playback machine, the decoders and the output. It feeds the machine the
 /// commands and what happened (files arriving, chunks written, the device drained) and carries out its actions
@@ -36,6 +37,8 @@ final class AudioThread {
     private var seenFilesVersion = -1
     private var bufferingAyah: AyahRef?
     private var writtenFrames = 0
+    /// Whether the first PCM handed to the output was traced (`StartTrace`); true from the start when the trace is off.
+    private var firstSampleTraced = !StartTrace.isOn
     /// Speed and volume between the decoder and the output, and what the device holds at which speed.
     private let stages = SoundStages()
     private var ledger = SpeedLedger()
@@ -373,6 +376,10 @@ final class AudioThread {
     private func write(_ pcm: UnsafeRawBufferPointer, at speed: Double? = nil) throws {
         guard pcm.count > 0, let format else { return }
         try output.write(pcm)
+        if !firstSampleTraced {
+            firstSampleTraced = true
+            StartTrace.mark("first-sample")
+        }
         writtenFrames += pcm.count / format.frameBytes
         ledger.wrote(pcm.count / format.frameBytes, at: speed ?? stages.speed)
     }

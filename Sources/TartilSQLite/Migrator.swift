@@ -56,8 +56,13 @@ public struct Migrator: Sendable {
     /// older version made, to compare with). Returns their names.
     @discardableResult
     public func migrate(_ connection: Connection, count: Int? = nil) throws(SQLiteError) -> [String] {
+        let wanted = migrations.prefix(count ?? migrations.count)
+        // A database that has had them all (every open of a current journal) needs no write transaction, which
+        // would take the write lock just to find nothing to do: one read of the names. (Migrations are only ever
+        // added, so names read outside a transaction that are all there stay there.)
+        if try Self.applied(connection).starts(with: wanted.map(\.name)) { return [] }
         var done: [String] = []
-        for migration in migrations.prefix(count ?? migrations.count) {
+        for migration in wanted {
             // Re-read inside the transaction: another process may have migrated in the meantime.
             try connection.execute("BEGIN IMMEDIATE")
             do throws(SQLiteError) {

@@ -26,6 +26,11 @@ extension Session {
         guard let settings = settings ?? playSettings else {
             throw TartilError(.failure, "this player has no settings to play with (start a play here first)")
         }
+        // The journal opens on its writer's thread while the request is checked (mirrors.json, the table, the
+        // cache): only a journal file that exists already (opening one at the current schema writes nothing) and
+        // only when this session has none open (so a refused request leaves the session's journal as it was).
+        // Whether it opened is still waited for before anything changes, after the request passed its checks.
+        if state.withLock({ $0.journal == nil }), FileSystem.isRegularFile(settings.journalFile) { startJournal(settings) }
         let prepared = try prepare(request, settings: settings, render: false)
         let journal = try openJournal(settings)
         // The new output is opened while the old player plays (a sound card that takes one stream at a time is
@@ -62,6 +67,9 @@ extension Session {
         let generation = state.withLock { state -> Int in
             state.generation += 1
             state.player = nil
+            // The control socket and MPRIS start with the first sound (see `deliver`), not before it.
+            state.firstSoundHooks += state.firstPlayerHooks
+            state.firstPlayerHooks = []
             state.playbacks[state.generation] = Playback(
                 reciter: setup.reciter, records: setup.output.recordsPositions, note: "play \(setup.plan.rangeDescription)")
             state.failedAtBegin = journal.failedEvents
@@ -92,15 +100,13 @@ extension Session {
             stopReplacing(generation)
             throw TartilError(.failure, "\(error)")
         }
-        let (hooks, subscribers) = state.withLock { state in
+        let subscribers = state.withLock { state in
             state.player = player
             state.replacing = false
-            defer { state.firstPlayerHooks = [] }
-            return (state.firstPlayerHooks, Array(state.subscribers.values))
+            return Array(state.subscribers.values)
         }
         let status = player.status
         for subscriber in subscribers { subscriber(.started(status)) }
-        for hook in hooks { hook() }
         return PlayStarted(status: status, resumed: prepared.resumed, notes: Self.singleSourceNote(setup))
     }
 

@@ -64,6 +64,9 @@ public final class Session: Sendable {
         var nextSubscriber = 0
         /// Called once, when the first player starts (the control socket and MPRIS start then).
         var firstPlayerHooks: [@Sendable () -> Void] = []
+        /// The first player's hooks, run by the event thread at its first sound (or when it first waits for a file,
+        /// fails or ends), so that the control socket and the bus cost nothing before the first sample.
+        var firstSoundHooks: [@Sendable () -> Void] = []
         var notices: (@Sendable (String) -> Void)?
         /// The journal writer's count of failed events when the current playback began, its first failure, and
         /// whether that was reported.
@@ -90,8 +93,9 @@ public final class Session: Sendable {
         state.withLock { $0.notices = handler }
     }
 
-    /// Runs `hook` once the first player of this session has started (at once when one already has): how the
-    /// control socket and MPRIS come up only in a process that plays.
+    /// Runs `hook` once the first player of this session has started, on the event thread at its first sound (or
+    /// when it first waits for a file, fails or ends), so nothing of it runs before the first sample; at once when
+    /// a player has already started: how the control socket and MPRIS come up only in a process that plays.
     public func whenFirstPlayerStarts(_ hook: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> Bool in
             if state.generation > 0 { return true }
@@ -285,9 +289,19 @@ public final class Session: Sendable {
     /// Called on a player's event thread with each of its events: the journal gets its positions (a replaced
     /// player's last ones too), subscribers the current player's events.
     func deliver(_ event: PlayerEvent, generation: Int) {
-        let (playback, journal, subscribers, current) = state.withLock { state in
-            (state.playbacks[generation], state.journal, Array(state.subscribers.values), state.generation == generation)
+        let (playback, journal, subscribers, current, hooks) = state.withLock { state in
+            var hooks: [@Sendable () -> Void] = []
+            if !state.firstSoundHooks.isEmpty {
+                switch event {
+                case .position, .buffering, .error, .end:
+                    hooks = state.firstSoundHooks
+                    state.firstSoundHooks = []
+                default: break
+                }
+            }
+            return (state.playbacks[generation], state.journal, Array(state.subscribers.values), state.generation == generation, hooks)
         }
+        defer { for hook in hooks { hook() } }  // after the event's journal append and its subscribers
         if let playback, playback.records, let journal {
             switch event {
             case .position(let position):

@@ -237,12 +237,23 @@ public struct Settings: Sendable {
             let reason = error.cause.map { "\(error.message): \($0)" } ?? error.message
             throw .usage("the CA bundle \(path) (from \(source)) cannot be used: \(reason) (give a PEM file of CA certificates)")
         }
-        guard bytes.count <= Self.maximumCABundleBytes,
-            String(decoding: bytes, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----")
-        else {
+        guard bytes.count <= Self.maximumCABundleBytes, Self.holdsPEMCertificate(bytes) else {
             throw .usage("the CA bundle \(path) (from \(source)) holds no PEM certificate (-----BEGIN CERTIFICATE-----): give a PEM file of CA certificates")
         }
         return path
+    }
+
+    /// Whether `bytes` hold `-----BEGIN CERTIFICATE-----`, searched in the bytes themselves (the system's bundle is
+    /// about 200 KB, read on every start of a play: no String is made of it).
+    static func holdsPEMCertificate(_ bytes: [UInt8]) -> Bool {
+        let marker = Array("-----BEGIN CERTIFICATE-----".utf8)
+        return bytes.withUnsafeBufferPointer { buffer in
+            guard buffer.count >= marker.count else { return false }
+            for start in 0...(buffer.count - marker.count) where buffer[start] == marker[0] {
+                if buffer[start..<start + marker.count].elementsEqual(marker) { return true }
+            }
+            return false
+        }
     }
 
     /// The REPL's history file.

@@ -6,6 +6,7 @@ import TartilControl
 import TartilCore
 import TartilMPRIS
 import TartilSession
+import TartilSystem
 
 /// tartil as a process on a terminal: signals (Ctrl-C, SIGTERM, SIGPIPE), the prompt's line editing (libedit), the
 /// keys and live line while `play` runs, and the front ends a playing process serves besides its command line
@@ -45,6 +46,26 @@ public enum Tartil {
             return LineReader(interactive: inputIsTerminal, historyFile: inputIsTerminal ? settings.historyFile : nil)
         }
     }
+
+    /// The process environment, read from `environ` (what `ProcessInfo.processInfo.environment` gives, without
+    /// making Foundation's process-info object on every start; the first of two entries of one name wins, as
+    /// `getenv` does).
+    public static func processEnvironment() -> [String: String] {
+        var environment: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                let name = String(text[..<equals])
+                if environment[name] == nil { environment[name] = String(text[text.utf8.index(after: equals)...]) }
+            }
+            entry += 1
+        }
+        return environment
+    }
+
+    /// Marks the first line of the executable's code in the start-up trace (`StartTrace`: `TARTIL_TRACE_START=1`).
+    public static func traceMain() { StartTrace.mark("main") }
 
     /// The running executable's path, from `/proc/self/exe`.
     public static func currentExecutablePath() -> String? {

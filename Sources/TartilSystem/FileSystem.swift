@@ -18,6 +18,12 @@ public enum FileSystem {
         return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Whether `path` is a regular file (following symbolic links).
+    public static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+    }
+
     /// Creates `path` and any missing parents, like `mkdir -p`.
     public static func createDirectories(_ path: String) throws(TartilError) {
         if mkdir(path, 0o755) == 0 || (errno == EEXIST && isDirectory(path)) { return }

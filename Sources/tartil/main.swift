@@ -1,5 +1,6 @@
-import FoundationEssentials
 import Glibc
 import TartilShell
 
-exit(Tartil.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+Tartil.traceMain()
+
+exit(Tartil.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: Tartil.processEnvironment()))

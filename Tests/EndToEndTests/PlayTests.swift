@@ -90,6 +90,28 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         #expect(live.stderr.contains("1.25"), "\(live.stderr)")
     }
 
+    /// `TARTIL_TRACE_START=1` (for tools/bench/play) writes the CLOCK_MONOTONIC times of main and of the first PCM
+    /// handed to the output, once each and in that order; without it nothing is traced, and the output is the same.
+    @Test func theStartTraceMarksMainAndTheFirstSampleOnlyWhenAsked() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let arguments = ["render", "112", "--basmala", "off", "--reciter", "fixture", "-o", directory + "/out.wav"]
+        let traced = try environment.tartil(arguments, urls: [environment.clean], in: directory, environment: ["TARTIL_TRACE_START": "1"])
+        #expect(traced.status == 0, "\(traced.stderr)")
+        let lines = traced.stderr.split(separator: "\n").filter { $0.hasPrefix("tartil-trace: ") }.map { $0.split(separator: " ") }
+        #expect(lines.map { $0.count } == [3, 3], "\(traced.stderr)")
+        #expect(lines.map { String($0[1]) } == ["main", "first-sample"])
+        let times = lines.compactMap { Int($0[2]) }
+        #expect(times.count == 2 && times[0] > 0 && times[0] <= times[1])
+        let tracedWAV = try wavPCM(directory + "/out.wav")
+        for off in ["0", ""] {
+            let plain = try environment.tartil(arguments, urls: [environment.clean], in: directory, environment: ["TARTIL_TRACE_START": off])
+            #expect(plain.status == 0, "\(plain.stderr)")
+            #expect(!plain.stderr.contains("tartil-trace"))
+            #expect(try wavPCM(directory + "/out.wav").sha256 == tracedWAV.sha256)
+        }
+    }
+
     @Test(arguments: [("1:1-4", surahOneStart), ("112 --basmala off", ikhlas)])
     func renderIsTheConcatenationOfMpg123sOwnDecodes(reference text: String, files: [String]) throws {
         let directory = TestPaths.makeTemporaryDirectory()

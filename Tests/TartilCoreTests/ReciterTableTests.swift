@@ -22,6 +22,27 @@ import Testing
         #expect(row == PinnedFile(bytes: 200, sha256: sha, samples: 2000, sampleRate: 44100))
     }
 
+    /// Every byte at every position of a digest's 64 digits: read as a lowercase hex digit when it is one, nil
+    /// otherwise, against a digit-by-digit reading.
+    @Test func digestReadsEveryByteAtEveryPosition() throws {
+        let digits = Array("0123456789abcdef".utf8)
+        var generator = SeededRandom(seed: 24)
+        let text = (0..<64).map { _ in digits[Int.random(in: 0..<16, using: &generator)] }
+        func reference(_ text: [UInt8]) -> String? {
+            text.allSatisfy { digits.contains($0) } ? String(decoding: text, as: UTF8.self) : nil
+        }
+        for position in 0..<64 {
+            for byte in UInt8.min...UInt8.max {
+                var changed = text
+                changed[position] = byte
+                let read = changed.withUnsafeBufferPointer { SHA256Digest(hexBytes: $0) }
+                #expect(read?.hex == reference(changed), "byte \(byte) at \(position)")
+            }
+        }
+        #expect(SHA256Digest(hex: String(repeating: "f", count: 64))?.hex == String(repeating: "f", count: 64))
+        #expect(SHA256Digest(hex: String(repeating: "0", count: 63)) == nil)
+    }
+
     @Test func renderedTableParsesBack() throws {
         let original = try table("2\t255\t100\t\(sha)\t1000\t22050\n1\t1\t5\t\(sha)\t7\t8000\n")
         let again = try ReciterTable.parse(original.rendered(), file: "again.tsv")
@@ -51,6 +72,16 @@ import Testing
         ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t0\t22050", "t.tsv:4: samples: must be more than 0"),
         ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t10\t22000", "t.tsv:4: rate: 22000 Hz is not an MPEG audio rate (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)"),
         ("1\t1\t1\t\(String(repeating: "ab", count: 32))\t1\t8000\n\n1\t1\t1\t\(String(repeating: "ab", count: 32))\t1\t8000", "t.tsv:6: ayah 1:1 is listed twice (first on line 4)"),
+        // Rows near the form the one-pass reading takes: the same errors as the field-by-field reading, in its order.
+        ("1\t1\t1234567890123\t\(String(repeating: "ab", count: 32))\t1000\t22050", "t.tsv:4: bytes: '1234567890123' is not a whole number written in plain decimal (digits, no leading zero)"),
+        ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t1000\t22050\t", "t.tsv:4: expected 6 tab-separated fields (surah ayah bytes sha256 samples rate), found 7"),
+        ("1\t1\t100\t\(String(repeating: "ab", count: 32))a\t1000\t22050", "t.tsv:4: sha256: '\(String(repeating: "ab", count: 32))a' is not 64 lowercase hex digits"),
+        ("1\t1\t100\t\(String(repeating: "ab", count: 31))a\t1000\t22050", "t.tsv:4: sha256: '\(String(repeating: "ab", count: 31))a' is not 64 lowercase hex digits"),
+        ("1\t1\t100\t\(String(repeating: "ab", count: 32))\t1000\t2205O", "t.tsv:4: rate: '2205O' is not a whole number written in plain decimal (digits, no leading zero)"),
+        ("1\t8\t0\t\(String(repeating: "ab", count: 32))\t0\t22000", "t.tsv:4: surah 1 (Al-Faatiha) has 7 ayat, so there is no ayah 1:8"),
+        ("1\t1\t0\t\(String(repeating: "ab", count: 32))\t0\t22000", "t.tsv:4: bytes: must be more than 0"),
+        ("1\t1\t1\t\(String(repeating: "ab", count: 32))\t0\t22000", "t.tsv:4: samples: must be more than 0"),
+        ("0\t1\t1\t\(String(repeating: "ab", count: 32))\t1\t8000", "t.tsv:4: surah 0 does not exist: surahs are numbered 1-114"),
     ])
     func invalidRow(rows: String, message: String) {
         #expect(throws: TartilError(.invalidData, message)) { try table(rows) }

@@ -22,33 +22,34 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// Reads 64 lowercase hex digits from UTF-8 bytes; nil for anything else.
     public init?(hexBytes bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 64, let base = bytes.baseAddress else { return nil }
-        // A whole-Qur'an table holds 400,000 hex digits, read on every start of playback: one table lookup per
-        // digit, and one check per word for a digit that was not one.
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        var invalid: UInt8 = 0
-        Self.digitValues.withUnsafeBufferPointer { values in
-            func word(_ start: Int) -> UInt64 {
-                var value: UInt64 = 0
-                for index in start..<start + 16 {
-                    let digit = values[Int(base[index])]
-                    invalid |= digit
-                    value = value << 4 | UInt64(digit & 0x0F)
-                }
-                return value
-            }
-            words = (word(0), word(16), word(32), word(48))
+        // A whole-Qur'an table holds 400,000 hex digits, read on every start of playback: eight digits at a time.
+        let raw = UnsafeRawPointer(base)
+        func eight(_ index: Int) -> UInt64? {
+            Self.eightDigits(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)))
         }
-        guard invalid & 0xF0 == 0 else { return nil }
-        self.words = words
+        guard let a = eight(0), let b = eight(1), let c = eight(2), let d = eight(3), let e = eight(4), let f = eight(5),
+            let g = eight(6), let h = eight(7)
+        else { return nil }
+        words = (a << 32 | b, c << 32 | d, e << 32 | f, g << 32 | h)
     }
 
-    /// The value of each byte as a lowercase hex digit, or 0xFF for a byte that is not one.
-    private static let digitValues: [UInt8] = (0...255).map { byte in
-        switch UInt8(byte) {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
-        default: 0xFF
-        }
+    /// The value of eight lowercase hex digits (the first in the lowest byte, as a little-endian load puts it, and
+    /// the most significant), or nil when a byte is not one. Each byte is checked and converted in its own lane of
+    /// the word: below 0x80, adding `0x80 - n` to it sets its top bit exactly when it is at least `n`, with no
+    /// carry into the next byte.
+    static func eightDigits(_ text: UInt64) -> UInt64? {
+        func lanes(_ byte: UInt64) -> UInt64 { byte &* 0x0101_0101_0101_0101 }
+        let high = lanes(0x80)
+        guard text & high == 0 else { return nil }
+        let digits = (text &+ lanes(0x80 - 0x30)) & ~(text &+ lanes(0x80 - 0x3A)) & high  // '0'...'9'
+        let letters = (text &+ lanes(0x80 - 0x61)) & ~(text &+ lanes(0x80 - 0x67)) & high  // 'a'...'f'
+        guard digits | letters == high else { return nil }
+        // '0'...'9' are 0x30...0x39 and 'a'...'f' are 0x61...0x66: the low four bits, plus 9 for a letter.
+        let values = (text & lanes(0x0F)) &+ (letters >> 7) &* 9
+        // Pack the eight four-bit values, first most significant: pairs into bytes, bytes into 16 bits, then 32.
+        let pairs = (values & 0x000F_000F_000F_000F) << 4 | (values >> 8) & 0x000F_000F_000F_000F
+        let quads = (pairs & 0x0000_00FF_0000_00FF) << 8 | (pairs >> 16) & 0x0000_00FF_0000_00FF
+        return (quads & 0xFFFF) << 16 | (quads >> 32) & 0xFFFF
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
@@ -227,7 +228,7 @@ public struct ReciterTable: Sendable {
         var reciter: ReciterID?
         var source: String?
         var files = PinnedFiles()
-        files.reserveCapacity(bytes.lazy.filter { $0 == UInt8(ascii: "\n") }.count)
+        files.reserveCapacity(lineCount(bytes))
         /// The line each ayah was found on, by global number (0: not yet).
         var lineOfAyah = [Int32](repeating: 0, count: Catalog.totalAyat + 1)
         /// Each row's fields (made once: a row costs no allocation).
@@ -237,8 +238,7 @@ public struct ReciterTable: Sendable {
         var lineStart = 0
         while lineStart < bytes.count {
             lineNumber += 1
-            var lineEnd = lineStart
-            while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            let lineEnd = endOfLine(bytes, from: lineStart)
             defer { lineStart = lineEnd + 1 }
             var end = lineEnd
             if end > lineStart && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
@@ -271,57 +271,76 @@ public struct ReciterTable: Sendable {
             }
             guard version != nil else { throw fail("the first line must be '# tartil-table: \(formatVersion)'") }
             guard reciter != nil else { throw fail("the '# reciter: ID' header must come before the first row") }
-            // Format 1: exactly six fields, each separated by one tab; no other blanks in a row.
-            fields.removeAll(keepingCapacity: true)
-            var fieldStart = 0
-            for position in 0...line.count {
-                guard position == line.count || line[position] == UInt8(ascii: "\t") else { continue }
-                fields.append(fieldStart..<position)
-                fieldStart = position + 1
-            }
-            guard fields.count == 6 else {
-                if line.contains(UInt8(ascii: " ")) && !line.contains(UInt8(ascii: "\t")) {
-                    throw fail("fields are separated by tabs, not spaces (format 1: surah, ayah, bytes, sha256, samples, rate, each after one tab)")
+            /// The row's ayah, or the row's problem with it.
+            func ayahRef(_ surah: Int, _ ayah: Int) throws(TartilError) -> AyahRef {
+                do {
+                    return try AyahRef(surah, ayah)
+                } catch {
+                    throw fail(error.message)
                 }
-                throw fail("expected 6 tab-separated fields (surah ayah bytes sha256 samples rate), found \(fields.count)")
             }
-            func text(_ index: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: line[fields[index]]), as: UTF8.self) }
-            for index in 0..<6 where line[fields[index]].contains(where: isBlank) || fields[index].isEmpty {
-                throw fail("field \(index + 1) ('\(text(index))') is empty or has blanks around it: fields are separated by exactly one tab")
-            }
-            /// A whole number in canonical decimal: digits only, no leading zero, at most 12 digits.
-            func number(_ index: Int, _ name: String) throws(TartilError) -> Int {
-                let field = line[fields[index]]
-                let canonical = field.count <= 12 && (field.count == 1 || field.first != UInt8(ascii: "0"))
-                    && field.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-                guard canonical else {
-                    throw fail("\(name): '\(text(index))' is not a whole number written in plain decimal (digits, no leading zero)")
+            func checkRate(_ rate: Int) throws(TartilError) {
+                guard sampleRates.contains(rate) else {
+                    throw fail("rate: \(rate) Hz is not an MPEG audio rate (\(sampleRates.map(String.init).joined(separator: ", ")))")
                 }
-                return field.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
             }
-            let surah = try number(0, "surah")
-            let ayahNumber = try number(1, "ayah")
             let ayah: AyahRef
-            do {
-                ayah = try AyahRef(surah, ayahNumber)
-            } catch {
-                throw fail(error.message)
-            }
-            let size = try number(2, "bytes")
-            guard size > 0 else { throw fail("bytes: must be more than 0") }
-            guard let digest = SHA256Digest(hexBytes: UnsafeBufferPointer(rebasing: line[fields[3]])) else {
-                throw fail("sha256: '\(text(3))' is not 64 lowercase hex digits")
-            }
-            let samples = try number(4, "samples")
-            guard samples > 0 else { throw fail("samples: must be more than 0") }
-            let rate = try number(5, "rate")
-            guard sampleRates.contains(rate) else {
-                throw fail("rate: \(rate) Hz is not an MPEG audio rate (\(sampleRates.map(String.init).joined(separator: ", ")))")
+            let pinned: PinnedFile
+            if let row = wellFormedRow(line) {
+                // The usual row, read in one pass: only what its form cannot say is left to check, in the order the
+                // field-by-field reading below checks it.
+                ayah = try ayahRef(row.surah, row.ayah)
+                guard row.size > 0 else { throw fail("bytes: must be more than 0") }
+                guard row.samples > 0 else { throw fail("samples: must be more than 0") }
+                try checkRate(row.rate)
+                pinned = PinnedFile(bytes: row.size, digest: row.digest, samples: row.samples, sampleRate: row.rate)
+            } else {
+                // Format 1: exactly six fields, each separated by one tab; no other blanks in a row.
+                fields.removeAll(keepingCapacity: true)
+                var fieldStart = 0
+                for position in 0...line.count {
+                    guard position == line.count || line[position] == UInt8(ascii: "\t") else { continue }
+                    fields.append(fieldStart..<position)
+                    fieldStart = position + 1
+                }
+                guard fields.count == 6 else {
+                    if line.contains(UInt8(ascii: " ")) && !line.contains(UInt8(ascii: "\t")) {
+                        throw fail("fields are separated by tabs, not spaces (format 1: surah, ayah, bytes, sha256, samples, rate, each after one tab)")
+                    }
+                    throw fail("expected 6 tab-separated fields (surah ayah bytes sha256 samples rate), found \(fields.count)")
+                }
+                func text(_ index: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: line[fields[index]]), as: UTF8.self) }
+                for index in 0..<6 where line[fields[index]].contains(where: isBlank) || fields[index].isEmpty {
+                    throw fail("field \(index + 1) ('\(text(index))') is empty or has blanks around it: fields are separated by exactly one tab")
+                }
+                /// A whole number in canonical decimal: digits only, no leading zero, at most 12 digits.
+                func number(_ index: Int, _ name: String) throws(TartilError) -> Int {
+                    let field = line[fields[index]]
+                    let canonical = field.count <= 12 && (field.count == 1 || field.first != UInt8(ascii: "0"))
+                        && field.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+                    guard canonical else {
+                        throw fail("\(name): '\(text(index))' is not a whole number written in plain decimal (digits, no leading zero)")
+                    }
+                    return field.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+                }
+                let surah = try number(0, "surah")
+                let ayahNumber = try number(1, "ayah")
+                ayah = try ayahRef(surah, ayahNumber)
+                let size = try number(2, "bytes")
+                guard size > 0 else { throw fail("bytes: must be more than 0") }
+                guard let digest = SHA256Digest(hexBytes: UnsafeBufferPointer(rebasing: line[fields[3]])) else {
+                    throw fail("sha256: '\(text(3))' is not 64 lowercase hex digits")
+                }
+                let samples = try number(4, "samples")
+                guard samples > 0 else { throw fail("samples: must be more than 0") }
+                let rate = try number(5, "rate")
+                try checkRate(rate)
+                pinned = PinnedFile(bytes: size, digest: digest, samples: samples, sampleRate: rate)
             }
             let earlier = lineOfAyah[ayah.global]
             if earlier > 0 { throw fail("ayah \(ayah) is listed twice (first on line \(earlier))") }
             lineOfAyah[ayah.global] = Int32(clamping: lineNumber)
-            files.append(ayah, PinnedFile(bytes: size, digest: digest, samples: samples, sampleRate: rate))
+            files.append(ayah, pinned)
         }
         guard version != nil else {
             throw TartilError(.invalidData, "\(file):1: the first line must be '# tartil-table: \(formatVersion)'")
@@ -333,6 +352,59 @@ public struct ReciterTable: Sendable {
             throw TartilError(.invalidData, "\(file): the table is for reciter '\(reciter)', not '\(expected)'")
         }
         return ReciterTable(reciter: reciter, source: source ?? "", files: files)
+    }
+
+    /// The fields of a row written exactly as format 1 says (six fields each after one tab, numbers in canonical
+    /// decimal of at most 12 digits, 64 lowercase hex digits), read in one pass over its bytes; nil for any other
+    /// line, which the field-by-field reading then explains.
+    private static func wellFormedRow(
+        _ line: UnsafeBufferPointer<UInt8>
+    ) -> (surah: Int, ayah: Int, size: Int, digest: SHA256Digest, samples: Int, rate: Int)? {
+        guard let base = line.baseAddress else { return nil }
+        let end = line.count
+        var position = 0
+        func number() -> Int? {
+            let start = position
+            var value = 0
+            while position < end {
+                let digit = base[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                value = value &* 10 &+ Int(digit)
+                position += 1
+            }
+            let count = position - start
+            guard count >= 1 && count <= 12 && (count == 1 || base[start] != UInt8(ascii: "0")) else { return nil }
+            return value
+        }
+        func tab() -> Bool {
+            guard position < end && base[position] == UInt8(ascii: "\t") else { return false }
+            position += 1
+            return true
+        }
+        guard let surah = number(), tab(), let ayah = number(), tab(), let size = number(), tab(), end - position >= 64,
+            let digest = SHA256Digest(hexBytes: UnsafeBufferPointer(start: base + position, count: 64))
+        else { return nil }
+        position += 64
+        guard tab(), let samples = number(), tab(), let rate = number(), position == end else { return nil }
+        return (surah, ayah, size, digest, samples, rate)
+    }
+
+    /// The index of the first newline at or after `start`, or the end of `bytes`.
+    private static func endOfLine(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress, start < bytes.count else { return bytes.count }
+        guard let newline = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start) else { return bytes.count }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(newline))
+    }
+
+    /// How many newlines `bytes` holds.
+    private static func lineCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = 0
+        var start = 0
+        while start < bytes.count {
+            start = endOfLine(bytes, from: start) + 1
+            count += 1
+        }
+        return count
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool {
