@@ -80,15 +80,6 @@ final class CacheIndex {
     /// The schema version an index is migrated to (`PRAGMA user_version`).
     static let currentVersion: Int64 = 2
 
-    /// The index's `PRAGMA user_version`, stepped to its end (no read transaction stays open).
-    private static func userVersion(_ connection: Connection) throws -> Int64 {
-        let statement = try connection.prepare("PRAGMA user_version")
-        var value: Int64 = 0
-        if try statement.step() { value = statement.integer(at: 0) }
-        while try statement.step() {}
-        return value
-    }
-
     /// The index opened for reading and writing, created or migrated as needed.
     private static func openForWriting(_ path: String) throws -> Connection {
         let connection = try Connection(path: path)
@@ -108,9 +99,19 @@ final class CacheIndex {
             try connection.keepLogOnClose()
             try connection.execute("PRAGMA wal_autocheckpoint = 64")
             try connection.execute("PRAGMA journal_size_limit = 1048576")
+            // Each query is stepped to its end, so that no read transaction stays open: a write transaction begun
+            // on a stale read snapshot fails at once (SQLITE_BUSY_SNAPSHOT) instead of waiting for the other
+            // process that is migrating the same index.
+            func integer(_ sql: String) throws -> Int64 {
+                let statement = try connection.prepare(sql)
+                var value: Int64 = 0
+                if try statement.step() { value = statement.integer(at: 0) }
+                while try statement.step() {}
+                return value
+            }
             // An index at the current version has every table and column: nothing to create or migrate (this
             // runs on every start of playback; SQLite would parse the statements below only to find them done).
-            if try Self.userVersion(connection) >= currentVersion { return connection }
+            if try integer("PRAGMA user_version") >= currentVersion { return connection }
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS files(
                     reciter TEXT NOT NULL, surah INTEGER NOT NULL, ayah INTEGER NOT NULL,
@@ -125,16 +126,6 @@ final class CacheIndex {
                     PRIMARY KEY(reciter, surah, ayah, mirror));
                 """)
             // Version 1 adds the cross-check's mark (NULL for pinned files and files recorded before).
-            // Each query is stepped to its end, so that no read transaction stays open: a write transaction begun
-            // on a stale read snapshot fails at once (SQLITE_BUSY_SNAPSHOT) instead of waiting for the other
-            // process that is migrating the same index.
-            func integer(_ sql: String) throws -> Int64 {
-                let statement = try connection.prepare(sql)
-                var value: Int64 = 0
-                if try statement.step() { value = statement.integer(at: 0) }
-                while try statement.step() {}
-                return value
-            }
             if try integer("PRAGMA user_version") < 1 {
                 try connection.transaction {
                     if try integer("SELECT count(*) FROM pragma_table_info('files') WHERE name = 'mark'") == 0 {
