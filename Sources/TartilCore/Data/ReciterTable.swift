@@ -22,34 +22,33 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// Reads 64 lowercase hex digits from UTF-8 bytes; nil for anything else.
     public init?(hexBytes bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 64, let base = bytes.baseAddress else { return nil }
-        // A whole-Qur'an table holds 400,000 hex digits, read on every start of playback: eight digits at a time.
-        let raw = UnsafeRawPointer(base)
-        func eight(_ index: Int) -> UInt64? {
-            Self.eightDigits(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)))
+        // A whole-Qur'an table holds 400,000 hex digits, read on every start of playback: one table lookup per
+        // digit, and one check per word for a digit that was not one.
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var invalid: UInt8 = 0
+        Self.digitValues.withUnsafeBufferPointer { values in
+            func word(_ start: Int) -> UInt64 {
+                var value: UInt64 = 0
+                for index in start..<start + 16 {
+                    let digit = values[Int(base[index])]
+                    invalid |= digit
+                    value = value << 4 | UInt64(digit & 0x0F)
+                }
+                return value
+            }
+            words = (word(0), word(16), word(32), word(48))
         }
-        guard let a = eight(0), let b = eight(1), let c = eight(2), let d = eight(3), let e = eight(4), let f = eight(5),
-            let g = eight(6), let h = eight(7)
-        else { return nil }
-        words = (a << 32 | b, c << 32 | d, e << 32 | f, g << 32 | h)
+        guard invalid & 0xF0 == 0 else { return nil }
+        self.words = words
     }
 
-    /// The value of eight lowercase hex digits (the first in the lowest byte, as a little-endian load puts it, and
-    /// the most significant), or nil when a byte is not one. Each byte is checked and converted in its own lane of
-    /// the word: below 0x80, adding `0x80 - n` to it sets its top bit exactly when it is at least `n`, with no
-    /// carry into the next byte.
-    static func eightDigits(_ text: UInt64) -> UInt64? {
-        func lanes(_ byte: UInt64) -> UInt64 { byte &* 0x0101_0101_0101_0101 }
-        let high = lanes(0x80)
-        guard text & high == 0 else { return nil }
-        let digits = (text &+ lanes(0x80 - 0x30)) & ~(text &+ lanes(0x80 - 0x3A)) & high  // '0'...'9'
-        let letters = (text &+ lanes(0x80 - 0x61)) & ~(text &+ lanes(0x80 - 0x67)) & high  // 'a'...'f'
-        guard digits | letters == high else { return nil }
-        // '0'...'9' are 0x30...0x39 and 'a'...'f' are 0x61...0x66: the low four bits, plus 9 for a letter.
-        let values = (text & lanes(0x0F)) &+ (letters >> 7) &* 9
-        // Pack the eight four-bit values, first most significant: pairs into bytes, bytes into 16 bits, then 32.
-        let pairs = (values & 0x000F_000F_000F_000F) << 4 | (values >> 8) & 0x000F_000F_000F_000F
-        let quads = (pairs & 0x0000_00FF_0000_00FF) << 8 | (pairs >> 16) & 0x0000_00FF_0000_00FF
-        return (quads & 0xFFFF) << 16 | (quads >> 32) & 0xFFFF
+    /// The value of each byte as a lowercase hex digit, or 0xFF for a byte that is not one.
+    private static let digitValues: [UInt8] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+        default: 0xFF
+        }
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
