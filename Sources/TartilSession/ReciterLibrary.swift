@@ -40,16 +40,28 @@ public struct ReciterLibrary: Sendable {
             .first { FileSystem.exists($0) }
     }
 
-    /// `reciter`'s table, or nil when it has none (every ayah is then unpinned).
+    /// `reciter`'s table, or nil when it has none (every ayah is then unpinned) or when the reciter's files are
+    /// whole surahs (their tables are another format, not a per-ayah table).
     public func table(for reciter: Reciter) throws(TartilError) -> ReciterTable? {
-        guard let path = tablePath(for: reciter) else { return nil }
+        guard reciter.files == .ayah, let path = tablePath(for: reciter) else { return nil }
         return try ReciterTable.parse(bytes: try FileSystem.read(path), file: path, expected: reciter.id)
+    }
+
+    /// `reciter`'s table for playing, rendering, prefetching or resolving its ayat (`table(for:)`), after refusing
+    /// (a usage error) a reciter whose files are whole surahs: this build cannot do those for one yet. The one
+    /// place `play`, `render`, `prefetch` and `resolve` check it.
+    public func playableTable(for reciter: Reciter) throws(TartilError) -> ReciterTable? {
+        guard reciter.files == .ayah else {
+            throw .usage(
+                "\(reciter.id) is recorded as one file per surah (\"files\": \"surah\" in \(mirrorsFile)): this build cannot play, render, prefetch or resolve surah files yet; choose a reciter of one file per ayah (`tartil reciters` lists them)")
+        }
+        return try table(for: reciter)
     }
 
     /// Each ayah of `references` (in order, each once) with its URLs and pinned facts.
     public func resolve(_ references: [Reference], reciter id: ReciterID) throws(TartilError) -> Resolution {
         let reciter = try reciter(id)
-        let table = try table(for: reciter)
+        let table = try playableTable(for: reciter)
         let ayat = ReferenceParser.uniqueAyat(of: references).map { ayah in
             ResolvedAyah(
                 ayah: ayah, urls: reciter.mirrors.map { $0.template.url(for: ayah) }, pinned: table?.files[ayah])

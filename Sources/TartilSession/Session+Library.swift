@@ -45,7 +45,7 @@ extension Session {
         var limits = try settings.trusting(request.limits)
         limits.caBundle = limits.caBundle ?? request.limits.caBundle
         let order = Prefetch.Order(
-            reciter: reciter, table: try library.table(for: reciter), ayat: PlayFiles.needed(for: request.ayat), limits: limits,
+            reciter: reciter, table: try library.playableTable(for: reciter), ayat: PlayFiles.needed(for: request.ayat), limits: limits,
             policy: DownloadPolicy(maxAttempts: request.attempts), cacheDirectory: try settings.checkedCacheDirectory(),
             validate: AudioValidation.validate, unpinnedLimit: AudioValidation.unpinnedLimit, budget: request.budget)
         return (reciter.id, try Prefetch.run(order, clock: clock, isCancelled: isCancelled, report: report))

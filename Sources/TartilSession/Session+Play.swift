@@ -209,7 +209,7 @@ extension Session {
             throw .usage("\(library.mirrorsFile) lists no reciters")
         }
         var setup = PlayerSetup(
-            reciter: reciter, table: try library.table(for: reciter), cacheDirectory: try settings.checkedCacheDirectory(),
+            reciter: reciter, table: try library.playableTable(for: reciter), cacheDirectory: try settings.checkedCacheDirectory(),
             output: output, plan: plan, start: request.start)
         setup.limits = try settings.downloadLimits(setup.limits)
         if let seconds = request.connectTimeout { setup.limits.connectTimeout = seconds }

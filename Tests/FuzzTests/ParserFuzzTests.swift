@@ -101,12 +101,36 @@ import Testing
             do throws(TartilError) {
                 let list = try MirrorList.parse(bytes: input, file: "m.json")
                 for reciter in list.reciters {
-                    for mirror in reciter.mirrors { _ = mirror.template.url(for: AyahRef(unchecked: 114, 6)) }
+                    for mirror in reciter.mirrors { _ = mirror.template.url(for: AyahRef(unchecked: 114, 6)) + mirror.template.url(forSurah: 114) }
+                    if reciter.timings != nil && reciter.files != .surah { return "timings for a per-ayah reciter" }
                 }
                 return nil
             } catch {
                 return error.code == .invalidData ? nil : "error code \(error.code), not invalid-data"
             }
+        }),
+        Target(name: "surah timings", corpus: { timingsCorpus }, run: { input in
+            // Either shape, any surah: refused as invalid data, or every ayah of the surah with sane times, and sample
+            // ranges that are refused the same way or lie in the file, in order and never empty.
+            for (format, surah) in [(SurahTimings.Format.quranstatic, 112), (.mp3quran, 112), (.quranstatic, 1), (.mp3quran, 2)] {
+                do throws(TartilError) {
+                    let timings = try SurahTimings.parse(input, format: format, surah: surah, file: "t.json")
+                    guard timings.ayat.count == Catalog.surahs[surah - 1].ayahCount else { return "\(timings.ayat.count) ayat for surah \(surah)" }
+                    for span in timings.ayat + [timings.beforeFirst].compactMap({ $0 })
+                    where !(0...SurahTimings.maximumMs).contains(span.startMs) || span.endMs.map({ $0 < span.startMs }) ?? false {
+                        return "span \(span)"
+                    }
+                    for (rate, samples) in [(22050, 441_000), (8000, 1), (48000, 48000 * 3600)] {
+                        guard let ranges = try? timings.sampleRanges(rate: rate, samples: samples) else { continue }
+                        let all = [ranges.beforeFirst].compactMap { $0 } + ranges.ayat
+                        for range in all where range.isEmpty || range.lowerBound < 0 || range.upperBound > samples { return "range \(range)" }
+                        for (a, b) in zip(all, all.dropFirst()) where a.upperBound > b.lowerBound { return "ranges \(a) then \(b)" }
+                    }
+                } catch {
+                    if error.code != .invalidData { return "error code \(error.code), not invalid-data" }
+                }
+            }
+            return nil
         }),
         Target(name: "reciter tables", corpus: { tableCorpus }, run: { input in reciterTableProblem(input) }),
         // The whole committed table (560 KB, 6,236 rows): a debug build mutates and parses one in ~0.3 s, some 60
@@ -354,6 +378,9 @@ import Testing
     @Test func seedInputsAreValid() throws {
         #expect(throws: Never.self) { try MirrorList.parse(bytes: Self.mirrorsCorpus[0], file: "mirrors.json") }
         #expect(throws: Never.self) { try ReciterTable.parse(bytes: Self.tableCorpus[0], file: "t.tsv") }
+        #expect(throws: Never.self) { try SurahTimings.parse(Self.timingsCorpus[0], format: .quranstatic, surah: 112, file: "t.json") }
+        #expect(throws: Never.self) { try SurahTimings.parse(Self.timingsCorpus[1], format: .mp3quran, surah: 112, file: "t.json") }
+        #expect(throws: Never.self) { try SurahTimings.parse(Self.timingsCorpus[2], format: .quranstatic, surah: 1, file: "t.json") }
         #expect(throws: Never.self) { try ReciterTable.parse(bytes: Self.wholeTableCorpus[0], file: "ibrahim-alakhdar.tsv") }
         for duration in Self.durationCorpus {
             #expect(DurationText.seconds(duration.text) != .notANumber, "\(duration.text)")
@@ -562,10 +589,20 @@ import Testing
         let committed = (try? Data(contentsOf: URL(fileURLWithPath: TestPaths.repository + "/mirrors.json"))).map { Array($0) } ?? []
         let small = #"""
             {"version": 1, "reciters": [{"id": "a", "name": "A", "style": "murattal", "bitrate_kbps": 64, "table": "a.tsv",
-             "mirrors": [{"name": "m", "url": "http://127.0.0.1:8080/{surah3}{ayah3}.mp3"}, {"name": "n", "url": "https://h/{global}.mp3"}]}]}
+             "mirrors": [{"name": "m", "url": "http://127.0.0.1:8080/{surah3}{ayah3}.mp3"}, {"name": "n", "url": "https://h/{global}.mp3"}]},
+             {"id": "s", "name": "S", "style": "murattal", "files": "surah", "timings": "https://t/s_{surah}.json", "timings_format": "quranstatic",
+             "mirrors": [{"name": "m", "url": "https://h/{surah3}.mp3"}, {"name": "n", "url": "https://g/{surah}.mp3"}]}]}
             """#
         return [Array(small.utf8), committed]
     }()
+
+    /// Timing files of both shapes: Quran Static's (real rows of ../shared/real/timings, the placeholder end
+    /// included) and mp3quran's, for surah 112, and a Quran Static file of surah 1.
+    static let timingsCorpus: [[UInt8]] = [
+        Array(#"{"Type":"surah","Number":112,"TotalDurationMs":null,"Segments":[{"I":0,"S":112,"V":1,"StartMs":6531,"EndMs":9718,"DurationMs":3187},{"I":1,"S":112,"V":2,"StartMs":9718,"EndMs":12591,"DurationMs":2873},{"I":2,"S":112,"V":3,"StartMs":12591,"EndMs":16065,"DurationMs":3474},{"I":3,"S":112,"V":4,"StartMs":16065,"EndMs":196065,"DurationMs":null}]}"#.utf8),
+        Array(#"[{"ayah":0,"start_time":0,"end_time":5216},{"ayah":1,"start_time":5216,"end_time":8456},{"ayah":2,"start_time":8456,"end_time":10952},{"ayah":3,"start_time":10952,"end_time":13928},{"ayah":4,"start_time":13928,"end_time":18029}]"#.utf8),
+        Array(#"{"Number":1,"TotalDurationMs":51199,"Segments":[{"S":1,"V":1,"StartMs":4093,"EndMs":8421},{"S":1,"V":2,"StartMs":8421,"EndMs":14214},{"S":1,"V":3,"StartMs":14214,"EndMs":18237},{"S":1,"V":4,"StartMs":18237,"EndMs":22333},{"S":1,"V":5,"StartMs":22333,"EndMs":28558},{"S":1,"V":6,"StartMs":28558,"EndMs":33901},{"S":1,"V":7,"StartMs":33901,"EndMs":51199}]}"#.utf8),
+    ]
 
     /// A reciter table's rows as `ReciterTable.parse` reads them: refused as invalid data, or every row sane.
     static func reciterTableProblem(_ input: [UInt8]) -> String? {

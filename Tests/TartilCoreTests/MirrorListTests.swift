@@ -85,7 +85,36 @@ import Testing
         (["mirrors": #"[{"name": "x", "url": "https://h/{surah3}.mp3"}]"#],
          "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{surah3}.mp3' names no ayah: use {surah3}{ayah3} (everyayah naming) or {global} (1-6236)"),
         (["mirrors": #"[{"name": "x", "url": "https://h/{surah}{ayah}.mp3"}]"#],
-         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{surah}{ayah}.mp3' uses {surah}; allowed are {surah3}{ayah3} (everyayah naming) or {global}"),
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{surah}{ayah}.mp3' uses {ayah}; allowed are {surah3}{ayah3} (everyayah naming) or {global}"),
+        (["mirrors": #"[{"name": "x", "url": "https://h/{surah}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{surah}.mp3' names no ayah: use {surah3}{ayah3} (everyayah naming) or {global} (1-6236)"),
+        // A surah-file reciter: "files", its templates, and the timings that only it may have.
+        (["files": #""ayat""#], "m.json: reciter 'alafasy-128' (#1): files: 'ayat' is not allowed (allowed: ayah or surah; the default is ayah)"),
+        (["files": "2"], "m.json: reciter 'alafasy-128' (#1): files: must be a string: ayah or surah"),
+        (["files": #""surah""#],
+         #"m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://everyayah.com/data/Alafasy_128kbps/{surah3}{ayah3}.mp3' uses {ayah3}, but the files are whole surahs ("files": "surah"): use {surah3} or {surah} alone"#),
+        (["files": #""surah""#, "mirrors": #"[{"name": "x", "url": "https://h/{global}.mp3"}]"#],
+         #"m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{global}.mp3' uses {global}, but the files are whole surahs ("files": "surah"): use {surah3} or {surah} alone"#),
+        (["files": #""surah""#, "mirrors": #"[{"name": "x", "url": "https://h/all.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/all.mp3' names no surah: use {surah3} (036) or {surah} (36)"),
+        (["files": #""surah""#, "mirrors": #"[{"name": "x", "url": "https://h/{ayah}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{ayah}.mp3' uses {ayah}; allowed are {surah3} or {surah} (one file per surah)"),
+        (["timings": #""https://h/{surah}.json""#, "timings_format": #""quranstatic""#],
+         #"m.json: reciter 'alafasy-128' (#1): timings: only a reciter of one file per surah ("files": "surah") has ayah timings"#),
+        (["timings_format": #""quranstatic""#],
+         #"m.json: reciter 'alafasy-128' (#1): timings_format: only a reciter of one file per surah ("files": "surah") has ayah timings"#),
+        (["files": #""surah""#, "mirrors": #"[{"name": "x", "url": "https://h/{surah3}.mp3"}]"#, "timings": #""https://h/{surah}.json""#],
+         #"m.json: reciter 'alafasy-128' (#1): timings_format: missing: "timings" needs its shape, quranstatic or mp3quran"#),
+        (["files": #""surah""#, "mirrors": #"[{"name": "x", "url": "https://h/{surah3}.mp3"}]"#, "timings_format": #""mp3quran""#],
+         #"m.json: reciter 'alafasy-128' (#1): timings_format: given without "timings" (the URL template of the timing files)"#),
+        (["files": #""surah""#, "mirrors": #"[{"name": "x", "url": "https://h/{surah3}.mp3"}]"#, "timings": #""https://h/{surah}.json""#,
+          "timings_format": #""quran.com""#],
+         "m.json: reciter 'alafasy-128' (#1): timings_format: 'quran.com' is not allowed (allowed: quranstatic or mp3quran)"),
+        (["files": #""surah""#, "mirrors": #"[{"name": "x", "url": "https://h/{surah3}.mp3"}]"#, "timings": #""https://h/{surah}/{ayah3}.json""#,
+          "timings_format": #""mp3quran""#],
+         #"m.json: reciter 'alafasy-128' (#1): timings: 'https://h/{surah}/{ayah3}.json' uses {ayah3}, but the files are whole surahs ("files": "surah"): use {surah3} or {surah} alone"#),
+        (["files": #""surah""#, "mirrors": #"[{"name": "x", "url": "https://h/{surah3}.mp3"}]"#, "timings": "7", "timings_format": #""mp3quran""#],
+         "m.json: reciter 'alafasy-128' (#1): timings: must be a string: a URL template over {surah3} or {surah}"),
         (["mirrors": #"[{"name": "x", "url": "https://h/{global}.mp3\u0000"}]"#],
          "m.json: reciter 'alafasy-128' (#1): mirrors[0].url: 'https://h/{global}.mp3\\u{0}' contains a control character (byte 0)"),
         (["mirrors": #"[{"name": "x", "url": "https:///{global}.mp3"}]"#],
@@ -110,7 +139,7 @@ import Testing
          "m.json: reciter 'alafasy-128' (#1): mirrors[1].url: 'https://h/{global}.mp3' is listed twice"),
         (["mirrors": #"[{"name": "a", "url": "https://h/{global}.mp3", "sha": 1}]"#],
          "m.json: reciter 'alafasy-128' (#1): mirrors[0]: unknown field 'sha' (allowed: name, url)"),
-        (["speed": "1"], "m.json: reciter 'alafasy-128' (#1): unknown field 'speed' (allowed: bitrate_kbps, id, max_speed, mirrors, name, note, style, table)"),
+        (["speed": "1"], "m.json: reciter 'alafasy-128' (#1): unknown field 'speed' (allowed: bitrate_kbps, files, id, max_speed, mirrors, name, note, style, table, timings, timings_format)"),
         (["max_speed": "0.9"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05, not 0.9"),
         (["max_speed": "2.5"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05, not 2.5"),
         (["max_speed": "1.33"], "m.json: reciter 'alafasy-128' (#1): max_speed: must be a number from 1 to 2 in steps of 0.05, not 1.33"),
@@ -153,6 +182,25 @@ import Testing
         #expect(global.url(for: try AyahRef(112, 1)) == "https://cdn/q/6222.mp3")
         #expect(global.origin == "https://cdn")
         #expect(throws: TartilError.self) { try URLTemplate("https://h/a b/{global}.mp3") }
+    }
+
+    @Test func surahFileReciters() throws {
+        let list = try parse(document([
+            "files": #""surah""#, "timings": #""https://t/x_{surah}.json""#, "timings_format": #""quranstatic""#,
+            "mirrors": #"[{"name": "a", "url": "https://h/{surah3}.mp3"}, {"name": "b", "url": "https://g/s/{surah}.mp3"}]"#,
+        ]))
+        let reciter = list.reciters[0]
+        #expect(reciter.files == .surah)
+        #expect(reciter.timings?.format == .quranstatic)
+        #expect(reciter.timings?.template.url(forSurah: 7) == "https://t/x_7.json")
+        #expect(reciter.mirrors.map { $0.template.url(forSurah: 36) } == ["https://h/036.mp3", "https://g/s/36.mp3"])
+        // Per-ayah stays the default, and "files": "ayah" says so; a surah reciter may have no published timings.
+        #expect(try parse(document()).reciters[0].files == .ayah)
+        #expect(try parse(document(["files": #""ayah""#])).reciters[0].timings == nil)
+        let bare = try parse(document(["files": #""surah""#, "mirrors": #"[{"name": "a", "url": "https://h/{surah}.mp3"}]"#])).reciters[0]
+        #expect(bare.files == .surah && bare.timings == nil)
+        // {surah} is unpadded in a per-ayah template too.
+        #expect(try URLTemplate("https://h/{surah}/{ayah3}.mp3").url(for: AyahRef(2, 5)) == "https://h/2/005.mp3")
     }
 
     // MARK: - The committed mirrors.json

@@ -13,6 +13,26 @@ public struct Mirror: Sendable, Hashable {
     }
 }
 
+/// How a reciter's recording is cut into files (`"files"` in `mirrors.json`).
+public enum FileLayout: String, Sendable, Hashable, CaseIterable {
+    /// One file per ayah (`SSSAAA.mp3`, everyayah naming): the default.
+    case ayah
+    /// One file per surah (`SSS.mp3`), with a timing table saying where each ayah starts and ends in it.
+    case surah
+}
+
+/// Where a surah-file reciter's published ayah timings are: one file per surah, in a known shape.
+public struct TimingsSource: Sendable, Hashable {
+    /// Over `{surah3}` or `{surah}`.
+    public let template: URLTemplate
+    public let format: SurahTimings.Format
+
+    public init(template: URLTemplate, format: SurahTimings.Format) {
+        self.template = template
+        self.format = format
+    }
+}
+
 /// A reciter as `mirrors.json` describes it. All mirrors of one reciter serve byte-identical files.
 public struct Reciter: Sendable, Hashable, Identifiable {
     /// The recitation styles `mirrors.json` accepts.
@@ -32,10 +52,15 @@ public struct Reciter: Sendable, Hashable, Identifiable {
     /// The fastest this recitation may be played (`max_speed`: 1 to 2, in `PlaybackSpeed`'s steps), for a
     /// recitation whose publisher asks that it not be hurried; nil: up to `PlaybackSpeed.range`'s top.
     public let maximumSpeed: Double?
+    /// One file per ayah (the default) or per surah (`"files": "surah"`).
+    public let files: FileLayout
+    /// Where a surah-file reciter's ayah timings are published (`"timings"`, `"timings_format"`); nil when they
+    /// are not (its table then holds them), and always for a per-ayah reciter.
+    public let timings: TimingsSource?
 
     public init(
         id: ReciterID, name: String, style: String, bitrateKbps: Int?, tableFile: String?, note: String?,
-        mirrors: [Mirror], maximumSpeed: Double? = nil
+        mirrors: [Mirror], maximumSpeed: Double? = nil, files: FileLayout = .ayah, timings: TimingsSource? = nil
     ) {
         self.id = id
         self.name = name
@@ -45,6 +70,8 @@ public struct Reciter: Sendable, Hashable, Identifiable {
         self.note = note
         self.mirrors = mirrors
         self.maximumSpeed = maximumSpeed
+        self.files = files
+        self.timings = timings
     }
 }
 
@@ -56,6 +83,15 @@ public struct Reciter: Sendable, Hashable, Identifiable {
 ///                   "bitrate_kbps": 128,
 ///                   "mirrors": [ { "name": "everyayah",
 ///                                  "url": "https://everyayah.com/data/Alafasy_128kbps/{surah3}{ayah3}.mp3" } ] } ] }
+/// ```
+///
+/// A reciter whose recording is one file per surah says so, with mirrors over `{surah3}` or `{surah}` and, when
+/// its ayah timings are published, where and in which shape:
+///
+/// ```json
+/// { "id": "x", "name": "X", "style": "murattal", "files": "surah",
+///   "timings": "https://example.org/timings/x_{surah}.json", "timings_format": "quranstatic",
+///   "mirrors": [ { "name": "gtaf", "url": "https://static.gtaf.org/v1/quran/audio-url/x/{surah3}.mp3" } ] }
 /// ```
 public struct MirrorList: Sendable {
     /// The only format version this build reads.
@@ -158,7 +194,9 @@ public struct MirrorList: Sendable {
         func fail(_ field: String, _ problem: String) -> TartilError {
             TartilError(.invalidData, "\(place): \(field): \(problem)")
         }
-        try checkKeys(object, allowed: ["id", "name", "style", "bitrate_kbps", "table", "note", "max_speed", "mirrors"], at: place)
+        try checkKeys(
+            object, allowed: ["id", "name", "style", "bitrate_kbps", "table", "note", "max_speed", "files", "timings", "timings_format", "mirrors"],
+            at: place)
         guard let rawID else { throw fail("id", "missing or not a string") }
         if let problem = ReciterID.problem(with: rawID) { throw fail("id", "'\(rawID)' is not valid: \(problem)") }
         let id = try ReciterID(rawID)
@@ -197,6 +235,38 @@ public struct MirrorList: Sendable {
             guard let text = value.string else { throw fail("note", "must be a string") }
             note = text
         }
+        var files = FileLayout.ayah
+        if let value = object["files"] {
+            let allowed = FileLayout.allCases.map(\.rawValue).joined(separator: " or ")
+            guard let text = value.string else { throw fail("files", "must be a string: \(allowed)") }
+            guard let layout = FileLayout(rawValue: text) else {
+                throw fail("files", "'\(text)' is not allowed (allowed: \(allowed); the default is ayah)")
+            }
+            files = layout
+        }
+        var timings: TimingsSource?
+        if files == .ayah, let field = ["timings", "timings_format"].first(where: { object[$0] != nil }) {
+            throw fail(field, "only a reciter of one file per surah (\"files\": \"surah\") has ayah timings")
+        }
+        switch (object["timings"], object["timings_format"]) {
+        case (nil, nil): break
+        case (nil, _?):
+            throw fail("timings_format", "given without \"timings\" (the URL template of the timing files)")
+        case (let value?, let format):
+            guard let url = value.string else { throw fail("timings", "must be a string: a URL template over {surah3} or {surah}") }
+            let template: URLTemplate
+            do {
+                template = try URLTemplate(url, layout: .surah)
+            } catch {
+                throw fail("timings", error.message)
+            }
+            let formats = SurahTimings.Format.allCases.map(\.rawValue).joined(separator: " or ")
+            guard let format else { throw fail("timings_format", "missing: \"timings\" needs its shape, \(formats)") }
+            guard let text = format.string, let shape = SurahTimings.Format(rawValue: text) else {
+                throw fail("timings_format", "\(format.string.map { "'\($0)'" } ?? "this value") is not allowed (allowed: \(formats))")
+            }
+            timings = TimingsSource(template: template, format: shape)
+        }
         guard let mirrorEntries = object["mirrors"]?.array else { throw fail("mirrors", "missing or not an array") }
         guard !mirrorEntries.isEmpty else { throw fail("mirrors", "needs at least one mirror") }
         var mirrors: [Mirror] = []
@@ -212,7 +282,7 @@ public struct MirrorList: Sendable {
             guard let url = mirrorObject["url"]?.string else { throw fail("\(field).url", "missing or not a string") }
             let template: URLTemplate
             do {
-                template = try URLTemplate(url)
+                template = try URLTemplate(url, layout: files)
             } catch {
                 throw fail("\(field).url", error.message)
             }
@@ -223,7 +293,7 @@ public struct MirrorList: Sendable {
         }
         return Reciter(
             id: id, name: name, style: style, bitrateKbps: bitrate, tableFile: table, note: note, mirrors: mirrors,
-            maximumSpeed: maximumSpeed)
+            maximumSpeed: maximumSpeed, files: files, timings: timings)
     }
 
     /// `, not 1e+308` for a number given where another was wanted (nothing for other kinds of value).

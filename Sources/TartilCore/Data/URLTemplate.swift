@@ -2,10 +2,17 @@ import FoundationEssentials
 import Glibc
 
 /// A mirror's URL template: an http(s) URL with `{surah3}{ayah3}` (everyayah naming, `036001`) or `{global}`
-/// (1…6236, unpadded, as cdn.islamic.network names files).
+/// (1…6236, unpadded, as cdn.islamic.network names files) for a reciter of one file per ayah; `{surah3}` (`036`)
+/// or `{surah}` (`36`, unpadded) and no ayah placeholder for a reciter of one file per surah (and for the URLs of
+/// published timing files).
+///
+/// ```swift
+/// try URLTemplate("https://everyayah.com/data/x/{surah3}{ayah3}.mp3").url(for: AyahRef(36, 1))   // …/036001.mp3
+/// try URLTemplate("https://server8.mp3quran.net/afs/{surah3}.mp3", layout: .surah).url(forSurah: 36)   // …/036.mp3
+/// ```
 public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     /// The placeholders a template may use.
-    public static let placeholders = ["{surah3}", "{ayah3}", "{global}"]
+    public static let placeholders = ["{surah3}", "{surah}", "{ayah3}", "{global}"]
 
     public let text: String
     /// `text` cut at its placeholders, so that `url(for:)` is one pass of appends.
@@ -13,12 +20,13 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
 
     private enum Part: Sendable, Hashable {
         case literal(String)
-        case surah3, ayah3, global
+        case surah3, surah, ayah3, global
     }
 
     /// Throws `TartilError` (`.invalidData`) naming the problem: scheme, unknown placeholder, or a naming that
-    /// cannot tell ayat apart.
-    public init(_ text: String) throws(TartilError) {
+    /// cannot tell the files of `layout` apart (ayat for `.ayah`, surahs for `.surah`; a surah file's template
+    /// names no ayah).
+    public init(_ text: String, layout: FileLayout = .ayah) throws(TartilError) {
         let lower = text.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
             throw TartilError(.invalidData, "'\(text)' is not an http or https URL")
@@ -40,22 +48,36 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             if open > rest.startIndex { parts.append(.literal(String(rest[..<open]))) }
             switch rest[open...close] {
             case "{surah3}": parts.append(.surah3)
+            case "{surah}": parts.append(.surah)
             case "{ayah3}": parts.append(.ayah3)
             case "{global}": parts.append(.global)
             case let placeholder:
-                throw TartilError(
-                    .invalidData,
-                    "'\(text)' uses \(placeholder); allowed are {surah3}{ayah3} (everyayah naming) or {global}")
+                let allowed = layout == .ayah
+                    ? "{surah3}{ayah3} (everyayah naming) or {global}" : "{surah3} or {surah} (one file per surah)"
+                throw TartilError(.invalidData, "'\(text)' uses \(placeholder); allowed are \(allowed)")
             }
             rest = rest[rest.index(after: close)...]
         }
         if !rest.isEmpty { parts.append(.literal(String(rest))) }
-        let hasEveryAyah = text.contains("{surah3}") && text.contains("{ayah3}")
-        let hasGlobal = text.contains("{global}")
-        guard hasEveryAyah || hasGlobal else {
-            throw TartilError(
-                .invalidData,
-                "'\(text)' names no ayah: use {surah3}{ayah3} (everyayah naming) or {global} (1-6236)")
+        let namesSurah = parts.contains(.surah3) || parts.contains(.surah)
+        let namesAyah = parts.contains(.ayah3) || parts.contains(.global)
+        switch layout {
+        case .ayah:
+            guard (namesSurah && parts.contains(.ayah3)) || parts.contains(.global) else {
+                throw TartilError(
+                    .invalidData,
+                    "'\(text)' names no ayah: use {surah3}{ayah3} (everyayah naming) or {global} (1-6236)")
+            }
+        case .surah:
+            guard !namesAyah else {
+                let used = parts.contains(.ayah3) ? "{ayah3}" : "{global}"
+                throw TartilError(
+                    .invalidData,
+                    "'\(text)' uses \(used), but the files are whole surahs (\"files\": \"surah\"): use {surah3} or {surah} alone")
+            }
+            guard namesSurah else {
+                throw TartilError(.invalidData, "'\(text)' names no surah: use {surah3} (036) or {surah} (36)")
+            }
         }
         self.text = text
         self.parts = parts
@@ -113,8 +135,23 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
             switch part {
             case .literal(let literal): url += literal
             case .surah3: url += AyahRef.pad3(ayah.surah)
+            case .surah: url += String(ayah.surah)
             case .ayah3: url += AyahRef.pad3(ayah.ayah)
             case .global: url += String(ayah.global)
+            }
+        }
+        return url
+    }
+
+    /// The URL of one surah's file (a template of a surah-file reciter, or of its timing files).
+    public func url(forSurah surah: Int) -> String {
+        var url = ""
+        for part in parts {
+            switch part {
+            case .literal(let literal): url += literal
+            case .surah3: url += AyahRef.pad3(surah)
+            case .surah: url += String(surah)
+            case .ayah3, .global: break  // refused for surah templates when made
             }
         }
         return url
