@@ -327,6 +327,44 @@ extension Session {
         return TableBuild(path: path, table: result.table, skipped: result.skipped.map { ($0.file, $0.reason) }, completeSurahs: result.completeSurahs)
     }
 
+    /// What `table build --timings-format` wrote.
+    public struct SurahTableBuild: Sendable {
+        public let path: String
+        public let table: SurahTable
+        public let skipped: [(file: String, reason: String)]
+        /// The most frames any ayah's byte range starts before the frame of its first sample.
+        public let largestPreroll: Int
+    }
+
+    /// Builds a surah table (format 2) from a folder of `SSS.mp3` surah files and their timing files in
+    /// `format` (in `timings`, by default `directory/timings` or `directory`), and writes it atomically to
+    /// `output` (default: the tables directory).
+    public func buildSurahTable(
+        directory: String?, timings: String?, format name: String, reciter: String?, output: String?, source: String?, settings: Settings,
+        isCancelled: @escaping @Sendable () -> Bool, progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void
+    ) throws(TartilError) -> SurahTableBuild {
+        guard let format = SurahTimings.Format(rawValue: name) else {
+            throw TartilError.usage(
+                "--timings-format takes \(SurahTimings.Format.allCases.map(\.rawValue).joined(separator: " or ")), not '\(name)'")
+        }
+        guard let directory else { throw TartilError.usage("table build --timings-format needs a folder of SSS.mp3 surah files") }
+        guard let name = reciter ?? settings.defaultReciter else {
+            throw TartilError.usage("table build needs --reciter <id>: the id the table is for")
+        }
+        let reciter = try ReciterID(name.lowercased())
+        let path = output ?? Path.join(settings.tableOutputDirectory, "\(reciter).tsv")
+        let result = try SurahTableBuilder.build(
+            directory: directory, timings: timings, format: format, reciter: reciter, source: source ?? directory, isCancelled: isCancelled,
+            progress: progress)
+        do {
+            try AtomicFile.write(Data(result.table.rendered().utf8), to: path)
+        } catch {
+            throw TartilError(.io, "cannot write the table: \(error)")
+        }
+        return SurahTableBuild(
+            path: path, table: result.table, skipped: result.skipped.map { ($0.file, $0.reason) }, largestPreroll: result.largestPreroll)
+    }
+
     // MARK: - Reciters and references
 
     /// What a reference means for the reciter named, ayah by ayah; with `lengths`, unpinned ayat get durations

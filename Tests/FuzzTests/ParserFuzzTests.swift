@@ -133,6 +133,7 @@ import Testing
             return nil
         }),
         Target(name: "reciter tables", corpus: { tableCorpus }, run: { input in reciterTableProblem(input) }),
+        Target(name: "surah tables", corpus: { surahTableCorpus }, run: { input in surahTableProblem(input) }),
         // The whole committed table (560 KB, 6,236 rows): a debug build mutates and parses one in ~0.3 s, some 60
         // times what an input of the 20-row table above costs, so it gets 60 times fewer inputs (20 in CI, 400 in
         // tools/fuzz). It had half of one target's inputs and made that the suite's slowest test: 158 s on 2 cores.
@@ -378,6 +379,7 @@ import Testing
     @Test func seedInputsAreValid() throws {
         #expect(throws: Never.self) { try MirrorList.parse(bytes: Self.mirrorsCorpus[0], file: "mirrors.json") }
         #expect(throws: Never.self) { try ReciterTable.parse(bytes: Self.tableCorpus[0], file: "t.tsv") }
+        #expect(throws: Never.self) { try SurahTable.parse(bytes: Self.surahTableCorpus[0], file: "s.tsv") }
         #expect(throws: Never.self) { try SurahTimings.parse(Self.timingsCorpus[0], format: .quranstatic, surah: 112, file: "t.json") }
         #expect(throws: Never.self) { try SurahTimings.parse(Self.timingsCorpus[1], format: .mp3quran, surah: 112, file: "t.json") }
         #expect(throws: Never.self) { try SurahTimings.parse(Self.timingsCorpus[2], format: .quranstatic, surah: 1, file: "t.json") }
@@ -616,6 +618,26 @@ import Testing
             return error.code == .invalidData ? nil : "error code \(error.code), not invalid-data"
         }
     }
+
+    /// A surah table's rows as `SurahTable.parse` reads them: refused as invalid data, or every file's rows valid
+    /// by the format's own rules (which the parser must have checked, not assumed).
+    static func surahTableProblem(_ input: [UInt8]) -> String? {
+        do throws(TartilError) {
+            let table = try SurahTable.parse(bytes: input, file: "s.tsv")
+            for file in table.files {
+                if let problem = file.problem() { return "surah \(file.surah) accepted with: \(problem)" }
+            }
+            if Set(table.files.map(\.surah)).count != table.files.count { return "a surah accepted twice" }
+            return nil
+        } catch {
+            return error.code == .invalidData ? nil : "error code \(error.code), not invalid-data"
+        }
+    }
+
+    /// The committed surah table fixture (four surahs, one without a basmala).
+    static let surahTableCorpus: [[UInt8]] = [
+        Array((try? Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/surah-table.tsv"))) ?? Data())
+    ]
 
     static let committedTable = (try? String(contentsOfFile: TestPaths.repository + "/reciter-tables/ibrahim-alakhdar.tsv", encoding: .utf8))
 

@@ -17,6 +17,37 @@ import Testing
         #expect(MPEGStream.problem(in: try Self.fixture(name)) == nil)
     }
 
+    /// The frame index of each fixture: its audio frames (the Info frame not among them) give, with the LAME
+    /// tag's delays, exactly the sample count mpg123 decoded when the fixtures were made; byte ranges of frames
+    /// are whole frames, back to back.
+    @Test(arguments: names)
+    func frameIndexCountsTheAudioFrames(name: String) throws {
+        let bytes = try Self.fixture(name)
+        let index = try MPEGStream.frameIndex(of: bytes).get()
+        let rows = try ManifestRow.read(TestPaths.fixtures + "/fixture")
+        let row = try #require(rows.first { $0.file == String(name.dropFirst("fixture/".count)) })
+        if let xing = index.xing {
+            let samples = MPEGHead.gaplessSamples(
+                audioFrames: index.offsets.count, samplesPerFrame: index.samplesPerFrame, delay: xing.encoderDelay ?? 0,
+                padding: xing.encoderPadding ?? 0)
+            #expect(samples == row.samples)
+            #expect(index.gaplessTrimStart == MPEGHead.decoderDelay + (xing.encoderDelay ?? 0))
+        } else {
+            // No Info frame: mpg123 trims nothing, every frame's samples are decoded.
+            #expect(index.offsets.count * index.samplesPerFrame == row.samples)
+            #expect(index.gaplessTrimStart == 0)
+        }
+        #expect(index.sampleRate == row.sampleRate)
+        let whole = index.byteRange(frames: 0...(index.offsets.count - 1))
+        #expect(whole.lowerBound == index.offsets[0])
+        #expect(whole.upperBound == index.end - 1)
+        for frame in 0..<(index.offsets.count - 1) {
+            let range = index.byteRange(frames: frame...frame)
+            #expect(MPEGHead.Frame(bytes[range.lowerBound], bytes[range.lowerBound + 1], bytes[range.lowerBound + 2], bytes[range.lowerBound + 3])?.bytes == range.count)
+        }
+        #expect(throws: TartilError.self) { try MPEGStream.frameIndex(of: bytes + [1, 2, 3]).get() }
+    }
+
     /// (what is done to the file, the start of the reason)
     static let damages: [(String, @Sendable ([UInt8]) -> [UInt8], String)] = [
         ("bytes appended", { $0 + [UInt8](repeating: 0x55, count: 2000) }, "2000 bytes after the last MPEG audio frame"),

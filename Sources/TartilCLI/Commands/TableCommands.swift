@@ -9,7 +9,7 @@ enum TableCommands {
 
     static let build = CommandSpec(
         path: ["table", "build"],
-        overview: "Write a reciter table from a folder of SSSAAA.mp3 files, or from the files verified in the cache.",
+        overview: "Write a reciter table from a folder of SSSAAA.mp3 files (or of SSS.mp3 surah files with timings), or from the cache.",
         discussion: """
             Every SSSAAA.mp3 in the folder is hashed (SHA-256) and decoded with mpg123 (gapless trimming on) to \
             count its PCM frames exactly; the rows are written in mushaf order, atomically. SSS000.mp3 basmala \
@@ -18,6 +18,13 @@ enum TableCommands {
             (each hashed again and checked against the hash it was verified with; sample counts the cache \
             remembers are not decoded again), and its '# source:' line says they were trusted on first use, from \
             which mirrors, and how many were cross-checked: share it, or put it in a tables folder to pin them.
+
+            With --timings-format quranstatic|mp3quran, the folder holds one SSS.mp3 per surah instead, with a \
+            timing file per surah (SSS.json or S.json, in --timings DIR, by default the folder's timings/ or the \
+            folder itself), and a surah table (format 2) is written: per file its size, SHA-256, samples and rate; \
+            per ayah (and basmala) its samples, which cover the file with no gap (a pause between two ayat belongs \
+            to the one before it), and the byte range that decodes it alone, with that range's SHA-256. Every \
+            range is decoded and checked sample for sample against the whole file's decode.
             """,
         arguments: [.init(name: "dir", help: "The folder of MP3 files (or --from-cache).", optional: true)],
         options: [
@@ -26,6 +33,10 @@ enum TableCommands {
             .init(
                 names: ["-o", "--to"], valueName: "file", help: "Where to write (default: <tables dir>/<id>.tsv).",
                 formerNames: ["--output"]),
+            .init(
+                names: ["--timings-format"], valueName: "format",
+                help: "The folder holds SSS.mp3 surah files with timing files in this format (quranstatic or mp3quran)."),
+            .init(names: ["--timings"], valueName: "dir", help: "Where the timing files are (default: <dir>/timings, or <dir>)."),
             .init(names: ["--source"], valueName: "text", help: "Where the files came from, for the '# source:' header (default: the folder)."),
             OutputFormat.option(),
         ],
@@ -33,11 +44,22 @@ enum TableCommands {
             "tartil table build ~/mp3/alafasy --reciter alafasy-128",
             "tartil table build ../shared/real/audio/ibrahim-alakhdar --reciter ibrahim-alakhdar -o reciter-tables/ibrahim-alakhdar.tsv",
             "tartil table build --from-cache alafasy-128 -o alafasy-128.tsv",
+            "tartil table build ~/mp3/husary-surahs --timings-format quranstatic --reciter husary-surah",
         ],
         run: { invocation, context in
             let format = try OutputFormat.chosen(invocation, context)
             let console = context.console
             let showProgress = console.errorIsTerminal && format == .text
+            if let timingsFormat = invocation.value("--timings-format") {
+                if let cache = invocation.value("--from-cache") {
+                    throw TartilError.usage("--timings-format builds from a folder of surah files, not --from-cache \(cache)")
+                }
+                try buildSurahTable(invocation, context, timingsFormat: timingsFormat, format: format, showProgress: showProgress)
+                return
+            }
+            if let timings = invocation.value("--timings") {
+                throw TartilError.usage("--timings \(timings) needs --timings-format quranstatic or mp3quran: the shape of the timing files")
+            }
             let result = try context.session.buildTable(
                 directory: invocation.arguments.first, fromCache: invocation.value("--from-cache"), reciter: invocation.value("--reciter"),
                 output: invocation.value("--to"), source: invocation.value("--source"), settings: context.settings,
@@ -68,4 +90,44 @@ enum TableCommands {
                 for skipped in result.skipped { context.console.note("skipped \(skipped.file): \(skipped.reason)") }
             }
         })
+
+    /// `table build DIR --timings-format F`: a surah table, and its report.
+    private static func buildSurahTable(
+        _ invocation: Invocation, _ context: Context, timingsFormat: String, format: OutputFormat, showProgress: Bool
+    ) throws(TartilError) {
+        let console = context.console
+        let result = try context.session.buildSurahTable(
+            directory: invocation.arguments.first, timings: invocation.value("--timings"), format: timingsFormat,
+            reciter: invocation.value("--reciter"), output: invocation.value("--to"), source: invocation.value("--source"), settings: context.settings,
+            isCancelled: context.isCancelled,
+            progress: { done, total in
+                if showProgress { console.writeError("\r\u{1B}[Kdecoding, cutting and checking surah files \(done)/\(total)") }
+            })
+        if showProgress { console.writeError("\r\u{1B}[K") }
+        let table = result.table
+        let seconds = table.files.reduce(0.0) { $0 + Double($1.samples) / Double($1.sampleRate) }
+        let bytes = table.files.reduce(0) { $0 + $1.bytes }
+        let basmalas = table.files.filter { $0.basmala != nil }.count
+        let fields: Fields = [
+            ("table", .string(result.path)),
+            ("reciter", .string(table.reciter.rawValue)),
+            ("format", .int(SurahTable.formatVersion)),
+            ("surahs", .array(table.files.map { .int($0.surah) })),
+            ("ayat", .int(table.coverage)),
+            ("basmalas", .int(basmalas)),
+            ("bytes", .int(bytes)),
+            ("duration_ms", .int(Int((seconds * 1000).rounded()))),
+            ("largest_preroll_frames", .int(result.largestPreroll)),
+            ("skipped", .array(result.skipped.map { .object([("file", .string($0.file)), ("reason", .string($0.reason))]) })),
+        ]
+        console.print(report: fields, as: format) {
+            console.line(
+                "wrote \(result.path): surah table, \(Plural.count(table.files.count, "surah")), \(Plural.count(table.coverage, "ayah")), "
+                    + "\(Formatting.bytes(bytes)), \(Formatting.duration(seconds: seconds))")
+            console.line(
+                "surahs: \(table.files.map { String($0.surah) }.joined(separator: ", ")); every ayah's byte range checked sample for sample "
+                    + "(at most \(Plural.count(result.largestPreroll, "frame")) decoded before one)")
+            for skipped in result.skipped { console.note("skipped \(skipped.file): \(skipped.reason)") }
+        }
+    }
 }

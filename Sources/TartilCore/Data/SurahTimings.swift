@@ -224,6 +224,21 @@ public struct SurahTimings: Sendable, Hashable {
         public let beforeFirst: Range<Int>?
         /// `ayat[0]` is ayah 1; none is empty.
         public let ayat: [Range<Int>]
+
+        /// The same boundaries made to cover a file of `samples` samples with no gap and no overlap, as a surah
+        /// table's rows do: the first part (the basmala, or ayah 1) starts at sample 0, each part ends where the
+        /// next starts (a pause the timings leave between two ayat belongs to the ayah before it), the last ayah
+        /// ends at the file's end. Every part keeps its published start; none becomes empty.
+        public func covering(samples: Int) -> SampleRanges {
+            var starts = ayat.map(\.lowerBound)
+            if beforeFirst == nil, !starts.isEmpty { starts[0] = 0 }
+            var covered: [Range<Int>] = []
+            covered.reserveCapacity(ayat.count)
+            for index in starts.indices {
+                covered.append(starts[index]..<(index + 1 < starts.count ? starts[index + 1] : samples))
+            }
+            return SampleRanges(beforeFirst: beforeFirst.map { _ in 0..<starts[0] }, ayat: covered)
+        }
     }
 
     /// The sample a boundary at `ms` falls on: round(ms · rate / 1000), halves up, exact in integers.

@@ -128,30 +128,23 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The URL of one ayah's file.
-    public func url(for ayah: AyahRef) -> String {
+    public func url(for ayah: AyahRef) -> String { expanded(surah: ayah.surah, ayah: ayah) }
+
+    /// The URL of one surah's file (a template of a surah-file reciter, or of its timing files).
+    public func url(forSurah surah: Int) -> String { expanded(surah: surah, ayah: nil) }
+
+    /// `parts` with the surah's and, when given, the ayah's placeholders filled in (a surah template has no ayah
+    /// placeholder: they are refused when it is made).
+    private func expanded(surah: Int, ayah: AyahRef?) -> String {
         var url = ""
         url.reserveCapacity(text.utf8.count + 8)
         for part in parts {
             switch part {
             case .literal(let literal): url += literal
-            case .surah3: url += AyahRef.pad3(ayah.surah)
-            case .surah: url += String(ayah.surah)
-            case .ayah3: url += AyahRef.pad3(ayah.ayah)
-            case .global: url += String(ayah.global)
-            }
-        }
-        return url
-    }
-
-    /// The URL of one surah's file (a template of a surah-file reciter, or of its timing files).
-    public func url(forSurah surah: Int) -> String {
-        var url = ""
-        for part in parts {
-            switch part {
-            case .literal(let literal): url += literal
             case .surah3: url += AyahRef.pad3(surah)
             case .surah: url += String(surah)
-            case .ayah3, .global: break  // refused for surah templates when made
+            case .ayah3: if let ayah { url += AyahRef.pad3(ayah.ayah) }
+            case .global: if let ayah { url += String(ayah.global) }
             }
         }
         return url

@@ -1,0 +1,331 @@
+/// A reciter table for a reciter of one file per surah (`reciter-tables/<id>.tsv`, format 2): per surah file its
+/// size, SHA-256, decoded samples and rate; per ayah (and per basmala) the samples of the decoded file it is, and
+/// the byte range of the file that decodes those samples alone, with that range's SHA-256, so one ayah can be
+/// fetched with an HTTP range request and verified by itself.
+///
+/// ```
+/// # tartil-table: 2
+/// # reciter: ibrahim-alakhdar-surah
+/// # source: rebuilt from quranstatic per-ayah files by tools/make-surah-files
+/// # columns: file surah bytes sha256 samples rate
+/// # columns: ayah surah ayah first_sample last_sample first_byte last_byte skip sha256
+/// file	112	39288	5d41…	372864	22050
+/// ayah	112	0	0	61055	0	5103	0	9f86…
+/// ayah	112	1	61056	131327	4704	10935	576	2c26…
+/// ```
+///
+/// - A `file` row: the surah; the file's size in bytes and SHA-256; the PCM frames mpg123 decodes from the whole
+///   file with gapless trimming on, and their rate in Hz.
+/// - An `ayah` row, after its surah's `file` row: the surah and ayah (0: the basmala before ayah 1, never in
+///   surahs 1 and 9); its first and last sample in the whole file's decode (inclusive); the first and last byte of
+///   the file (inclusive, as an HTTP `Range: bytes=first-last` names them) that decode it alone, from a few frames
+///   before it (the bit reservoir and the synthesis filter need them) to the frame holding its last sample; the
+///   PCM frames to drop from the start of that range's decode (with a fresh decoder, gapless trimming on); and
+///   the SHA-256 of the range's bytes. Dropping `skip` and keeping last − first + 1 samples gives exactly the
+///   samples the whole file's decode has there (`tartil table build` checks every row sample for sample).
+/// - A surah's rows cover its file with no gap and no overlap: the first starts at sample 0, each starts right
+///   after the one before it, the last ends at the file's last sample. Every ayah of a surah in the table is
+///   there, in order; a table may hold any set of surahs.
+///
+/// Like format 1, rows are tab-separated with numbers in plain decimal, and any other line (bar blank lines and
+/// `#` comments) is refused with its line number.
+public struct SurahTable: Sendable, Hashable {
+    /// The format version of surah tables.
+    public static let formatVersion = 2
+    /// The most PCM frames a row may drop from the start of its range's decode (64 frames of 1152 samples).
+    public static let maximumSkip = 64 * 1152
+    /// The longest file a row may describe (4 GiB) and the most samples (a day at 48 kHz).
+    public static let maximumBytes = 1 << 32
+    public static let maximumSamples = 86_400 * 48_000
+
+    /// One ayah (or the basmala) of a surah file.
+    public struct Part: Sendable, Hashable {
+        /// 1… the surah's ayah count, or 0 for the basmala.
+        public let ayah: Int
+        /// Its samples in the whole file's decode.
+        public let samples: ClosedRange<Int>
+        /// The bytes of the file that decode it alone.
+        public let bytes: ClosedRange<Int>
+        /// PCM frames to drop from the start of that range's decode.
+        public let skip: Int
+        /// SHA-256 of those bytes.
+        public let digest: SHA256Digest
+
+        public init(ayah: Int, samples: ClosedRange<Int>, bytes: ClosedRange<Int>, skip: Int, digest: SHA256Digest) {
+            self.ayah = ayah
+            self.samples = samples
+            self.bytes = bytes
+            self.skip = skip
+            self.digest = digest
+        }
+
+        /// How many samples it is.
+        public var sampleCount: Int { samples.count }
+    }
+
+    /// One surah's file and its parts.
+    public struct File: Sendable, Hashable {
+        public let surah: Int
+        /// The whole file: size, SHA-256, samples decoded with gapless trimming, rate.
+        public let bytes: Int
+        public let digest: SHA256Digest
+        public let samples: Int
+        public let sampleRate: Int
+        /// The basmala (when the recording has one) and the ayat, in order.
+        public let parts: [Part]
+
+        public init(surah: Int, bytes: Int, digest: SHA256Digest, samples: Int, sampleRate: Int, parts: [Part]) {
+            self.surah = surah
+            self.bytes = bytes
+            self.digest = digest
+            self.samples = samples
+            self.sampleRate = sampleRate
+            self.parts = parts
+        }
+
+        /// The basmala before ayah 1, when the recording has one.
+        public var basmala: Part? { parts.first?.ayah == 0 ? parts[0] : nil }
+
+        /// Ayah `ayah` (0: the basmala), or nil.
+        public func part(ayah: Int) -> Part? {
+            let offset = parts.first?.ayah == 0 ? ayah : ayah - 1
+            guard offset >= 0, offset < parts.count, parts[offset].ayah == ayah else { return nil }
+            return parts[offset]
+        }
+
+        /// What is wrong with this file's rows, or nil: see the type's documentation for the rules. With
+        /// `complete` false, `parts` may stop short of the surah's end (a table being read row by row).
+        public func problem(complete: Bool = true) -> String? {
+            guard (1...Catalog.surahCount).contains(surah) else { return "surah \(surah) does not exist (1-\(Catalog.surahCount))" }
+            guard bytes > 0, bytes <= SurahTable.maximumBytes else { return "bytes: \(bytes) is not from 1 to \(SurahTable.maximumBytes)" }
+            guard samples > 0, samples <= SurahTable.maximumSamples else {
+                return "samples: \(samples) is not from 1 to \(SurahTable.maximumSamples)"
+            }
+            guard ReciterTable.sampleRates.contains(sampleRate) else {
+                return "rate: \(sampleRate) Hz is not an MPEG audio rate (\(ReciterTable.sampleRates.map(String.init).joined(separator: ", ")))"
+            }
+            let count = Catalog.surahs[surah - 1].ayahCount
+            let hasBasmala = parts.first?.ayah == 0
+            if hasBasmala && (surah == 1 || surah == 9) {
+                return "surah \(surah) has no basmala before ayah 1 (\(surah == 1 ? "its basmala is ayah 1" : "it has none")): ayah 0 is not allowed"
+            }
+            var nextSample = 0
+            for (index, part) in parts.enumerated() {
+                let expected = hasBasmala ? index : index + 1
+                guard part.ayah <= count else { return "ayah \(surah):\(part.ayah) does not exist (surah \(surah) has \(count) ayat)" }
+                guard part.ayah == expected else {
+                    return "ayah \(surah):\(part.ayah) comes where \(surah):\(expected) should: a surah's ayat are listed once each, in order"
+                }
+                let name = part.ayah == 0 ? "the basmala of surah \(surah)" : "ayah \(surah):\(part.ayah)"
+                guard part.samples.lowerBound == nextSample else {
+                    return "\(name) starts at sample \(part.samples.lowerBound), not \(nextSample): "
+                        + (index == 0 ? "the first row starts at sample 0" : "each row starts right after the one before it")
+                }
+                guard part.samples.upperBound < samples else {
+                    return "\(name) ends at sample \(part.samples.upperBound), past the file's last (\(samples - 1))"
+                }
+                guard part.bytes.lowerBound >= 0, part.bytes.upperBound < bytes else {
+                    return "\(name): bytes \(part.bytes.lowerBound)-\(part.bytes.upperBound) are not within the file's \(bytes)"
+                }
+                guard (0...SurahTable.maximumSkip).contains(part.skip) else {
+                    return "\(name): skip \(part.skip) is not from 0 to \(SurahTable.maximumSkip)"
+                }
+                nextSample = part.samples.upperBound + 1
+            }
+            guard complete else { return nil }
+            guard parts.count == count + (hasBasmala ? 1 : 0) else {
+                return "surah \(surah) lists \(parts.count - (hasBasmala ? 1 : 0)) of its \(count) ayat: a surah in the table has all of them"
+            }
+            guard nextSample == samples else {
+                return "the last ayah of surah \(surah) ends at sample \(nextSample - 1), not the file's last (\(samples - 1))"
+            }
+            return nil
+        }
+    }
+
+    public let reciter: ReciterID
+    /// Free text saying where the files came from.
+    public let source: String
+    /// The files, in surah order, one per surah at most.
+    public let files: [File]
+
+    /// `files` must each have no `problem()` and be in surah order, one per surah.
+    public init(reciter: ReciterID, source: String, files: [File]) {
+        self.reciter = reciter
+        self.source = source
+        self.files = files.sorted { $0.surah < $1.surah }
+    }
+
+    /// Surah `surah`'s file, or nil when the table does not cover it.
+    public func file(surah: Int) -> File? {
+        var low = 0
+        var high = files.count
+        while low < high {
+            let middle = (low + high) / 2
+            if files[middle].surah < surah { low = middle + 1 } else { high = middle }
+        }
+        return low < files.count && files[low].surah == surah ? files[low] : nil
+    }
+
+    /// The part that is `ayah`, or nil when its surah is not covered.
+    public func part(for ayah: AyahRef) -> Part? { file(surah: ayah.surah)?.part(ayah: ayah.ayah) }
+
+    /// How many of the 6236 ayat are covered.
+    public var coverage: Int { files.reduce(0) { $0 + Catalog.surahs[$1.surah - 1].ayahCount } }
+
+    // MARK: - Format
+
+    /// The number after `# tartil-table:` on the first line of `bytes`, or nil when the first line is not such
+    /// a header: says whether a table file is a per-ayah table (1) or a surah table (2) before either is parsed.
+    public static func formatVersion(of bytes: some Collection<UInt8>) -> Int? {
+        let line = bytes.prefix(while: { $0 != UInt8(ascii: "\n") }).prefix(64)
+        let text = String(decoding: line, as: UTF8.self).trimmedWhitespace
+        guard text.hasPrefix("#") else { return nil }
+        let comment = text.dropFirst().trimmedWhitespace
+        guard comment.hasPrefix("tartil-table:") else { return nil }
+        return NumberText.whole(comment.dropFirst("tartil-table:".count).trimmedWhitespace, in: 0...999_999)
+    }
+
+    // MARK: - Parsing
+
+    /// Parses a surah table. `file` names the source in errors, which give the line: `x.tsv:7: sha256: …`. When
+    /// `expected` is given, the header's reciter must be it.
+    public static func parse(bytes: [UInt8], file: String, expected: ReciterID? = nil) throws(TartilError) -> SurahTable {
+        var version: Int?
+        var reciter: ReciterID?
+        var source: String?
+        var files: [File] = []
+        /// The surah whose rows are being read: its file row, the line it is on, its parts so far.
+        var current: (file: File, line: Int, parts: [Part])?
+        var lineOfSurah = [Int](repeating: 0, count: Catalog.surahCount + 1)
+        var lineNumber = 0
+        func finish() throws(TartilError) {
+            guard let open = current else { return }
+            current = nil
+            let whole = File(
+                surah: open.file.surah, bytes: open.file.bytes, digest: open.file.digest, samples: open.file.samples,
+                sampleRate: open.file.sampleRate, parts: open.parts)
+            if let problem = whole.problem() {
+                throw TartilError(.invalidData, "\(file):\(open.line): \(problem)")
+            }
+            files.append(whole)
+        }
+        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)[...]
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        for rawLine in lines {
+            lineNumber += 1
+            var line = rawLine
+            if line.last == UInt8(ascii: "\r") { line.removeLast() }
+            func fail(_ problem: String) -> TartilError { TartilError(.invalidData, "\(file):\(lineNumber): \(problem)") }
+            guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { continue }
+            if first == UInt8(ascii: "#") {
+                let comment = String(decoding: line, as: UTF8.self).trimmedWhitespace.dropFirst().trimmedWhitespace
+                if lineNumber == 1 {
+                    guard comment.hasPrefix("tartil-table:") else { throw fail("the first line must be '# tartil-table: \(formatVersion)'") }
+                    let value = comment.dropFirst("tartil-table:".count).trimmedWhitespace
+                    guard NumberText.whole(value, in: 0...999_999) == formatVersion else {
+                        throw fail("format '\(value)' is not a surah table (this build reads surah tables as tartil-table: \(formatVersion))")
+                    }
+                    version = formatVersion
+                } else if comment.hasPrefix("reciter:") {
+                    let value = comment.dropFirst("reciter:".count).trimmedWhitespace
+                    if let problem = ReciterID.problem(with: value) { throw fail("reciter: '\(value)' is not a valid id: \(problem)") }
+                    reciter = try ReciterID(value)
+                } else if comment.hasPrefix("source:") {
+                    source = comment.dropFirst("source:".count).trimmedWhitespace
+                }
+                continue
+            }
+            guard version != nil else { throw fail("the first line must be '# tartil-table: \(formatVersion)'") }
+            guard reciter != nil else { throw fail("the '# reciter: ID' header must come before the first row") }
+            let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+            func text(_ index: Int) -> String { String(decoding: fields[index], as: UTF8.self) }
+            for index in fields.indices where fields[index].isEmpty || fields[index].contains(UInt8(ascii: " ")) {
+                throw fail("field \(index + 1) ('\(text(index))') is empty or has blanks in it: fields are separated by exactly one tab")
+            }
+            /// A whole number in plain decimal: digits only, no leading zero, at most 12 digits.
+            func number(_ index: Int, _ name: String) throws(TartilError) -> Int {
+                let field = fields[index]
+                let canonical = field.count <= 12 && (field.count == 1 || field.first != UInt8(ascii: "0"))
+                    && field.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+                guard canonical else { throw fail("\(name): '\(text(index))' is not a whole number written in plain decimal (digits, no leading zero)") }
+                return field.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+            }
+            func digest(_ index: Int) throws(TartilError) -> SHA256Digest {
+                guard let digest = SHA256Digest(hex: String(decoding: fields[index], as: UTF8.self)) else {
+                    throw fail("sha256: '\(text(index))' is not 64 lowercase hex digits")
+                }
+                return digest
+            }
+            switch text(0) {
+            case "file":
+                guard fields.count == 6 else {
+                    throw fail("a file row has 6 tab-separated fields (file surah bytes sha256 samples rate), found \(fields.count)")
+                }
+                try finish()
+                let surah = try number(1, "surah")
+                guard (1...Catalog.surahCount).contains(surah) else { throw fail("surah \(surah) does not exist (1-\(Catalog.surahCount))") }
+                if lineOfSurah[surah] > 0 { throw fail("surah \(surah) is listed twice (first on line \(lineOfSurah[surah]))") }
+                lineOfSurah[surah] = lineNumber
+                let row = File(
+                    surah: surah, bytes: try number(2, "bytes"), digest: try digest(3), samples: try number(4, "samples"),
+                    sampleRate: try number(5, "rate"), parts: [])
+                // The file's own fields are checked now (its parts when the next file row or the end comes).
+                if let problem = row.problem(complete: false) { throw fail(problem) }
+                current = (row, lineNumber, [])
+            case "ayah":
+                guard fields.count == 9 else {
+                    throw fail(
+                        "an ayah row has 9 tab-separated fields (ayah surah ayah first_sample last_sample first_byte last_byte skip sha256), found \(fields.count)")
+                }
+                let surah = try number(1, "surah")
+                guard let open = current, open.file.surah == surah else {
+                    throw fail("an ayah row of surah \(surah) must follow that surah's file row")
+                }
+                let ayah = try number(2, "ayah")
+                let firstSample = try number(3, "first_sample")
+                let lastSample = try number(4, "last_sample")
+                guard firstSample <= lastSample else { throw fail("first_sample \(firstSample) is after last_sample \(lastSample)") }
+                let firstByte = try number(5, "first_byte")
+                let lastByte = try number(6, "last_byte")
+                guard firstByte <= lastByte else { throw fail("first_byte \(firstByte) is after last_byte \(lastByte)") }
+                let part = Part(
+                    ayah: ayah, samples: firstSample...lastSample, bytes: firstByte...lastByte, skip: try number(7, "skip"),
+                    digest: try digest(8))
+                current!.parts.append(part)
+                // Each row is checked as it comes, so the error names its line.
+                let partial = File(
+                    surah: surah, bytes: open.file.bytes, digest: open.file.digest, samples: open.file.samples, sampleRate: open.file.sampleRate,
+                    parts: current!.parts)
+                if let problem = partial.problem(complete: false) { throw fail(problem) }
+            default:
+                throw fail("a row starts with 'file' or 'ayah', not '\(text(0))'")
+            }
+        }
+        guard version != nil else { throw TartilError(.invalidData, "\(file):1: the first line must be '# tartil-table: \(formatVersion)'") }
+        guard let reciter else { throw TartilError(.invalidData, "\(file): the '# reciter: ID' header is missing") }
+        try finish()
+        if let expected, expected != reciter {
+            throw TartilError(.invalidData, "\(file): the table is for reciter '\(reciter)', not '\(expected)'")
+        }
+        return SurahTable(reciter: reciter, source: source ?? "", files: files)
+    }
+
+    // MARK: - Writing
+
+    /// The table as text, in surah order; `parse(rendered())` gives the table back.
+    public func rendered() -> String {
+        var text = "# tartil-table: \(Self.formatVersion)\n# reciter: \(reciter)\n"
+        if !source.isEmpty { text += "# source: \(source)\n" }
+        text += "# columns: file surah bytes sha256 samples rate (samples: PCM frames mpg123 decodes from the whole file, gapless)\n"
+        text += "# columns: ayah surah ayah first_sample last_sample first_byte last_byte skip sha256 (ayah 0: the basmala; inclusive ranges)\n"
+        for file in files {
+            text += "file\t\(file.surah)\t\(file.bytes)\t\(file.digest)\t\(file.samples)\t\(file.sampleRate)\n"
+            for part in file.parts {
+                text += "ayah\t\(file.surah)\t\(part.ayah)\t\(part.samples.lowerBound)\t\(part.samples.upperBound)\t"
+                text += "\(part.bytes.lowerBound)\t\(part.bytes.upperBound)\t\(part.skip)\t\(part.digest)\n"
+            }
+        }
+        return text
+    }
+}

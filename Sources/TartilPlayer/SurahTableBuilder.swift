@@ -1,0 +1,250 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import Synchronization
+import TartilAudio
+import TartilCache
+import TartilCore
+import TartilSystem
+
+/// Builds a surah table (format 2) from a folder of `SSS.mp3` surah files and their published timing files.
+///
+/// For each file: its size and SHA-256; mpg123's decode of the whole file (gapless trimming on) gives its sample
+/// count and, with the timing file, each ayah's samples (`SurahTimings.SampleRanges.covering`: the parts cover
+/// the file with no gap). Each part then gets the shortest byte range that decodes it alone: from the frame
+/// holding its first sample, and then 1, 2, … up to `maximumPreroll` frames earlier, the range is decoded by a
+/// fresh decoder and kept only when the samples it gives there are exactly the whole decode's (compared by
+/// SHA-256 of the PCM). Files are processed on all cores; any file that cannot be read, decoded or cut fails the
+/// whole build.
+public enum SurahTableBuilder {
+    /// The most frames decoded before a part's first frame (the bit reservoir reaches back at most 511 bytes,
+    /// a few frames; mpg123's synthesis window turns a sixteenth with every 32 samples, so the range must also start
+    /// on the same turn as the whole decode is at there, which can take a few more).
+    public static let maximumPreroll = 64
+
+    /// What a build produced.
+    public struct Result: Sendable {
+        public let table: SurahTable
+        public let skipped: [TableBuilder.Skipped]
+        /// The most frames any part's range starts before the frame of its first sample.
+        public let largestPreroll: Int
+    }
+
+    /// Reads every `SSS.mp3` in `directory` with its timing file from `timings` (default: `directory/timings`
+    /// when that folder exists, else `directory`), named `SSS.json` or `S.json`, in `format`.
+    public static func build(
+        directory: String, timings: String?, format: SurahTimings.Format, reciter: ReciterID, source: String,
+        isCancelled: @escaping @Sendable () -> Bool = { false },
+        progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) throws(TartilError) -> Result {
+        guard FileSystem.isDirectory(directory) else {
+            throw .usage("\(directory) is not a folder: give a folder of SSS.mp3 surah files (001.mp3 … 114.mp3)")
+        }
+        let timingFolder = timings ?? (FileSystem.isDirectory(Path.join(directory, "timings")) ? Path.join(directory, "timings") : directory)
+        guard FileSystem.isDirectory(timingFolder) else { throw .usage("--timings \(timingFolder) is not a folder of timing files") }
+        let timingNames = Set(try FileSystem.names(in: timingFolder))
+        var jobs: [Job] = []
+        var skipped: [TableBuilder.Skipped] = []
+        for name in try FileSystem.names(in: directory).sorted() {
+            guard !name.hasPrefix("."), !FileSystem.isDirectory(Path.join(directory, name)) else { continue }
+            guard name.lowercased().hasSuffix(".mp3") else {
+                if !name.lowercased().hasSuffix(".json") { skipped.append(.init(file: name, reason: "not an .mp3 file")) }
+                continue
+            }
+            let stem = name.dropLast(4)
+            guard stem.count == 3, let surah = NumberText.whole(stem, in: 1...Catalog.surahCount) else {
+                skipped.append(.init(file: name, reason: "not named SSS.mp3 (001.mp3 to 114.mp3)"))
+                continue
+            }
+            let candidates = stem == "\(surah)" ? ["\(stem).json"] : ["\(stem).json", "\(surah).json"]
+            guard let timing = candidates.first(where: timingNames.contains) else {
+                throw .usage("\(name) has no timing file: looked for \(candidates.joined(separator: " and ")) in \(timingFolder)")
+            }
+            jobs.append(Job(surah: surah, name: name, path: Path.join(directory, name), timings: Path.join(timingFolder, timing)))
+        }
+        guard !jobs.isEmpty else { throw .usage("\(directory) holds no SSS.mp3 surah files (e.g. 112.mp3 for surah 112)") }
+
+        let allJobs = jobs
+        let outcomes = Mutex<[Int: Swift.Result<Measured, TartilError>]>([:])
+        let finished = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: allJobs.count) { index in
+            guard !isCancelled() else { return }
+            let job = allJobs[index]
+            let outcome = Swift.Result { () throws(TartilError) -> Measured in
+                let timings = try SurahTimings.parse(try FileSystem.read(job.timings), format: format, surah: job.surah, file: job.timings)
+                return try measure(FileSystem.read(job.path), name: job.name, timings: timings, isCancelled: isCancelled)
+            }
+            outcomes.withLock { $0[index] = outcome }
+            progress(finished.add(1, ordering: .relaxed).newValue, allJobs.count)
+        }
+        if isCancelled() { throw TartilError(.interrupted, "interrupted: no table was written") }
+        var files: [SurahTable.File] = []
+        var failures: [String] = []
+        var largestPreroll = 0
+        let results = outcomes.withLock { $0 }
+        for (index, job) in allJobs.enumerated() {
+            switch results[index] {
+            case .success(let measured):
+                files.append(measured.file)
+                largestPreroll = max(largestPreroll, measured.largestPreroll)
+            case .failure(let error): failures.append("\(job.name): \(error.message)")
+            case nil: failures.append("\(job.name): not processed")
+            }
+        }
+        guard failures.isEmpty else {
+            let shown = failures.prefix(5).joined(separator: "; ")
+            let more = failures.count > 5 ? " (and \(failures.count - 5) more)" : ""
+            throw TartilError(.failure, "\(Plural.count(failures.count, "file")) could not be made into table rows, no table was written: \(shown)\(more)")
+        }
+        return Result(table: SurahTable(reciter: reciter, source: source, files: files), skipped: skipped, largestPreroll: largestPreroll)
+    }
+
+    struct Job: Sendable {
+        let surah: Int
+        let name: String
+        let path: String
+        let timings: String
+    }
+
+    /// One file's rows, and the most frames of preroll any of its parts needed.
+    public struct Measured: Sendable {
+        public let file: SurahTable.File
+        public let largestPreroll: Int
+    }
+
+    /// The rows of one surah file (`bytes`, named `name` in messages) cut at `timings`.
+    public static func measure(
+        _ bytes: [UInt8], name: String, timings: SurahTimings, isCancelled: @Sendable () -> Bool = { false }
+    ) throws(TartilError) -> Measured {
+        let index: MPEGStream.FrameIndex
+        switch MPEGStream.frameIndex(of: bytes) {
+        case .success(let found): index = found
+        case .failure(let error): throw TartilError(.invalidData, "not one whole MP3 stream: \(error.message)")
+        }
+        do {
+            let decoder = try Mpg123Decoder()
+            let whole = try decoder.countSamples(bytes: bytes, name: name)
+            guard whole.format.sampleRate == index.sampleRate else {
+                throw TartilError(.invalidData, "mpg123 decodes it at \(whole.format.sampleRate) Hz, its frames say \(index.sampleRate) Hz")
+            }
+            let ranges = try timings.sampleRanges(rate: whole.format.sampleRate, samples: whole.samples).covering(samples: whole.samples)
+            var spans: [(ayah: Int, samples: Range<Int>)] = ranges.ayat.enumerated().map { ($0.offset + 1, $0.element) }
+            if let basmala = ranges.beforeFirst { spans.insert((0, basmala), at: 0) }
+            let expected = try pcmDigests(bytes, name: name, spans: spans.map(\.samples), decoder: decoder)
+            var parts: [SurahTable.Part] = []
+            var largestPreroll = 0
+            for (number, span) in spans.enumerated() {
+                if isCancelled() { throw TartilError(.interrupted, "interrupted") }
+                let (part, preroll) = try cut(
+                    bytes, index: index, ayah: span.ayah, samples: span.samples, expected: expected[number], decoder: decoder,
+                    label: span.ayah == 0 ? "the basmala" : "ayah \(timings.surah):\(span.ayah)")
+                parts.append(part)
+                largestPreroll = max(largestPreroll, preroll)
+            }
+            let file = SurahTable.File(
+                surah: timings.surah, bytes: bytes.count, digest: SHA256Digest(hex: try digest(bytes[...]))!, samples: whole.samples,
+                sampleRate: whole.format.sampleRate, parts: parts)
+            if let problem = file.problem() { throw TartilError(.failure, "the rows made are not a valid table: \(problem)") }
+            return Measured(file: file, largestPreroll: largestPreroll)
+        } catch let error as TartilError {
+            throw error
+        } catch let error as AudioError {
+            throw TartilError(.failure, error.message)
+        } catch {
+            throw TartilError(.failure, "\(error)")
+        }
+    }
+
+    /// The byte range that decodes `samples` (of the whole decode) alone, found as the type's documentation says.
+    private static func cut(
+        _ bytes: [UInt8], index: MPEGStream.FrameIndex, ayah: Int, samples: Range<Int>, expected: String, decoder: Mpg123Decoder,
+        label: String
+    ) throws -> (SurahTable.Part, preroll: Int) {
+        let spf = index.samplesPerFrame
+        let rawFirst = samples.lowerBound + index.gaplessTrimStart
+        let rawLast = samples.upperBound - 1 + index.gaplessTrimStart
+        let firstFrame = rawFirst / spf
+        let lastFrame = rawLast / spf
+        guard lastFrame < index.offsets.count else {
+            throw TartilError(.failure, "\(label) ends in frame \(lastFrame), past the file's \(index.offsets.count) audio frames")
+        }
+        for preroll in 0...min(maximumPreroll, firstFrame) {
+            let range = index.byteRange(frames: (firstFrame - preroll)...lastFrame)
+            let slice = Array(bytes[range])
+            let pcm = try decodeAll(slice, name: label, decoder: decoder)
+            let frameBytes = decoder.format.frameBytes
+            let decoded = pcm.count / frameBytes
+            // The range's decode ends with the last frame's last sample (raw sample (lastFrame + 1) · spf − 1):
+            // counted back from there, the part starts `skip` samples in.
+            let skip = decoded - ((lastFrame + 1) * spf - rawFirst)
+            guard skip >= 0, skip <= SurahTable.maximumSkip, skip + samples.count <= decoded else { continue }
+            let got = try pcm.withUnsafeBytes { raw in
+                try digest(UnsafeRawBufferPointer(rebasing: raw[(skip * frameBytes)..<((skip + samples.count) * frameBytes)]))
+            }
+            guard got == expected else { continue }
+            let part = SurahTable.Part(
+                ayah: ayah, samples: samples.lowerBound...(samples.upperBound - 1), bytes: range, skip: skip,
+                digest: try SHA256Digest(hex: digest(slice[...]))!)
+            return (part, preroll)
+        }
+        throw TartilError(
+            .failure,
+            "\(label) (samples \(samples.lowerBound)-\(samples.upperBound - 1)): no byte range starting up to \(maximumPreroll) frames before it decodes it exactly as the whole file does")
+    }
+
+    /// The whole decode of `bytes`, as 16-bit PCM.
+    private static func decodeAll(_ bytes: [UInt8], name: String, decoder: Mpg123Decoder) throws -> [UInt8] {
+        try decoder.open(bytes: bytes, name: name)
+        defer { decoder.close() }
+        var pcm: [UInt8] = []
+        pcm.reserveCapacity(bytes.count * 16)
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = try chunk.withUnsafeMutableBytes { buffer in try decoder.read(into: buffer) }
+            if count == 0 { break }
+            pcm.append(contentsOf: chunk[..<count])
+        }
+        return pcm
+    }
+
+    /// The SHA-256 of the whole decode's PCM within each of `spans` (in order, covering the file).
+    private static func pcmDigests(_ bytes: [UInt8], name: String, spans: [Range<Int>], decoder: Mpg123Decoder) throws -> [String] {
+        try decoder.open(bytes: bytes, name: name)
+        defer { decoder.close() }
+        let frameBytes = decoder.format.frameBytes
+        var digests: [String] = []
+        var hasher = try SHA256()
+        var position = 0  // in samples
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while digests.count < spans.count {
+            let count = try chunk.withUnsafeMutableBytes { buffer in try decoder.read(into: buffer) }
+            if count == 0 { break }
+            var offset = 0
+            while offset < count, digests.count < spans.count {
+                let end = spans[digests.count].upperBound
+                let take = min(count - offset, (end - position) * frameBytes)
+                try chunk.withUnsafeBytes { raw in try hasher.update(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + take)])) }
+                offset += take
+                position += take / frameBytes
+                if position == end {
+                    digests.append(try hasher.finalize())
+                    hasher = try SHA256()
+                }
+            }
+        }
+        guard digests.count == spans.count else {
+            throw TartilError(.failure, "\(name): the second decode ended at sample \(position), before the first's end")
+        }
+        return digests
+    }
+
+    private static func digest(_ bytes: ArraySlice<UInt8>) throws -> String {
+        try bytes.withUnsafeBytes { raw in try digest(raw) }
+    }
+
+    private static func digest(_ raw: UnsafeRawBufferPointer) throws -> String {
+        let hasher = try SHA256()
+        try hasher.update(raw)
+        return try hasher.finalize()
+    }
+}
