@@ -290,7 +290,7 @@ public final class Cache {
         for (folder, handle, names) in folders {
             for name in names {
                 // Only names `path(reciter:ayah:)` makes (lowercase `.mp3`) are cache files.
-                guard let ayah = AyahRef(fileName: name), name == ayah.fileStem + ".mp3" else { continue }
+                guard let ayah = AyahRef(fileKeyName: name), name == ayah.fileStem + ".mp3" else { continue }
                 let path = "\(directory)/\(folder)/\(name)"
                 guard let status = handle.status(name) else { continue }
                 let link = (status.st_mode & S_IFMT) == S_IFLNK
@@ -338,11 +338,13 @@ public final class Cache {
     public static func key(_ reciter: String, _ ayah: AyahRef) -> String { CacheIndex.key(reciter, ayah) }
 
     /// The keys of the files eviction spares for the pins: every file playing a pinned ayah needs
-    /// (`PlayFiles.kept`), so a pinned surah keeps its basmala.
+    /// (`PlayFiles.kept`), so a pinned surah keeps its basmala: the 1:1 a per-ayah reciter recites it from and
+    /// the surah's own basmala part of a surah-file reciter's (the cache does not know which the reciter is, and
+    /// sparing a file more costs nothing).
     public func keptForPins() throws(CacheError) -> Set<String> {
         var kept: Set<String> = []
         for (reciter, ayat) in try index.pinnedAyat(reciter: nil) {
-            for file in PlayFiles.kept(for: ayat) { kept.insert(Self.key(reciter, file)) }
+            for file in PlayFiles.kept(for: ayat).union(PlayFiles.kept(for: ayat, files: .surah)) { kept.insert(Self.key(reciter, file)) }
         }
         return kept
     }

@@ -243,7 +243,7 @@ final class CacheIndex {
             try statement.bind(reciter.map { [.text($0)] } ?? [])
             var ayat: [String: [AyahRef]] = [:]
             while try statement.step() {
-                guard let ayah = try? AyahRef(Int(statement.integer(at: 1)), Int(statement.integer(at: 2))) else { continue }
+                guard let ayah = AyahRef(fileKeySurah: Int(statement.integer(at: 1)), ayah: Int(statement.integer(at: 2))) else { continue }
                 ayat[statement.text(at: 0) ?? "", default: []].append(ayah)
             }
             return ayat
@@ -303,7 +303,7 @@ final class CacheIndex {
             try statement.bind(values)
             var rows: [DisputeRow] = []
             while try statement.step() {
-                guard let ayah = try? AyahRef(Int(statement.integer(at: 1)), Int(statement.integer(at: 2))) else { continue }
+                guard let ayah = AyahRef(fileKeySurah: Int(statement.integer(at: 1)), ayah: Int(statement.integer(at: 2))) else { continue }
                 rows.append(DisputeRow(
                     reciter: statement.text(at: 0) ?? "", ayah: ayah, mirror: statement.text(at: 3) ?? "", bytes: Int(statement.integer(at: 4)),
                     sha256: statement.text(at: 5) ?? ""))
@@ -330,7 +330,7 @@ final class CacheIndex {
             try statement.bind(values)
             var result: [Entry] = []
             while try statement.step() {
-                guard let ayah = try? AyahRef(Int(statement.integer(at: 1)), Int(statement.integer(at: 2))) else { continue }
+                guard let ayah = AyahRef(fileKeySurah: Int(statement.integer(at: 1)), ayah: Int(statement.integer(at: 2))) else { continue }
                 result.append(Entry(
                     reciter: statement.text(at: 0) ?? "", ayah: ayah, bytes: Int(statement.integer(at: 3)),
                     sha256: statement.text(at: 4) ?? "", accessedMilliseconds: statement.integer(at: 5),

@@ -315,7 +315,7 @@ final class DownloadExecutor {
         do {
             let server = TransferSlots.server(of: url)
             let transfer = try Transfer(
-                url: url, mirror: start.mirror, writer: writer, limits: limits,
+                url: url, mirror: start.mirror, writer: writer, limits: limits, window: request.window,
                 sharesConnection: start.sharesConnection,
                 counter: counter,
                 heard: { [unowned self] multiplexes in

@@ -19,9 +19,13 @@ public struct DownloadRequest: Sendable, Hashable {
     /// An unpinned file already cached as single-source, to be cross-checked again: it is downloaded and compared
     /// afresh (its expectation is unknown), and the copy that wins replaces the one cached.
     public let recheck: Bool
+    /// The bytes of the mirror's file that are this file (an ayah's part of a surah's file, asked for with
+    /// `Range: bytes=first-last`); nil for the whole file. The expectation is then the range's.
+    public let window: ClosedRange<Int>?
 
     public init(
-        reciter: ReciterID, ayah: AyahRef, mirrors: [Mirror], expectation: FileExpectation, priority: Priority, recheck: Bool = false
+        reciter: ReciterID, ayah: AyahRef, mirrors: [Mirror], expectation: FileExpectation, priority: Priority, recheck: Bool = false,
+        window: ClosedRange<Int>? = nil
     ) {
         self.reciter = reciter
         self.ayah = ayah
@@ -29,6 +33,7 @@ public struct DownloadRequest: Sendable, Hashable {
         self.expectation = expectation
         self.priority = priority
         self.recheck = recheck
+        self.window = window
     }
 }
 

@@ -22,11 +22,16 @@ public enum Prefetch {
         /// Afterwards, evict least-recently-used files until the cache fits in this many bytes (the files asked
         /// for stay, with what playing them needs, and what pinned ayat need).
         public var budget: Int?
+        /// For a reciter of one file per surah, the byte range of its surah's file each part is (asked for with a
+        /// range request).
+        public var byteRanges: [AyahRef: ClosedRange<Int>]
 
         public init(
             reciter: Reciter, table: ReciterTable?, ayat: [AyahRef], limits: DownloadLimits, policy: DownloadPolicy,
-            cacheDirectory: String, validate: @escaping AudioCheck, unpinnedLimit: Int, budget: Int? = nil
+            cacheDirectory: String, validate: @escaping AudioCheck, unpinnedLimit: Int, budget: Int? = nil,
+            byteRanges: [AyahRef: ClosedRange<Int>] = [:]
         ) {
+            self.byteRanges = byteRanges
             self.reciter = reciter
             self.table = table
             self.ayat = ayat
@@ -89,7 +94,8 @@ public enum Prefetch {
                     continue
                 }
                 let request = DownloadRequest(
-                    reciter: order.reciter.id, ayah: ayah, mirrors: order.reciter.mirrors, expectation: expectation, priority: .prefetch)
+                    reciter: order.reciter.id, ayah: ayah, mirrors: order.reciter.mirrors, expectation: expectation, priority: .prefetch,
+                    window: order.byteRanges[ayah])
                 requests.append(request)
                 if downloader == nil {
                     downloader = try Run(order: order)
@@ -112,7 +118,7 @@ public enum Prefetch {
         var evicted = 0
         if let budget = order.budget {
             do {
-                let kept = PlayFiles.kept(for: order.ayat).map { Cache.key(order.reciter.id.rawValue, $0) }
+                let kept = PlayFiles.kept(for: order.ayat, files: order.reciter.files).map { Cache.key(order.reciter.id.rawValue, $0) }
                 evicted = try cache.evict(toFit: budget, protecting: Set(kept)).count
             } catch {
                 throw TartilError(.failure, error.message)

@@ -25,6 +25,13 @@ final class Transfer {
     /// `Content-Range` of the response block being received: nil when absent, `.some(nil)` when unreadable.
     private var contentRange: HTTPHeaderLine.ContentRange??
     private var bodyStarted = false
+    /// The bytes of the remote file this transfer is for (nil: all of it), and, when the server ignored the
+    /// range and sends the whole file, how many body bytes came before the window so far.
+    private let window: ClosedRange<Int>?
+    private var ignoredRange = false
+    private var bodyOffset = 0
+    /// The window was received whole from a server that sent more (the transfer was stopped there).
+    private var windowComplete = false
     /// A problem the callbacks found, which stops the transfer.
     private(set) var problem: DownloadFailure?
     /// Bytes received in this attempt.
@@ -37,9 +44,10 @@ final class Transfer {
     private let errorText = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     init(
-        url: String, mirror: Int, writer: CacheWriter, limits: DownloadLimits, sharesConnection: Bool = false, counter: @escaping (Int) -> Void,
-        heard: @escaping (Bool) -> Void
+        url: String, mirror: Int, writer: CacheWriter, limits: DownloadLimits, window: ClosedRange<Int>? = nil, sharesConnection: Bool = false,
+        counter: @escaping (Int) -> Void, heard: @escaping (Bool) -> Void
     ) throws(CacheError) {
+        self.window = window
         guard let handle = ccurl_easy_init() else { throw CacheError(.io, "curl_easy_init failed") }
         self.handle = handle
         self.writer = writer
@@ -59,7 +67,11 @@ final class Transfer {
         // http (HTTP/1.1) waiting would queue transfers behind each other instead of opening connections.
         if url.lowercased().hasPrefix("https://") { try Self.set(handle, CURLOPT_PIPEWAIT, "CURLOPT_PIPEWAIT", 1) }
         try Self.set(handle, CURLOPT_BUFFERSIZE, "CURLOPT_BUFFERSIZE", 32768)
-        if writer.offset > 0 { try Self.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", "\(writer.offset)-") }
+        if let window {
+            try Self.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", "\(window.lowerBound + writer.offset)-\(window.upperBound)")
+        } else if writer.offset > 0 {
+            try Self.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", "\(writer.offset)-")
+        }
     }
 
     /// Has libcurl abandon the transfer once it stays under the stall rate for the stall time.
@@ -201,6 +213,21 @@ final class Transfer {
             bodyStarted = true
             guard startBody() else { return false }
         }
+        if ignoredRange, let window {
+            // The whole file is coming: keep only the window's bytes, and stop once they are all here.
+            let (keep, complete) = WindowCut.cut(chunk: bytes.count, bodyOffset: bodyOffset, window: window, kept: writer.offset)
+            bodyOffset += bytes.count
+            received += bytes.count
+            counter(bytes.count)
+            if !keep.isEmpty {
+                do { try writer.append(UnsafeRawBufferPointer(rebasing: bytes[keep])) } catch {
+                    problem = error.code == .tooLarge ? .mirrorUnusable("oversized body: \(error.message)") : .transient(error.message, retryAfter: nil)
+                    return false
+                }
+            }
+            windowComplete = complete
+            return !complete
+        }
         do {
             try writer.append(bytes)
         } catch {
@@ -216,6 +243,17 @@ final class Transfer {
     private func startBody() -> Bool {
         switch status {
         case 200:
+            if window != nil {
+                // The server ignored the range: the window is cut out of the whole file as it comes.
+                ignoredRange = true
+                if writer.offset > 0 {
+                    do { try writer.restart() } catch {
+                        problem = .transient(error.message, retryAfter: nil)
+                        return false
+                    }
+                }
+                return true
+            }
             if writer.offset > 0 {
                 // The server ignored the range: take the whole file from the start.
                 do { try writer.restart() } catch {
@@ -240,6 +278,13 @@ final class Transfer {
     private func rangeProblem() -> String? {
         guard let contentRange else { return "206 without a Content-Range" }
         guard let range = contentRange, let first = range.first, let last = range.last else { return "unreadable Content-Range" }
+        if let window {
+            let start = window.lowerBound + writer.offset
+            guard first == start, last == window.upperBound else {
+                return "Content-Range 'bytes \(first)-\(last)' is not the range asked for (\(start)-\(window.upperBound))"
+            }
+            return nil
+        }
         guard first == writer.offset else { return "Content-Range starts at \(first), not \(writer.offset)" }
         if let total = range.total, let expected = writer.expectation.bytes, total != expected || last != expected - 1 {
             return "Content-Range 'bytes \(first)-\(last)/\(total)' does not match the expected size \(expected)"
@@ -297,6 +342,7 @@ final class Transfer {
     /// The failure a finished transfer stands for, or nil when its body is the complete file.
     func failure(for result: CURLcode) -> DownloadFailure? {
         if let problem { return problem }
+        if windowComplete && status == 200 { return nil }
         var retryAfter: curl_off_t = 0
         if ccurl_easy_getinfo_off_t(handle, CURLINFO_RETRY_AFTER, &retryAfter) != CURLE_OK { retryAfter = 0 }
         if let unreadableStatus, result == CURLE_OK || result == CURLE_WRITE_ERROR {

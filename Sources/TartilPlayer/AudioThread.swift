@@ -18,11 +18,15 @@ final class AudioThread {
     /// The plan item `spare` holds open, if any.
     private var preparedIndex: Int?
 
-    /// What the open item is read from.
+    /// What the open item is read from: a file (with the samples left of its window, for a part of a surah's
+    /// file; nil: to its end), or silence.
     private enum Source {
-        case file
+        case file(remaining: Int?)
         case silence(remaining: Int)
     }
+    /// The part of each file's decode that is played (a part of a surah's file: its byte range's decode less its
+    /// first `skip` samples, `count` long); a file without one is played whole.
+    private let windows: [AyahRef: SampleWindow]
 
     private var source: Source?
     private var format: PCMFormat?
@@ -51,9 +55,10 @@ final class AudioThread {
 
     init(
         channels: Player.Channels, machine: PlaybackMachine, output: any AudioOutput, decoders: (Mpg123Decoder, Mpg123Decoder),
-        clock: any TartilClock
+        windows: [AyahRef: SampleWindow] = [:], clock: any TartilClock
     ) {
         self.channels = channels
+        self.windows = windows
         self.clock = clock
         self.machine = machine
         self.output = output
@@ -273,11 +278,13 @@ final class AudioThread {
             execute(machine.on(.openedFileGone(file)))
             return
         }
+        let window = windows[file]
         do {
             if preparedIndex == position.index && position.offset == 0 {
-                swap(&decoder, &spare)
+                swap(&decoder, &spare)  // opened at its window's start
             } else {
                 try decoder.open(bytes: bytes, name: "\(file.fileStem).mp3")
+                if let window, window.skip > 0 { try decoder.skip(frames: window.skip) }
             }
             preparedIndex = nil
             if position.offset > 0 { try decoder.skip(frames: position.offset) }
@@ -293,7 +300,7 @@ final class AudioThread {
             execute(machine.on(.outputFailed("\(error)")))
             return
         }
-        source = .file
+        source = .file(remaining: window.map { max(0, $0.count - position.offset) })
     }
 
     /// Opens item `index`'s file in the spare decoder; before any file has played, its format is the output's.
@@ -303,6 +310,7 @@ final class AudioThread {
         }
         do {
             try spare.open(bytes: bytes, name: "\(file.fileStem).mp3")
+            if let window = windows[file], window.skip > 0 { try spare.skip(frames: window.skip) }
             preparedIndex = index
             if format == nil { try adopt(spare.format) }
         } catch {
@@ -343,10 +351,11 @@ final class AudioThread {
                 UnsafeMutableRawBufferPointer(rebasing: buffer[..<(frames * format.frameBytes)]).initializeMemory(as: UInt8.self, repeating: 0)
                 self.source = .silence(remaining: remaining - frames)
             }
-        case .file:
+        case .file(let remaining):
             do {
-                let capacity = min(buffer.count / format.frameBytes, allowed) * format.frameBytes
-                frames = try decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<capacity])) / format.frameBytes
+                let capacity = min(buffer.count / format.frameBytes, allowed, remaining ?? Int.max) * format.frameBytes
+                frames = capacity == 0 ? 0 : try decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<capacity])) / format.frameBytes
+                if let remaining { self.source = .file(remaining: remaining - frames) }
             } catch {
                 // The machine skips the ayah (and says so) and goes on with the next item.
                 self.source = nil

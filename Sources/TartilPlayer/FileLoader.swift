@@ -120,7 +120,7 @@ final class FileLoader {
             try startedDownloader().submit(order.map { ayah in
                 DownloadRequest(
                     reciter: setup.reciter.id, ayah: ayah, mirrors: setup.reciter.mirrors, expectation: missing[ayah]!,
-                    priority: .playback)
+                    priority: .playback, window: setup.parts?.byteRanges[ayah])
             })
             requested.formUnion(order)
         } catch {
@@ -136,7 +136,8 @@ final class FileLoader {
     /// The plan's files whose lengths are not known (unpinned, never decoded): the sizes of those in the cache,
     /// and a length probe (`HeadRequest`, at the lowest priority) for each of the others, in the plan's order.
     private func askLengths() {
-        guard let cache else { return }
+        // A surah-file reciter's parts are all pinned; anything else of it is not played at all.
+        guard let cache, setup.parts == nil else { return }
         var unpinned: [AyahRef] = []
         var seen: Set<AyahRef> = []
         for item in setup.plan.items {
@@ -200,6 +201,13 @@ final class FileLoader {
     /// Looks a wanted file up in the cache.
     private func find(_ ayah: AyahRef) -> Lookup {
         guard let cache else { return .found(.failed("the cache at \(setup.cacheDirectory) cannot be opened")) }
+        if let parts = setup.parts, parts.pinned.files[ayah] == nil {
+            // A surah-file reciter plays only what its table cuts out of its files.
+            return .found(.failed(
+                ayah.isBasmalaPart
+                    ? "\(setup.reciter.id)'s recording of surah \(ayah.surah) has no basmala before ayah 1 (its table has no ayah 0 row)"
+                    : "surah \(ayah.surah) is not in \(setup.reciter.id)'s surah table"))
+        }
         do {
             // Mirrors that disagree with no majority: it is not played until `cache choose` picks a copy.
             if setup.table?.files[ayah] == nil, let dispute = try cache.dispute(reciter: setup.reciter.id, ayah: ayah) {

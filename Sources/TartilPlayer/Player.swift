@@ -181,7 +181,8 @@ public final class Player: Sendable {
             channels.mailbox.update { $0.audioEnded = true }  // the loader stops its downloads and ends
             throw error
         }
-        let audio = UnsafeHandOver(AudioThread(channels: channels, machine: machine, output: output, decoders: decoders, clock: clock))
+        let audio = UnsafeHandOver(AudioThread(
+                channels: channels, machine: machine, output: output, decoders: decoders, windows: setup.parts?.windows ?? [:], clock: clock))
         let queue = channels.events
         NativeThread.start(stackSize: 256 << 10) { Self.deliverEvents(queue, to: events) }
         NativeThread.start(stackSize: 512 << 10) { audio.value.run(startActions) }

@@ -33,6 +33,18 @@ public struct PlayerSetup: Sendable {
     public var speed = PlaybackSpeed.normal
     public var maximumSpeed = PlaybackSpeed.range.upperBound
     public var volume = PlaybackVolume.normal
+    /// For a reciter of one file per surah, its surah table as the player uses it: `table` is then its parts
+    /// (each an ayah's or basmala's byte range, pinned), fetched by range from the surah's file and played within
+    /// their windows. Set with `playing(_:)`.
+    public private(set) var parts: PlayableParts?
+
+    /// This setup playing a surah-file reciter's `parts` (its table becomes theirs).
+    public func playing(_ parts: PlayableParts) -> PlayerSetup {
+        var setup = self
+        setup.parts = parts
+        setup.table = parts.pinned
+        return setup
+    }
 
     public init(
         reciter: Reciter, table: ReciterTable?, cacheDirectory: String, output: OutputChoice, plan: PlaybackPlan,

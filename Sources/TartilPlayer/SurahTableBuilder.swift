@@ -65,38 +65,16 @@ public enum SurahTableBuilder {
         guard !jobs.isEmpty else { throw .usage("\(directory) holds no SSS.mp3 surah files (e.g. 112.mp3 for surah 112)") }
 
         let allJobs = jobs
-        let outcomes = Mutex<[Int: Swift.Result<Measured, TartilError>]>([:])
-        let finished = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: allJobs.count) { index in
-            guard !isCancelled() else { return }
+        let measured = try TableBuilder.onAllCores(
+            names: jobs.map(\.name), failing: "could not be made into table rows", isCancelled: isCancelled, progress: progress
+        ) { index throws(TartilError) in
             let job = allJobs[index]
-            let outcome = Swift.Result { () throws(TartilError) -> Measured in
-                let timings = try SurahTimings.parse(try FileSystem.read(job.timings), format: format, surah: job.surah, file: job.timings)
-                return try measure(FileSystem.read(job.path), name: job.name, timings: timings, isCancelled: isCancelled)
-            }
-            outcomes.withLock { $0[index] = outcome }
-            progress(finished.add(1, ordering: .relaxed).newValue, allJobs.count)
+            let timings = try SurahTimings.parse(try FileSystem.read(job.timings), format: format, surah: job.surah, file: job.timings)
+            return try measure(FileSystem.read(job.path), name: job.name, timings: timings, isCancelled: isCancelled)
         }
-        if isCancelled() { throw TartilError(.interrupted, "interrupted: no table was written") }
-        var files: [SurahTable.File] = []
-        var failures: [String] = []
-        var largestPreroll = 0
-        let results = outcomes.withLock { $0 }
-        for (index, job) in allJobs.enumerated() {
-            switch results[index] {
-            case .success(let measured):
-                files.append(measured.file)
-                largestPreroll = max(largestPreroll, measured.largestPreroll)
-            case .failure(let error): failures.append("\(job.name): \(error.message)")
-            case nil: failures.append("\(job.name): not processed")
-            }
-        }
-        guard failures.isEmpty else {
-            let shown = failures.prefix(5).joined(separator: "; ")
-            let more = failures.count > 5 ? " (and \(failures.count - 5) more)" : ""
-            throw TartilError(.failure, "\(Plural.count(failures.count, "file")) could not be made into table rows, no table was written: \(shown)\(more)")
-        }
-        return Result(table: SurahTable(reciter: reciter, source: source, files: files), skipped: skipped, largestPreroll: largestPreroll)
+        return Result(
+            table: SurahTable(reciter: reciter, source: source, files: measured.map(\.file)), skipped: skipped,
+            largestPreroll: measured.map(\.largestPreroll).max() ?? 0)
     }
 
     struct Job: Sendable {

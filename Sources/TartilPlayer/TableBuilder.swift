@@ -129,33 +129,47 @@ public enum TableBuilder {
         _ jobs: [Job], reciter: ReciterID, source: String, skipped: [Skipped], isCancelled: @escaping @Sendable () -> Bool,
         progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void
     ) throws(TartilError) -> Result {
-        let outcomes = Mutex<[Int: Swift.Result<PinnedFile, TartilError>]>([:])
+        let measured = try onAllCores(names: jobs.map(\.name), failing: "could not be read as MPEG audio", isCancelled: isCancelled, progress: progress) {
+            index throws(TartilError) in
+            try measure(jobs[index].path, expected: jobs[index].expected, length: jobs[index].length)
+        }
+        var files: [AyahRef: PinnedFile] = [:]
+        for (job, file) in zip(jobs, measured) { files[job.ayah] = file }
+        return Result(table: ReciterTable(reciter: reciter, source: source, files: files), skipped: skipped)
+    }
+
+    /// Runs `work` for each of the files `names` names (by index) on all cores, and returns what each gave, in
+    /// order. A table is never written from part of a folder: when any fails, the error names up to five
+    /// ("2 files \(failing), no table was written: 002.mp3: …"); when `isCancelled`, the build is interrupted.
+    static func onAllCores<Value: Sendable>(
+        names: [String], failing: String, isCancelled: @escaping @Sendable () -> Bool,
+        progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void, work: @escaping @Sendable (Int) throws(TartilError) -> Value
+    ) throws(TartilError) -> [Value] {
+        let outcomes = Mutex<[Int: Swift.Result<Value, TartilError>]>([:])
         let finished = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
+        DispatchQueue.concurrentPerform(iterations: names.count) { index in
             guard !isCancelled() else { return }
-            let job = jobs[index]
-            let outcome = Swift.Result { () throws(TartilError) -> PinnedFile in try measure(job.path, expected: job.expected, length: job.length) }
+            let outcome = Swift.Result { () throws(TartilError) -> Value in try work(index) }
             outcomes.withLock { $0[index] = outcome }
-            progress(finished.add(1, ordering: .relaxed).newValue, jobs.count)
+            progress(finished.add(1, ordering: .relaxed).newValue, names.count)
         }
         if isCancelled() { throw TartilError(.interrupted, "interrupted: no table was written") }
-
-        var files: [AyahRef: PinnedFile] = [:]
+        var values: [Value] = []
         var failures: [String] = []
         let results = outcomes.withLock { $0 }
-        for (index, job) in jobs.enumerated() {
+        for (index, name) in names.enumerated() {
             switch results[index] {
-            case .success(let file): files[job.ayah] = file
-            case .failure(let error): failures.append("\(job.name): \(error.message)")
-            case nil: failures.append("\(job.name): not processed")
+            case .success(let value): values.append(value)
+            case .failure(let error): failures.append("\(name): \(error.message)")
+            case nil: failures.append("\(name): not processed")
             }
         }
         guard failures.isEmpty else {
             let shown = failures.prefix(5).joined(separator: "; ")
             let more = failures.count > 5 ? " (and \(failures.count - 5) more)" : ""
-            throw TartilError(.failure, "\(Plural.count(failures.count, "file")) could not be read as MPEG audio, no table was written: \(shown)\(more)")
+            throw TartilError(.failure, "\(Plural.count(failures.count, "file")) \(failing), no table was written: \(shown)\(more)")
         }
-        return Result(table: ReciterTable(reciter: reciter, source: source, files: files), skipped: skipped)
+        return values
     }
 
     /// Size, hash and sample count of one file; with `expected`, the size and hash must be those; with

@@ -34,7 +34,9 @@ public enum ControlVerbs {
             again: the file fails over to the next mirror, and with none left is skipped; for 30 s after that, no \
             other file waits on that mirror either, so a play with its mirrors gone ends within a timeout or two \
             instead of retrying. A file whose bytes do not match its hash is asked once more of the same mirror, \
-            then of the next. From the command line, play returns when playback ends (exit 0 when \
+            then of the next. A reciter of one file per surah is played from its surah table: each ayah is the \
+            byte range of the surah's file the table gives, fetched with a range request and checked alone, and \
+            ayat one after another are the recording itself. From the command line, play returns when playback ends (exit 0 when \
             every ayah played, 1 when one was skipped or a position could not be saved to the journal, 130 on \
             Ctrl-C). At the prompt or in a script it returns at once, and pause, seek, status and the rest control \
             it; a script that ends waits for playback to end.

@@ -40,31 +40,62 @@ public struct ReciterLibrary: Sendable {
             .first { FileSystem.exists($0) }
     }
 
-    /// `reciter`'s table, or nil when it has none (every ayah is then unpinned) or when the reciter's files are
-    /// whole surahs (their tables are another format, not a per-ayah table).
+    /// `reciter`'s table, or nil when it has none (every ayah is then unpinned). For a reciter of one file per
+    /// surah, its surah table's parts, each pinned as the file the cache keeps for it (`SurahTable.playableParts`):
+    /// what the cache checks its files against.
     public func table(for reciter: Reciter) throws(TartilError) -> ReciterTable? {
-        guard reciter.files == .ayah, let path = tablePath(for: reciter) else { return nil }
+        if reciter.files == .surah { return try parts(for: reciter)?.pinned }
+        guard let path = tablePath(for: reciter) else { return nil }
         return try ReciterTable.parse(bytes: try FileSystem.read(path), file: path, expected: reciter.id)
     }
 
-    /// `reciter`'s table for playing, rendering, prefetching or resolving its ayat (`table(for:)`), after refusing
-    /// (a usage error) a reciter whose files are whole surahs: this build cannot do those for one yet. The one
-    /// place `play`, `render`, `prefetch` and `resolve` check it.
-    public func playableTable(for reciter: Reciter) throws(TartilError) -> ReciterTable? {
-        guard reciter.files == .ayah else {
-            throw .usage(
-                "\(reciter.id) is recorded as one file per surah (\"files\": \"surah\" in \(mirrorsFile)): this build cannot play, render, prefetch or resolve surah files yet; choose a reciter of one file per ayah (`tartil reciters` lists them)")
-        }
-        return try table(for: reciter)
+    /// The parts of a surah-file reciter's surah table (nil: a per-ayah reciter, or no table).
+    public func parts(for reciter: Reciter) throws(TartilError) -> PlayableParts? {
+        try surahTable(for: reciter)?.playableParts()
     }
 
-    /// Each ayah of `references` (in order, each once) with its URLs and pinned facts.
+    /// What playing, prefetching or resolving `reciter`'s ayat stands on: its per-ayah table (nil: every ayah
+    /// unpinned), or, for a reciter of one file per surah, its surah table's parts (`table` is then their pinned
+    /// view). A surah-file reciter without a surah table is a usage error (`playableParts(for:)`). The one place
+    /// `play`, `render`, `prefetch` and `resolve` get it.
+    public func playbackSource(for reciter: Reciter) throws(TartilError) -> (table: ReciterTable?, parts: PlayableParts?) {
+        guard reciter.files == .surah else { return (try table(for: reciter), nil) }
+        let parts = try playableParts(for: reciter)
+        return (parts.pinned, parts)
+    }
+
+    /// The surah table (format 2) of a reciter of one file per surah, or nil when none is in the table
+    /// directories. A per-ayah table (format 1) at its name is refused.
+    public func surahTable(for reciter: Reciter) throws(TartilError) -> SurahTable? {
+        guard reciter.files == .surah, let path = tablePath(for: reciter) else { return nil }
+        let bytes = try FileSystem.read(path)
+        if let version = SurahTable.formatVersion(of: bytes), version == ReciterTable.formatVersion {
+            throw TartilError(
+                .invalidData,
+                "\(path) is a per-ayah table (tartil-table: 1), but \(reciter.id) is recorded as one file per surah: its table is a surah table (tartil-table: 2, made by `tartil table build DIR --timings-format …`)")
+        }
+        return try SurahTable.parse(bytes: bytes, file: path, expected: reciter.id)
+    }
+
+    /// What playing or rendering a reciter of one file per surah stands on: its surah table's parts. Without a
+    /// table it is a usage error: this build plays such a reciter only from a pinned table.
+    public func playableParts(for reciter: Reciter) throws(TartilError) -> PlayableParts {
+        guard let parts = try parts(for: reciter) else {
+            throw .usage(
+                "\(reciter.id) is recorded as one file per surah and has no surah table (\(reciter.tableFile) in \(tableDirectories.joined(separator: ", "))): this build plays such a reciter from a pinned table, made by `tartil table build DIR --timings-format quranstatic|mp3quran`; reading its published timings is not in yet")
+        }
+        return parts
+    }
+
+    /// Each ayah of `references` (in order, each once) with its URLs and pinned facts (for a reciter of one file
+    /// per surah: its surah's file's URLs, and the byte range of it that the ayah is).
     public func resolve(_ references: [Reference], reciter id: ReciterID) throws(TartilError) -> Resolution {
         let reciter = try reciter(id)
-        let table = try playableTable(for: reciter)
+        let (table, parts) = try playbackSource(for: reciter)
         let ayat = ReferenceParser.uniqueAyat(of: references).map { ayah in
             ResolvedAyah(
-                ayah: ayah, urls: reciter.mirrors.map { $0.template.url(for: ayah) }, pinned: table?.files[ayah])
+                ayah: ayah, urls: reciter.mirrors.map { $0.template.url(for: ayah) }, pinned: table?.files[ayah],
+                byteRange: parts?.byteRanges[ayah])
         }
         return Resolution(reciter: reciter, ayat: ayat)
     }
@@ -77,6 +108,8 @@ public struct ResolvedAyah: Sendable, Hashable {
     public let urls: [String]
     /// What the table pins, or nil when the ayah is unpinned.
     public let pinned: PinnedFile?
+    /// For a reciter of one file per surah: the bytes of the surah's file (at `urls`) that are this ayah.
+    public var byteRange: ClosedRange<Int>? = nil
 }
 
 /// The outcome of resolving references for one reciter.

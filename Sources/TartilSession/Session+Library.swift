@@ -44,10 +44,23 @@ extension Session {
         let reciter = try library.reciter(try settings.reciterID(named: request.reciter, for: "prefetch"))
         var limits = try settings.trusting(request.limits)
         limits.caBundle = limits.caBundle ?? request.limits.caBundle
+        let (table, parts) = try library.playbackSource(for: reciter)
+        var files = PlayFiles.needed(for: request.ayat, files: reciter.files)
+        if let parts {
+            // A surah-file reciter's parts, as its surah table cuts them (a recording without a basmala has none).
+            let covered = Set(parts.byteRanges.keys.map(\.surah))
+            let uncovered = Set(request.ayat.map(\.surah)).subtracting(covered).sorted()
+            guard uncovered.isEmpty else {
+                throw TartilError.usage(
+                    "\(uncovered.count == 1 ? "surah" : "surahs") \(uncovered.map(String.init).joined(separator: ", ")) \(uncovered.count == 1 ? "is" : "are") not in \(reciter.id)'s surah table, which has surahs \(covered.sorted().map(String.init).joined(separator: ", "))")
+            }
+            files = files.filter { parts.pinned.files[$0] != nil }
+        }
         let order = Prefetch.Order(
-            reciter: reciter, table: try library.playableTable(for: reciter), ayat: PlayFiles.needed(for: request.ayat), limits: limits,
+            reciter: reciter, table: table, ayat: files, limits: limits,
             policy: DownloadPolicy(maxAttempts: request.attempts), cacheDirectory: try settings.checkedCacheDirectory(),
-            validate: AudioValidation.validate, unpinnedLimit: AudioValidation.unpinnedLimit, budget: request.budget)
+            validate: AudioValidation.validate, unpinnedLimit: AudioValidation.unpinnedLimit, budget: request.budget,
+            byteRanges: parts?.byteRanges ?? [:])
         return (reciter.id, try Prefetch.run(order, clock: clock, isCancelled: isCancelled, report: report))
     }
 
@@ -138,16 +151,23 @@ extension Session {
             summaries[dispute.reciter, default: CacheSummary(reciter: dispute.reciter)].marks[.disputed, default: []].append(dispute.ayah)
             summaries[dispute.reciter]!.disputes.append(DisputedAyah(dispute))
         }
+        // A surah-file reciter's surahs need its own parts: each surah's basmala part where its recording has one.
+        let library = try? settings.library()
         return summaries.keys.sorted().map { name in
             var summary = summaries[name]!
             let files = cached[name, default: []]
+            let reciter = (try? ReciterID(name)).flatMap { id in try? library?.reciter(id) }
+            let layout = reciter?.files ?? .ayah
+            let parts = layout == .surah ? reciter.flatMap { try? library?.parts(for: $0) } : nil
             for surah in Set(files.map(\.surah)).sorted() {
-                let missing = PlayFiles.missing(fromSurah: surah, cached: files, basmala: basmala)
+                var needed = PlayFiles.needed(forSurah: surah, basmala: basmala, files: layout)
+                if let parts { needed = needed.filter { parts.pinned.files[$0] != nil } }
+                let missing = needed.filter { !files.contains($0) }
                 if missing.isEmpty {
                     summary.completeSurahs.append(surah)
                 } else {
-                    let total = PlayFiles.needed(forSurah: surah, basmala: basmala).count
-                    summary.partialSurahs.append((surah, total - missing.count, total, surah != 1 && missing.contains(PlayFiles.basmala)))
+                    let basmalaFile = PlayFiles.basmala(ofSurah: surah, files: layout)
+                    summary.partialSurahs.append((surah, needed.count - missing.count, needed.count, surah != 1 && missing.contains(basmalaFile)))
                 }
             }
             return summary
@@ -221,6 +241,9 @@ extension Session {
             if let limits { repairLimits = limits } else { repairLimits = try settings.downloadLimits() }
             for (name, group) in Dictionary(grouping: toFetch, by: \.reciter) {
                 let reciter = try library.reciter(try ReciterID(name))
+                // A surah-file reciter's parts are fetched as their byte ranges of the surah's file.
+                let parts = try library.parts(for: reciter)
+                if reciter.files == .surah && parts == nil { continue }
                 let requests = try group.map { file throws(TartilError) in
                     DownloadRequest(
                         reciter: reciter.id, ayah: file.ayah, mirrors: reciter.mirrors,
@@ -228,7 +251,7 @@ extension Session {
                             try cache.expectation(
                                 reciter: reciter.id, ayah: file.ayah, pinned: tables[name]?.files[file.ayah], unpinnedLimit: AudioValidation.unpinnedLimit)
                         },
-                        priority: .prefetch)
+                        priority: .prefetch, window: parts?.byteRanges[file.ayah])
                 }
                 let order = Prefetch.Order(
                     reciter: reciter, table: tables[name], ayat: group.map(\.ayah), limits: repairLimits, policy: DownloadPolicy(),
@@ -300,6 +323,10 @@ extension Session {
         default: break
         }
         let cached: Reciter? = try fromCache.map { name throws(TartilError) in try settings.library().reciter(named: name) }
+        if let cached, cached.files == .surah {
+            throw TartilError.usage(
+                "\(cached.id) is recorded as one file per surah: its table is a surah table, built from its surah files (tartil table build DIR --timings-format quranstatic|mp3quran), not from the cache")
+        }
         // Any id: a table may be made for a reciter mirrors.json does not list yet.
         guard let name = name ?? cached?.id.rawValue ?? settings.defaultReciter else {
             throw TartilError.usage("table build needs --reciter <id>: the id the table is for")

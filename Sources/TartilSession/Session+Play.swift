@@ -189,7 +189,7 @@ extension Session {
             options.basmala = basmala
         }
         for setting in request.layout { options = options.with(setting) }
-        let plan = try PlaybackPlan(ayat: ayat, options: options)
+        var plan = try PlaybackPlan(ayat: ayat, options: options)
         if case .ayah(let ayah)? = request.start, plan.firstItem(of: ayah) == nil {
             throw .usage("--from \(ayah): that ayah is not in \(plan.rangeDescription)")
         }
@@ -208,9 +208,12 @@ extension Session {
         } else {
             throw .usage("\(library.mirrorsFile) lists no reciters")
         }
+        // A reciter of one file per surah plays its table's parts, and each surah's own basmala.
+        let (table, parts) = try library.playbackSource(for: reciter)
+        if parts != nil { plan = try PlaybackPlan(ayat: plan.ayat, options: plan.options, files: .surah) }
         var setup = PlayerSetup(
-            reciter: reciter, table: try library.playableTable(for: reciter), cacheDirectory: try settings.checkedCacheDirectory(),
-            output: output, plan: plan, start: request.start)
+            reciter: reciter, table: table, cacheDirectory: try settings.checkedCacheDirectory(), output: output, plan: plan, start: request.start)
+        if let parts { setup = setup.playing(parts) }
         setup.limits = try settings.downloadLimits(setup.limits)
         if let seconds = request.connectTimeout { setup.limits.connectTimeout = seconds }
         if let seconds = request.stallSeconds { setup.limits.stallSeconds = seconds }

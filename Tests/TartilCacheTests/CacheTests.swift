@@ -187,8 +187,9 @@ import TartilSystem
         #expect(try cache.files().map(\.ayah.description) == ["112:1"])
     }
 
-    /// A pinned ayah 1 keeps the basmala's file (1:1) it is played with: eviction passes over what pinned ayat
-    /// need (`PlayFiles.kept`), and a pin of another ayah keeps only its own file.
+    /// A pinned ayah 1 keeps the basmala's file it is played with — 1:1 for a per-ayah reciter, the surah's own
+    /// basmala part (36:0) for a surah-file one: eviction passes over what pinned ayat need (`PlayFiles.kept`),
+    /// and a pin of another ayah keeps only its own file.
     @Test func evictionKeepsTheBasmalaOfAPinnedSurah() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -201,7 +202,7 @@ import TartilSystem
             try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in nil })
         }
         try cache.setPinned(true, reciter: reciter, ayat: [try AyahRef(36, 1), try AyahRef(36, 2), try AyahRef(67, 2)])
-        #expect(try cache.keptForPins() == Set(["r/1:1", "r/36:1", "r/36:2", "r/67:2"]))
+        #expect(try cache.keptForPins() == Set(["r/1:1", "r/36:0", "r/36:1", "r/36:2", "r/67:2"]))
         let removed = try cache.evict(toFit: 0)
         #expect(removed.map(\.ayah.description) == ["1:2"])
         #expect(try cache.files().map(\.ayah.description) == ["1:1", "36:1", "36:2", "67:2"])

@@ -89,7 +89,8 @@ import Testing
 
     @Test(arguments: [
         ("1\t1\t1\tx\t1\t1\n", "t.tsv:1: the first line must be '# tartil-table: 1'"),
-        ("# tartil-table: 2\n", "t.tsv:1: format '2' is not supported (this build reads tartil-table: 1)"),
+        ("# tartil-table: 3\n", "t.tsv:1: format '3' is not supported (this build reads tartil-table: 1)"),
+        ("# tartil-table: 2\n", #"t.tsv:1: format 2 is a surah table, for a reciter of one file per surah ("files": "surah" in mirrors.json); a per-ayah table is tartil-table: 1"#),
         ("# something else\n", "t.tsv:1: the first line must be '# tartil-table: 1'"),
         ("# tartil-table: 1\n1\t1\t1\tx\t1\t1\n", "t.tsv:2: the '# reciter: ID' header must come before the first row"),
         ("# tartil-table: 1\n# reciter: Bad Id\n", "t.tsv:2: reciter: 'Bad Id' is not a valid id: 'B' is not allowed (use a-z, 0-9, '.', '_' and '-')"),

@@ -38,7 +38,7 @@ enum ResolveCommand {
 
     static let columns = [
         "reciter", "surah", "ayah", "global", "pinned", "bytes", "sha256", "duration_samples", "sample_rate", "duration_ms", "estimated",
-        "urls",
+        "urls", "byte_range",
     ]
 
     /// One row per ayah; the pinned facts are null for an unpinned ayah (its duration too, unless learned).
@@ -61,6 +61,7 @@ enum ResolveCommand {
                 ("duration_ms", .int(pinned.map { Int(($0.seconds * 1000).rounded()) } ?? learned.map { Int(($0.seconds * 1000).rounded()) })),
                 ("estimated", .bool(pinned != nil ? false : learned?.isEstimated)),
                 ("urls", .array(item.urls.map(JSONValue.string))),
+                ("byte_range", .string(item.byteRange.map { "\($0.lowerBound)-\($0.upperBound)" })),
             ]
         })
     }
@@ -84,7 +85,8 @@ enum ResolveCommand {
             } else {
                 lines.append("\(head)  unpinned (size, hash and duration are checked and recorded on first download)")
             }
-            for url in item.urls { lines.append("        \(url)") }
+            let range = item.byteRange.map { " (bytes \($0.lowerBound)-\($0.upperBound))" } ?? ""
+            for url in item.urls { lines.append("        \(url)\(range)") }
         }
         let count = resolution.ayat.count
         let pinned = count - resolution.unpinnedCount

@@ -1,5 +1,7 @@
 /// One ayah: surah 1…114 and ayah 1…(that surah's count). Values are always valid: the public initializer checks
-/// them against the catalog.
+/// them against the catalog. The one other value is a file's name, never an ayah: `basmalaPart(ofSurah:)`, the
+/// basmala at the start of a surah's recording for a reciter of one file per surah (ayah 0, as everyayah names
+/// basmala files `SSS000.mp3`), which the player fetches, caches and decodes like an ayah's file.
 public struct AyahRef: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let surah: Int
     public let ayah: Int
@@ -32,8 +34,39 @@ public struct AyahRef: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.init(unchecked: surah.number, global - surah.firstGlobalAyah + 1)
     }
 
-    /// Global number 1…6236 (1:1 is #1, 114:6 is #6236).
-    public var global: Int { Catalog.surahs[surah - 1].firstGlobalAyah + ayah - 1 }
+    /// The basmala before ayah 1 of `surah` (2…114 but 9) in a recording of one file per surah, as a file key:
+    /// `SSS000`. Plans, references and the journal never hold one (a plan's basmala item is for ayah 1).
+    public static func basmalaPart(ofSurah surah: Int) -> AyahRef {
+        precondition(hasBasmalaPart(surah), "surah \(surah) has no basmala before its first ayah")
+        return AyahRef(unchecked: surah, 0)
+    }
+
+    /// Whether `surah` is one whose recording has a basmala before ayah 1 (every surah but 1 and 9).
+    public static func hasBasmalaPart(_ surah: Int) -> Bool { (2...Catalog.surahCount).contains(surah) && surah != 9 }
+
+    /// True for a `basmalaPart(ofSurah:)`.
+    public var isBasmalaPart: Bool { ayah == 0 }
+
+    /// An ayah, or a basmala part (ayah 0 of a surah that has one), from numbers stored with a file (the cache's
+    /// index and folder); nil for anything else.
+    public init?(fileKeySurah surah: Int, ayah: Int) {
+        if ayah == 0 {
+            guard Self.hasBasmalaPart(surah) else { return nil }
+            self.init(unchecked: surah, 0)
+        } else {
+            guard let valid = try? AyahRef(surah, ayah) else { return nil }
+            self = valid
+        }
+    }
+
+    /// The ayah or basmala part a cache file's name (`036001.mp3`, `036000.mp3`) names, or nil.
+    public init?(fileKeyName name: String) {
+        guard let numbers = Self.numbers(inFileName: name) else { return nil }
+        self.init(fileKeySurah: numbers.surah, ayah: numbers.ayah)
+    }
+
+    /// Global number 1…6236 (1:1 is #1, 114:6 is #6236); for a basmala part, that of its surah's ayah 1.
+    public var global: Int { Catalog.surahs[surah - 1].firstGlobalAyah + max(ayah, 1) - 1 }
 
     /// The everyayah file stem, `SSSAAA` (`036001`).
     public var fileStem: String { Self.pad3(surah) + Self.pad3(ayah) }

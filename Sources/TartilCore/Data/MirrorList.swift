@@ -14,7 +14,7 @@ public struct Mirror: Sendable, Hashable {
 }
 
 /// How a reciter's recording is cut into files (`"files"` in `mirrors.json`).
-public enum FileLayout: String, Sendable, Hashable, CaseIterable {
+public enum FileLayout: String, Sendable, Hashable, CaseIterable, Codable {
     /// One file per ayah (`SSSAAA.mp3`, everyayah naming): the default.
     case ayah
     /// One file per surah (`SSS.mp3`), with a timing table saying where each ayah starts and ends in it.

@@ -193,8 +193,8 @@ public struct ReciterTable: Sendable {
         self.init(reciter: reciter, source: source, files: PinnedFiles(files))
     }
 
-    /// How many of the 6236 ayat are pinned.
-    public var coverage: Int { files.count }
+    /// How many of the 6236 ayat are pinned (the basmala parts of a surah table's are not ayat).
+    public var coverage: Int { files.count - files.filter { $0.0.isBasmalaPart }.count }
 
     // MARK: - Parsing
 
@@ -223,9 +223,7 @@ public struct ReciterTable: Sendable {
     }
 
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, expected: ReciterID?) throws(TartilError) -> ReciterTable {
-        var version: Int?
-        var reciter: ReciterID?
-        var source: String?
+        var header = TableHeader()
         var files = PinnedFiles()
         files.reserveCapacity(lineCount(bytes))
         /// The line each ayah was found on, by global number (0: not yet).
@@ -247,29 +245,16 @@ public struct ReciterTable: Sendable {
             }
             guard let firstByte = line.first(where: { !isBlank($0) }) else { continue }
             if firstByte == UInt8(ascii: "#") {
-                let comment = String(decoding: line, as: UTF8.self).trimmedWhitespace.dropFirst().trimmedWhitespace
-                if lineNumber == 1 {
-                    guard comment.hasPrefix("tartil-table:") else {
-                        throw fail("the first line must be '# tartil-table: \(formatVersion)'")
-                    }
-                    let value = comment.dropFirst("tartil-table:".count).trimmedWhitespace
-                    guard let number = NumberText.whole(value, in: 0...999_999), number == formatVersion else {
-                        throw fail("format '\(value)' is not supported (this build reads tartil-table: \(formatVersion))")
-                    }
-                    version = number
-                } else if comment.hasPrefix("reciter:") {
-                    let value = comment.dropFirst("reciter:".count).trimmedWhitespace
-                    if let problem = ReciterID.problem(with: value) {
-                        throw fail("reciter: '\(value)' is not a valid id: \(problem)")
-                    }
-                    reciter = try ReciterID(value)
-                } else if comment.hasPrefix("source:") {
-                    source = comment.dropFirst("source:".count).trimmedWhitespace
-                }
+                try header.read(
+                    comment: String(decoding: line, as: UTF8.self), isFirstLine: lineNumber == 1, formatVersion: formatVersion,
+                    wrongVersion: { value in
+                        value == String(SurahTable.formatVersion)
+                            ? "format \(value) is a surah table, for a reciter of one file per surah (\"files\": \"surah\" in mirrors.json); a per-ayah table is tartil-table: \(formatVersion)"
+                            : "format '\(value)' is not supported (this build reads tartil-table: \(formatVersion))"
+                    }, fail: fail)
                 continue
             }
-            guard version != nil else { throw fail("the first line must be '# tartil-table: \(formatVersion)'") }
-            guard reciter != nil else { throw fail("the '# reciter: ID' header must come before the first row") }
+            try header.checkBeforeRow(formatVersion: formatVersion, fail: fail)
             /// The row's ayah, or the row's problem with it.
             func ayahRef(_ surah: Int, _ ayah: Int) throws(TartilError) -> AyahRef {
                 do {
@@ -341,16 +326,8 @@ public struct ReciterTable: Sendable {
             lineOfAyah[ayah.global] = Int32(clamping: lineNumber)
             files.append(ayah, pinned)
         }
-        guard version != nil else {
-            throw TartilError(.invalidData, "\(file):1: the first line must be '# tartil-table: \(formatVersion)'")
-        }
-        guard let reciter else {
-            throw TartilError(.invalidData, "\(file): the '# reciter: ID' header is missing")
-        }
-        if let expected, expected != reciter {
-            throw TartilError(.invalidData, "\(file): the table is for reciter '\(reciter)', not '\(expected)'")
-        }
-        return ReciterTable(reciter: reciter, source: source ?? "", files: files)
+        let reciter = try header.checkedReciter(file: file, formatVersion: formatVersion, expected: expected)
+        return ReciterTable(reciter: reciter, source: header.source ?? "", files: files)
     }
 
     /// The fields of a row written exactly as format 1 says (six fields each after one tab, numbers in canonical

@@ -173,6 +173,26 @@ public struct SurahTable: Sendable, Hashable {
     /// How many of the 6236 ayat are covered.
     public var coverage: Int { files.reduce(0) { $0 + Catalog.surahs[$1.surah - 1].ayahCount } }
 
+    // MARK: - Playing
+
+    /// The table as the player, the cache and the downloader use it: each part under its file key (the ayah, or
+    /// `AyahRef.basmalaPart(ofSurah:)`), pinned as a file of its own — its byte range's size and SHA-256, its
+    /// samples and rate — with the byte range to ask the surah's file for and the samples its decode keeps.
+    public func playableParts() -> PlayableParts {
+        var pinned: [AyahRef: PinnedFile] = [:]
+        var windows: [AyahRef: SampleWindow] = [:]
+        var byteRanges: [AyahRef: ClosedRange<Int>] = [:]
+        for file in files {
+            for part in file.parts {
+                let key = part.ayah == 0 ? AyahRef.basmalaPart(ofSurah: file.surah) : AyahRef(unchecked: file.surah, part.ayah)
+                pinned[key] = PinnedFile(bytes: part.bytes.count, digest: part.digest, samples: part.sampleCount, sampleRate: file.sampleRate)
+                windows[key] = SampleWindow(skip: part.skip, count: part.sampleCount)
+                byteRanges[key] = part.bytes
+            }
+        }
+        return PlayableParts(pinned: ReciterTable(reciter: reciter, source: source, files: pinned), windows: windows, byteRanges: byteRanges)
+    }
+
     // MARK: - Format
 
     /// The number after `# tartil-table:` on the first line of `bytes`, or nil when the first line is not such
@@ -191,9 +211,7 @@ public struct SurahTable: Sendable, Hashable {
     /// Parses a surah table. `file` names the source in errors, which give the line: `x.tsv:7: sha256: …`. When
     /// `expected` is given, the header's reciter must be it.
     public static func parse(bytes: [UInt8], file: String, expected: ReciterID? = nil) throws(TartilError) -> SurahTable {
-        var version: Int?
-        var reciter: ReciterID?
-        var source: String?
+        var header = TableHeader()
         var files: [File] = []
         /// The surah whose rows are being read: its file row, the line it is on, its parts so far.
         var current: (file: File, line: Int, parts: [Part])?
@@ -219,25 +237,13 @@ public struct SurahTable: Sendable, Hashable {
             func fail(_ problem: String) -> TartilError { TartilError(.invalidData, "\(file):\(lineNumber): \(problem)") }
             guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { continue }
             if first == UInt8(ascii: "#") {
-                let comment = String(decoding: line, as: UTF8.self).trimmedWhitespace.dropFirst().trimmedWhitespace
-                if lineNumber == 1 {
-                    guard comment.hasPrefix("tartil-table:") else { throw fail("the first line must be '# tartil-table: \(formatVersion)'") }
-                    let value = comment.dropFirst("tartil-table:".count).trimmedWhitespace
-                    guard NumberText.whole(value, in: 0...999_999) == formatVersion else {
-                        throw fail("format '\(value)' is not a surah table (this build reads surah tables as tartil-table: \(formatVersion))")
-                    }
-                    version = formatVersion
-                } else if comment.hasPrefix("reciter:") {
-                    let value = comment.dropFirst("reciter:".count).trimmedWhitespace
-                    if let problem = ReciterID.problem(with: value) { throw fail("reciter: '\(value)' is not a valid id: \(problem)") }
-                    reciter = try ReciterID(value)
-                } else if comment.hasPrefix("source:") {
-                    source = comment.dropFirst("source:".count).trimmedWhitespace
-                }
+                try header.read(
+                    comment: String(decoding: line, as: UTF8.self), isFirstLine: lineNumber == 1, formatVersion: formatVersion,
+                    wrongVersion: { "format '\($0)' is not a surah table (this build reads surah tables as tartil-table: \(formatVersion))" },
+                    fail: fail)
                 continue
             }
-            guard version != nil else { throw fail("the first line must be '# tartil-table: \(formatVersion)'") }
-            guard reciter != nil else { throw fail("the '# reciter: ID' header must come before the first row") }
+            try header.checkBeforeRow(formatVersion: formatVersion, fail: fail)
             let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
             func text(_ index: Int) -> String { String(decoding: fields[index], as: UTF8.self) }
             for index in fields.indices where fields[index].isEmpty || fields[index].contains(UInt8(ascii: " ")) {
@@ -302,13 +308,9 @@ public struct SurahTable: Sendable, Hashable {
                 throw fail("a row starts with 'file' or 'ayah', not '\(text(0))'")
             }
         }
-        guard version != nil else { throw TartilError(.invalidData, "\(file):1: the first line must be '# tartil-table: \(formatVersion)'") }
-        guard let reciter else { throw TartilError(.invalidData, "\(file): the '# reciter: ID' header is missing") }
+        let reciter = try header.checkedReciter(file: file, formatVersion: formatVersion, expected: expected)
         try finish()
-        if let expected, expected != reciter {
-            throw TartilError(.invalidData, "\(file): the table is for reciter '\(reciter)', not '\(expected)'")
-        }
-        return SurahTable(reciter: reciter, source: source ?? "", files: files)
+        return SurahTable(reciter: reciter, source: header.source ?? "", files: files)
     }
 
     // MARK: - Writing
@@ -328,4 +330,25 @@ public struct SurahTable: Sendable, Hashable {
         }
         return text
     }
+}
+
+/// The samples a part keeps of its byte range's decode: `skip` PCM frames dropped, then `count` played.
+public struct SampleWindow: Sendable, Hashable {
+    public let skip: Int
+    public let count: Int
+
+    public init(skip: Int, count: Int) {
+        self.skip = skip
+        self.count = count
+    }
+}
+
+/// A surah table as the player uses it (`SurahTable.playableParts()`).
+public struct PlayableParts: Sendable {
+    /// Each part as a pinned file: its byte range's size and SHA-256, its samples (the window's) and rate.
+    public let pinned: ReciterTable
+    /// What each part's decode keeps.
+    public let windows: [AyahRef: SampleWindow]
+    /// The bytes of the surah's file each part is (an HTTP range request's).
+    public let byteRanges: [AyahRef: ClosedRange<Int>]
 }

@@ -41,7 +41,7 @@ extension PlaybackMachine {
         case .set(let setting):
             let options = plan.options.with(setting)
             guard options != plan.options else { return actions }
-            replan(try PlaybackPlan(ayat: plan.ayat, options: options), &actions)
+            replan(try PlaybackPlan(ayat: plan.ayat, options: options, files: plan.files), &actions)
         case .loop(let request):
             guard let request else {
                 looping = .off

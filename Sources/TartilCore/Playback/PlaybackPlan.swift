@@ -3,7 +3,8 @@ public struct PlanItem: Sendable, Hashable, Codable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable, Codable {
         /// The ayah's own recitation.
         case ayah
-        /// The basmala before ayah 1 of a surah, recited from the reciter's file for 1:1 (`PlayFiles.basmala`).
+        /// The basmala before ayah 1 of a surah, recited from the reciter's file for 1:1 (`PlayFiles.basmala`), or
+        /// for a reciter of one file per surah from that surah's own recording (`AyahRef.basmalaPart(ofSurah:)`).
         case basmala
         /// Silence after a recitation, for memorisation (`--pause`): `round(seconds × rate)` frames at the rate of
         /// the recitation it follows, or `round(K × its frames)` for a multiple.
@@ -25,21 +26,27 @@ public struct PlanItem: Sendable, Hashable, Codable, CustomStringConvertible {
     public let cycle: Int
     /// With `--stepped`, the new ayah of the step this item reviews; nil for a new ayah (and without `--stepped`).
     public let reviewOf: AyahRef?
+    /// How the reciter's recordings are cut into files: where a basmala is recited from.
+    public let files: FileLayout
 
-    public init(kind: Kind, ayah: AyahRef, repetition: Int = 1, group: Int = 1, cycle: Int = 1, reviewOf: AyahRef? = nil) {
+    public init(
+        kind: Kind, ayah: AyahRef, repetition: Int = 1, group: Int = 1, cycle: Int = 1, reviewOf: AyahRef? = nil, files: FileLayout = .ayah
+    ) {
         self.kind = kind
         self.ayah = ayah
         self.repetition = repetition
         self.group = group
         self.cycle = cycle
         self.reviewOf = reviewOf
+        self.files = files
     }
 
-    /// The file to decode: the ayah's own, 1:1 for a basmala, none for a pause.
+    /// The file to decode: the ayah's own; for a basmala 1:1 (one file per ayah) or the basmala part of the
+    /// surah's own recording (one file per surah); none for a pause.
     public var file: AyahRef? {
         switch kind {
         case .ayah: ayah
-        case .basmala: PlayFiles.basmala
+        case .basmala: PlayFiles.basmala(ofSurah: ayah.surah, files: files)
         case .pause, .cyclePause: nil
         }
     }
@@ -88,11 +95,15 @@ public struct PlaybackPlan: Sendable, Hashable {
     public let ayat: [AyahRef]
     public let options: PlaybackOptions
     public let items: [PlanItem]
+    /// How the reciter's recordings are cut into files (`PlanItem.files`).
+    public let files: FileLayout
 
-    /// Lays out `ayat` with `options`; a usage error when that would be more than `maximumItems` items.
-    public init(ayat: [AyahRef], options: PlaybackOptions) throws(TartilError) {
+    /// Lays out `ayat` with `options` for a reciter whose recordings are cut into `files`; a usage error when that
+    /// would be more than `maximumItems` items.
+    public init(ayat: [AyahRef], options: PlaybackOptions, files: FileLayout = .ayah) throws(TartilError) {
         self.ayat = ayat
         self.options = options
+        self.files = files
         var items: [PlanItem] = []
         let each = options.repeatEach.count ?? 1
         let cycles = options.repeatRange.count ?? 1
@@ -101,17 +112,17 @@ public struct PlaybackPlan: Sendable, Hashable {
         var tooLong = false
         for cycle in 1...cycles {
             if cycle > 1 && options.cyclePauseSeconds > 0, let last = items.last {
-                items.append(PlanItem(kind: .cyclePause(seconds: options.cyclePauseSeconds), ayah: last.ayah, group: group, cycle: cycle - 1))
+                items.append(PlanItem(kind: .cyclePause(seconds: options.cyclePauseSeconds), ayah: last.ayah, group: group, cycle: cycle - 1, files: files))
             }
             Self.forEachRecitation(of: ayat, stepped: options.stepped) { ayah, reviewOf in
                 group += 1
                 if PlayFiles.hasBasmala(before: ayah, options.basmala) {
-                    items.append(PlanItem(kind: .basmala, ayah: ayah, group: group, cycle: cycle, reviewOf: reviewOf))
+                    items.append(PlanItem(kind: .basmala, ayah: ayah, group: group, cycle: cycle, reviewOf: reviewOf, files: files))
                 }
                 for repetition in 1...(reviewOf == nil ? each : 1) {
-                    items.append(PlanItem(kind: .ayah, ayah: ayah, repetition: repetition, group: group, cycle: cycle, reviewOf: reviewOf))
+                    items.append(PlanItem(kind: .ayah, ayah: ayah, repetition: repetition, group: group, cycle: cycle, reviewOf: reviewOf, files: files))
                     if pauses {
-                        items.append(PlanItem(kind: .pause(options.pause), ayah: ayah, repetition: repetition, group: group, cycle: cycle, reviewOf: reviewOf))
+                        items.append(PlanItem(kind: .pause(options.pause), ayah: ayah, repetition: repetition, group: group, cycle: cycle, reviewOf: reviewOf, files: files))
                     }
                 }
                 tooLong = items.count > Self.maximumItems
@@ -120,7 +131,7 @@ public struct PlaybackPlan: Sendable, Hashable {
             if tooLong { break }
         }
         if options.repeatRange == .forever && options.cyclePauseSeconds > 0, let last = items.last {
-            items.append(PlanItem(kind: .cyclePause(seconds: options.cyclePauseSeconds), ayah: last.ayah, group: group, cycle: 1))
+            items.append(PlanItem(kind: .cyclePause(seconds: options.cyclePauseSeconds), ayah: last.ayah, group: group, cycle: 1, files: files))
         }
         if tooLong {
             throw .usage("""

@@ -1,0 +1,234 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TartilCore
+
+/// A reciter of one file per surah with a pinned surah table, played and rendered from real surah files rebuilt
+/// from the per-ayah recordings (`tools/make-surah-files`), served by nginx and by the fault server: every ayah
+/// fetched alone with a range request, verified alone, and the render bit-exact against the mpg123 program's
+/// decode of the whole surah file cut at the table's boundaries.
+@Suite(.serialized) struct SurahPlaybackTests {
+    static let available = SurahTableBuildTests.available
+    static let reciter = "ibrahim-alakhdar-surah"
+
+    /// The rebuilt files (surahs 1, 112, 113, 114 of Ibrahim Al-Akhdar: the committed fixture table's), made once.
+    final class Files: @unchecked Sendable {
+        let directory: String
+        let table: SurahTable
+        private var decodes: [Int: Data] = [:]
+        private let lock = NSLock()
+
+        init() throws {
+            directory = TestPaths.makeTemporaryDirectory()
+            try SurahTableBuildTests.makeSurahFiles(reciter: "ibrahim-alakhdar", surahs: [1, 112, 113, 114], into: directory + "/files")
+            table = try SurahTable.parse(
+                bytes: Array(try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/surah-table.tsv"))), file: "surah-table.tsv")
+        }
+
+        /// The mpg123 program's decode of surah `surah`'s whole file.
+        func decode(_ surah: Int) throws -> Data {
+            lock.lock()
+            defer { lock.unlock() }
+            if let data = decodes[surah] { return data }
+            let data = try SurahTableBuildTests.output(["mpg123", "-q", "-s", directory + "/files/" + AyahRef.pad3(surah) + ".mp3"])
+            decodes[surah] = data
+            return data
+        }
+
+        /// The whole decode's samples of `ayah` of `surah` (0: the basmala), as the table cuts them (mono, 16-bit).
+        func samples(_ surah: Int, _ ayah: Int) throws -> Data {
+            let part = try #require(table.file(surah: surah)?.part(ayah: ayah))
+            return try decode(surah)[(part.samples.lowerBound * 2)..<((part.samples.upperBound + 1) * 2)]
+        }
+    }
+
+    nonisolated(unsafe) static var shared: Files?
+    static let sharedLock = NSLock()
+
+    static func files() throws -> Files {
+        sharedLock.lock()
+        defer { sharedLock.unlock() }
+        if let shared { return shared }
+        let made = try Files()
+        shared = made
+        return made
+    }
+
+    /// A home with mirrors.json naming the surah reciter at `url` (a template over {surah3}) and its table.
+    static func home(url: String) throws -> (home: String, common: [String]) {
+        let home = TestPaths.makeTemporaryDirectory()
+        let mirrors = """
+            {"version": 1, "reciters": [{"id": "\(reciter)", "name": "Ibrahim Al-Akhdar (surah files)", "style": "murattal",
+             "files": "surah", "mirrors": [{"name": "local", "url": "\(url)"}]}]}
+            """
+        try mirrors.write(toFile: home + "/mirrors.json", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: home + "/tables", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: TestPaths.fixtures + "/surah-table.tsv", toPath: home + "/tables/\(reciter).tsv")
+        return (home, ["--mirrors", home + "/mirrors.json", "--tables", home + "/tables", "--cache-dir", home + "/cache", "--reciter", reciter])
+    }
+
+    /// (what is rendered, the table's parts it must be: (surah, ayah), ayah 0 the basmala)
+    static let renders: [([String], [(Int, Int)])] = [
+        (["112"], [(112, 0), (112, 1), (112, 2), (112, 3), (112, 4)]),
+        (["1:6-7"], [(1, 6), (1, 7)]),
+        (["113:4-114:2"], [(113, 4), (113, 5), (114, 0), (114, 1), (114, 2)]),
+        (["114:3", "112:2"], [(114, 3), (112, 2)]),
+        (["113", "--basmala", "off"], [(113, 1), (113, 2), (113, 3), (113, 4), (113, 5)]),
+    ]
+
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func rendersAreTheWholeFilesDecodeCutAtTheTableOverNginxRanges() throws {
+        let files = try Self.files()
+        let server = try TestServer.nginx(root: files.directory + "/files")
+        defer { server.stop() }
+        let (home, common) = try Self.home(url: "http://127.0.0.1:\(server.port)/{surah3}.mp3")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        for (arguments, parts) in Self.renders {
+            let result = try runTartil(["render"] + arguments + common + ["-o", home + "/out.wav"], home: home)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            var expected = Data()
+            for (surah, ayah) in parts { expected += try files.samples(surah, ayah) }
+            let rendered = try wavPCMBytes(home + "/out.wav")
+            #expect(rendered.count == expected.count, "\(arguments)")
+            #expect(rendered == expected, "\(arguments): not the whole file's decode at the table's boundaries")
+        }
+        // Every file came as ranges (206), none whole; each part is in the cache as its range, under its own name.
+        let requests = server.accessLog
+        #expect(!requests.isEmpty)
+        #expect(requests.allSatisfy { $0.contains(" 206 ") }, "\(requests)")
+        let cached = try FileManager.default.contentsOfDirectory(atPath: home + "/cache/" + Self.reciter).sorted()
+        #expect(cached.contains("112000.mp3") && cached.contains("114003.mp3") && !cached.contains("113000.mp3"), "\(cached)")
+        for name in cached where name.hasSuffix(".mp3") {
+            let key = try #require(AyahRef(fileKeyName: name))
+            let part = try #require(files.table.file(surah: key.surah)?.part(ayah: key.ayah))
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: home + "/cache/" + Self.reciter + "/" + name))
+            let whole = try Data(contentsOf: URL(fileURLWithPath: files.directory + "/files/" + AyahRef.pad3(key.surah) + ".mp3"))
+            #expect(bytes == whole[part.bytes], "\(name) is not its byte range of the surah's file")
+        }
+    }
+
+    /// `prefetch` fetches every part of the surahs asked (their basmalas too), `cache ls` calls them complete, and
+    /// they then play with the server gone; a surah the table does not cover is a usage error, nothing fetched.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func prefetchedSurahsPlayOffline() throws {
+        let files = try Self.files()
+        let server = try TestServer.nginx(root: files.directory + "/files")
+        let (home, common) = try Self.home(url: "http://127.0.0.1:\(server.port)/{surah3}.mp3")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let refused = try runTartil(["prefetch", "2", "113"] + common, home: home)
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(refused.stderr.contains("surah 2 is not in \(Self.reciter)'s surah table, which has surahs 1, 112, 113, 114"), "\(refused.stderr)")
+        #expect(server.accessLog.isEmpty)
+        let fetched = try runTartil(["prefetch", "1", "113"] + common, home: home)
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        server.stop()
+        let cached = try FileManager.default.contentsOfDirectory(atPath: home + "/cache/" + Self.reciter).filter { $0.hasSuffix(".mp3") }.sorted()
+        #expect(cached == (1...7).map { "001\(AyahRef.pad3($0)).mp3" } + (0...5).map { "113\(AyahRef.pad3($0)).mp3" })
+        let listed = try runTartil(["cache", "ls", "--json"] + common, home: home)
+        #expect(listed.stdout.contains(#""complete_surahs":[1,113]"#), "\(listed.stdout)")
+        let rendered = try runTartil(["render", "113"] + common + ["-o", home + "/out.wav"], home: home)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        #expect(try wavPCMBytes(home + "/out.wav") == files.decode(113))
+    }
+
+    /// `cache verify` checks each part against its range's hash (none is taken for an unvouched file), and
+    /// `--repair` fetches a damaged one again as its range.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func cacheVerifyChecksPartsAndRepairsOneAsItsRange() throws {
+        let files = try Self.files()
+        let server = try TestServer.nginx(root: files.directory + "/files")
+        defer { server.stop() }
+        let (home, common) = try Self.home(url: "http://127.0.0.1:\(server.port)/{surah3}.mp3")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let rendered = try runTartil(["render", "112"] + common + ["-o", home + "/out.wav"], home: home)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        let verified = try runTartil(["cache", "verify", "--json"] + common, home: home)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(verified.stdout.utf8)) as? [String: Any]
+        #expect(report?["checked"] as? Int == 5 && report?["good"] as? Int == 5, "\(verified.stdout)")
+        let path = home + "/cache/\(Self.reciter)/112002.mp3"
+        var damaged = try Data(contentsOf: URL(fileURLWithPath: path))
+        damaged[damaged.count / 2] ^= 0x10
+        try damaged.write(to: URL(fileURLWithPath: path))
+        let repaired = try runTartil(["cache", "verify", "--repair", "--json"] + common, home: home)
+        // The repair's download events come first, one per line; the report is the last line.
+        let last = repaired.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let after = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+        #expect((after?["removed"] as? [[String: Any]])?.first?["ayah"] as? Int == 2, "\(repaired.stdout)\(repaired.stderr)")
+        #expect(after?["repaired"] as? Int == 1, "\(repaired.stdout)")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: files.directory + "/files/112.mp3"))
+        let part = try #require(files.table.file(surah: 112)?.part(ayah: 2))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == whole[part.bytes])
+    }
+
+    /// A server that ignores ranges (the whole file comes, the part is cut out of it as it arrives), and one that
+    /// resets the connection midway once (the part is resumed with a range from where it stopped): the same
+    /// samples.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: ["ignore-range", "reset-once"])
+    func aServerThatIgnoresRangesOrResetsGivesTheSameSamples(fault: String) throws {
+        let files = try Self.files()
+        let server = try TestServer.faults(root: files.directory + "/files")
+        defer { server.stop() }
+        let (home, common) = try Self.home(url: "http://127.0.0.1:\(server.port)/\(fault)/{surah3}.mp3")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let result = try runTartil(["render", "113:4-114:2"] + common + ["-o", home + "/out.wav"], home: home)
+        #expect(result.status == 0, "\(result.stderr)")
+        var expected = Data()
+        for (surah, ayah) in [(113, 4), (113, 5), (114, 0), (114, 1), (114, 2)] { expected += try files.samples(surah, ayah) }
+        #expect(try wavPCMBytes(home + "/out.wav") == expected)
+        if fault == "ignore-range" { #expect(server.requestLog.allSatisfy { $0.hasPrefix("200 ") }, "\(server.requestLog)") }
+    }
+
+    /// Repeats and pauses sized to the ayah, a seek into an ayah, and the journal's positions: as for a per-ayah
+    /// reciter (surah, ayah, offset within the ayah).
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func memorisationControlsAndTheJournalWorkAsForPerAyahReciters() throws {
+        let files = try Self.files()
+        let server = try TestServer.nginx(root: files.directory + "/files")
+        defer { server.stop() }
+        let (home, common) = try Self.home(url: "http://127.0.0.1:\(server.port)/{surah3}.mp3")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let rendered = try runTartil(["render", "112:2", "--repeat", "2", "--pause", "1x"] + common + ["-o", home + "/out.wav"], home: home)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        let ayah = try files.samples(112, 2)
+        #expect(try wavPCMBytes(home + "/out.wav") == ayah + Data(count: ayah.count) + ayah + Data(count: ayah.count))
+        // --from a second into 112:3: the rest of it, then 112:4.
+        let from = try runTartil(["render", "112:3-4", "--from", "0:01"] + common + ["-o", home + "/from.wav"], home: home)
+        #expect(from.status == 0, "\(from.stderr)")
+        #expect(try wavPCMBytes(home + "/from.wav") == files.samples(112, 3).dropFirst(22050 * 2) + files.samples(112, 4))
+        let played = try runTartil(["play", "113:4-5", "--output", "null"] + common, home: home)
+        #expect(played.status == 0, "\(played.stderr)")
+        let export = try runTartil(["journal", "export"], home: home)
+        let starts = export.stdout.split(separator: "\n").filter { $0.contains(#""reason":"ayah-start""#) }
+        #expect(starts.count == 2, "\(export.stdout)")
+        #expect(starts.first?.contains(#""surah":113"#) == true && starts.first?.contains(#""ayah":4"#) == true, "\(export.stdout)")
+        #expect(starts.allSatisfy { $0.contains(#""reciter":"\#(Self.reciter)""#) })
+        let resolved = try runTartil(["resolve", "113:4", "--json"] + common, home: home)
+        #expect(resolved.status == 0, "\(resolved.stderr)")
+        let part = try #require(files.table.file(surah: 113)?.part(ayah: 4))
+        let rows = try JSONSerialization.jsonObject(with: Data(resolved.stdout.utf8)) as? [[String: Any]]
+        #expect(rows?.first?["byte_range"] as? String == "\(part.bytes.lowerBound)-\(part.bytes.upperBound)", "\(resolved.stdout)")
+        #expect(rows?.first?["sha256"] as? String == part.digest.hex)
+        #expect(rows?.first?["duration_samples"] as? Int == part.sampleCount)
+        #expect((rows?.first?["urls"] as? [String])?.first?.hasSuffix("/113.mp3") == true)
+    }
+
+    /// An ayah of a surah the table does not cover cannot be had: render fails and writes nothing; play skips
+    /// it and says why.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func aSurahNotInTheTableIsNotPlayed() throws {
+        let files = try Self.files()
+        let server = try TestServer.nginx(root: files.directory + "/files")
+        defer { server.stop() }
+        let (home, common) = try Self.home(url: "http://127.0.0.1:\(server.port)/{surah3}.mp3")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let rendered = try runTartil(["render", "2:255"] + common + ["-o", home + "/out.wav"], home: home)
+        #expect(rendered.status == 1, "\(rendered.stderr)")
+        #expect(rendered.stderr.contains("surah 2 is not in \(Self.reciter)'s surah table"), "\(rendered.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home + "/out.wav"))
+        let played = try runTartil(["play", "2:255", "112:1", "--output", "null"] + common, home: home)
+        #expect(played.stderr.contains("surah 2 is not in \(Self.reciter)'s surah table"), "\(played.stderr)")
+        #expect(server.accessLog.allSatisfy { !$0.contains("/002.mp3") })
+    }
+}
