@@ -248,7 +248,7 @@ final class AudioThread {
                 case .skipped(let ayah, let reason):
                     emit(.error(message: "skipped \(ayah): \(reason)", ayah: ayah))
                 case .skippedBasmala(let ayah, let reason):
-                    emit(.error(message: PlaybackMachine.skippedBasmalaLine(before: ayah, reason: reason), ayah: ayah))
+                    emit(.error(message: PlaybackMachine.skippedBasmalaLine(before: ayah, reason: reason, files: machine.plan.files), ayah: ayah))
                 }
             case .end(let state, let message):
                 ended = true

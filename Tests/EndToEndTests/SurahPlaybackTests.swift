@@ -8,7 +8,7 @@ import Testing
 /// from the per-ayah recordings (`tools/make-surah-files`), served by nginx and by the fault server: every ayah
 /// fetched alone with a range request, verified alone, and the render bit-exact against the mpg123 program's
 /// decode of the whole surah file cut at the table's boundaries.
-@Suite(.serialized) struct SurahPlaybackTests {
+@Suite struct SurahPlaybackTests {
     static let available = SurahTableBuildTests.available
     static let reciter = "ibrahim-alakhdar-surah"
 

@@ -45,6 +45,16 @@ import Testing
         #expect(machine.plan.files == .surah)
     }
 
+    /// A skipped basmala is named by where it is recited from: 1:1, or the surah's own recording.
+    @Test func aSkippedBasmalaIsNamedByItsLayout() throws {
+        let ayah = try AyahRef(36, 1)
+        #expect(PlaybackMachine.skippedBasmalaLine(before: ayah, reason: "why") == "skipped the basmala (1:1) of surah 36: why")
+        #expect(PlaybackMachine.skippedBasmalaLine(before: ayah, reason: "why", files: .surah) == "skipped the basmala of surah 36: why")
+        #expect(
+            PlaybackMachine.skippedMessage([], basmala: [(ayah, "why"), (try AyahRef(67, 1), "why")], files: .surah)
+                == "the basmala of surahs 36, 67 could not be played: why")
+    }
+
     @Test func aSurahTablesPartsArePinnedFilesWithTheirWindowsAndRanges() throws {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/surah-table.tsv")))
         let table = try SurahTable.parse(bytes: bytes, file: "surah-table.tsv")

@@ -9,7 +9,7 @@ extension PlayCommands {
         var lines = [progressLine(status)]
         if bar { lines.append(scrubber(status, width: max(LiveLine.minimumBar, width - 3))) }
         for (ayah, reason) in (status.skippedBasmala ?? [:]).sorted(by: { $0.key < $1.key }) {
-            lines.append(PlaybackMachine.skippedBasmalaLine(before: ayah, reason: reason))
+            lines.append(PlaybackMachine.skippedBasmalaLine(before: ayah, reason: reason, files: status.item?.files ?? .ayah))
         }
         for (ayah, reason) in status.skipped.sorted(by: { $0.key < $1.key }) { lines.append("skipped \(ayah): \(reason)") }
         return lines

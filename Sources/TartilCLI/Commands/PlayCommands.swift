@@ -221,7 +221,10 @@ enum PlayCommands {
             throw TartilError(.failure, status.endMessage ?? "playback failed")
         }
         if status.state == .stopped && context.isCancelled() { throw TartilError(.interrupted, "playback stopped") }
-        if let message = PlaybackMachine.skippedMessage(status.skipped.map { ($0.key, $0.value) }, basmala: (status.skippedBasmala ?? [:]).map { ($0.key, $0.value) }) {
+        if let message = PlaybackMachine.skippedMessage(
+            status.skipped.map { ($0.key, $0.value) }, basmala: (status.skippedBasmala ?? [:]).map { ($0.key, $0.value) },
+            files: status.item?.files ?? .ayah)
+        {
             throw TartilError(.failure, message)
         }
     }

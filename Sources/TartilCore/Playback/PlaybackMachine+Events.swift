@@ -239,7 +239,7 @@ extension PlaybackMachine {
         }
         if writing.head.index < endIndex {
             // A loop with nothing in it that can play.
-            fail(Self.skippedMessage(skipped, basmala: skippedBasmala) ?? "nothing in the loop could be played", listener, &actions)
+            fail(Self.skippedMessage(skipped, basmala: skippedBasmala, files: plan.files) ?? "nothing in the loop could be played", listener, &actions)
             return
         }
         want(from: writing.head.index, &actions)
@@ -352,7 +352,7 @@ extension PlaybackMachine {
             actions.append(.notify(.skipped(item.ayah, reason: reason)))
         }
         if stopOnSkip {
-            let what = item.kind == .basmala ? Self.basmalaName(of: [item.ayah.surah]) : "\(item)"
+            let what = item.kind == .basmala ? Self.basmalaName(of: [item.ayah.surah], files: plan.files) : "\(item)"
             fail("\(what) cannot be played: \(reason)", listener, &actions)
             return false
         }
@@ -405,7 +405,7 @@ extension PlaybackMachine {
             actions.append(.end(.finished, message: nil))
             phase = .ended(.finished, heard: timeline.end)
         } else {
-            fail(Self.skippedMessage(skipped, basmala: skippedBasmala) ?? "nothing could be played", listener, &actions)
+            fail(Self.skippedMessage(skipped, basmala: skippedBasmala, files: plan.files) ?? "nothing could be played", listener, &actions)
         }
     }
 

@@ -106,27 +106,31 @@ extension PlaybackMachine {
     /// (`basmala`: the ayat 1 they come before) is named as the basmala first: `the basmala (1:1) of surah 36
     /// could not be played: why`. Ayat in a row with the same reason are one range (`18:48-110 (mirror 1: HTTP
     /// 404)`), and at most `skippedRunsShown` ranges are named, so a surah no mirror has is one short line.
-    public static func skippedMessage(_ skipped: [(ayah: AyahRef, reason: String)], basmala: [(ayah: AyahRef, reason: String)] = []) -> String? {
+    /// `files`: how the reciter's recordings are cut (a surah-file reciter's basmala is its surah's own).
+    public static func skippedMessage(
+        _ skipped: [(ayah: AyahRef, reason: String)], basmala: [(ayah: AyahRef, reason: String)] = [], files: FileLayout = .ayah
+    ) -> String? {
         var reasons: [String] = []
         var surahs: [String: [Int]] = [:]
         for (ayah, reason) in basmala.sorted(by: { $0.ayah < $1.ayah }) {
             if surahs[reason] == nil { reasons.append(reason) }
             surahs[reason, default: []].append(ayah.surah)
         }
-        let basmalaParts = reasons.map { "\(basmalaName(of: surahs[$0]!)) could not be played: \($0)" }
+        let basmalaParts = reasons.map { "\(basmalaName(of: surahs[$0]!, files: files)) could not be played: \($0)" }
         guard let ayat = ayatSkippedMessage(skipped) else { return basmalaParts.isEmpty ? nil : basmalaParts.joined(separator: "; ") }
         return (basmalaParts + [ayat]).joined(separator: "; ")
     }
 
-    /// `the basmala (1:1) of surah 36`, `the basmala (1:1) of surahs 36, 67`.
     /// The line that says the basmala before `ayah` (ayah 1 of its surah) was skipped, and why.
-    public static func skippedBasmalaLine(before ayah: AyahRef, reason: String) -> String {
-        "skipped \(basmalaName(of: [ayah.surah])): \(reason)"
+    public static func skippedBasmalaLine(before ayah: AyahRef, reason: String, files: FileLayout = .ayah) -> String {
+        "skipped \(basmalaName(of: [ayah.surah], files: files)): \(reason)"
     }
 
-    static func basmalaName(of surahs: [Int]) -> String {
-        let file = PlayFiles.basmala
-        return "the basmala (\(file)) of \(surahs.count == 1 ? "surah" : "surahs") " + surahs.map(String.init).joined(separator: ", ")
+    /// `the basmala (1:1) of surah 36`, `the basmala (1:1) of surahs 36, 67`; for a reciter of one file per
+    /// surah, whose basmala is each surah's own, `the basmala of surah 36`.
+    static func basmalaName(of surahs: [Int], files: FileLayout = .ayah) -> String {
+        let file = files == .surah ? "" : " (\(PlayFiles.basmala))"
+        return "the basmala\(file) of \(surahs.count == 1 ? "surah" : "surahs") " + surahs.map(String.init).joined(separator: ", ")
     }
 
     private static func ayatSkippedMessage(_ skipped: [(ayah: AyahRef, reason: String)]) -> String? {
