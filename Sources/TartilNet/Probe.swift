@@ -98,6 +98,17 @@ final class Probe {
         return .fingerprint(FileFingerprint(bytes: body.count, sha256: try SHA256.hash(Data(body))))
     }
 
+    /// The body of a plain whole-file request, once the transfer ended with `result`, or why there is none.
+    func body(for result: CURLcode) -> Result<[UInt8], CacheError> {
+        if tooLarge { return .failure(CacheError(.tooLarge, "more than \(maxBytes) bytes")) }
+        guard result == CURLE_OK else { return .failure(CacheError(.io, Transfer.reason(for: result, status: status, bodyBytes: body.count))) }
+        guard status == 200 else { return .failure(CacheError(.io, "HTTP \(status)")) }
+        if let contentLength, contentLength != body.count {
+            return .failure(CacheError(.io, "\(body.count) bytes, but Content-Length said \(contentLength)"))
+        }
+        return .success(body)
+    }
+
     /// A length probe's answer: the file's size and first bytes, or nil when the mirror gave neither. A `200`
     /// (a server that ignores ranges) was stopped after the first bytes, and its `Content-Length` is the size.
     func head(for result: CURLcode) -> (bytes: Int, first: [UInt8])? {

@@ -25,8 +25,9 @@ final class Transfer {
     /// `Content-Range` of the response block being received: nil when absent, `.some(nil)` when unreadable.
     private var contentRange: HTTPHeaderLine.ContentRange??
     private var bodyStarted = false
-    /// The bytes of the remote file this transfer is for (nil: all of it), and, when the server ignored the
-    /// range and sends the whole file, how many body bytes came before the window so far.
+    /// The bytes of the remote file this transfer is for (nil: all of it); and, when the server sends more than
+    /// was asked (the whole file, ignoring the range, or a range that starts earlier or ends later), that the
+    /// window is cut out of the body as it comes, and where in the file the next body byte is.
     private let window: ClosedRange<Int>?
     private var ignoredRange = false
     private var bodyOffset = 0
@@ -263,6 +264,15 @@ final class Transfer {
             }
             return true
         case 206:
+            // A window asked for with its start inside a range the server chose: cut, as from a whole file.
+            if let window, let range = contentRange ?? nil, let first = range.first, let last = range.last,
+                first <= window.lowerBound + writer.offset, last >= window.lowerBound + writer.offset,
+                first != window.lowerBound + writer.offset || last != window.upperBound
+            {
+                ignoredRange = true
+                bodyOffset = first
+                return true
+            }
             if let problem = rangeProblem() {
                 self.problem = .transient(problem, retryAfter: nil)
                 try? writer.restart()
@@ -342,7 +352,7 @@ final class Transfer {
     /// The failure a finished transfer stands for, or nil when its body is the complete file.
     func failure(for result: CURLcode) -> DownloadFailure? {
         if let problem { return problem }
-        if windowComplete && status == 200 { return nil }
+        if windowComplete && (status == 200 || status == 206) { return nil }
         var retryAfter: curl_off_t = 0
         if ccurl_easy_getinfo_off_t(handle, CURLINFO_RETRY_AFTER, &retryAfter) != CURLE_OK { retryAfter = 0 }
         if let unreadableStatus, result == CURLE_OK || result == CURLE_WRITE_ERROR {

@@ -203,8 +203,9 @@ final class FileLoader {
         guard let cache else { return .found(.failed("the cache at \(setup.cacheDirectory) cannot be opened")) }
         if let parts = setup.parts, parts.pinned.files[ayah] == nil {
             // A surah-file reciter plays only what its table cuts out of its files.
+            let covered = parts.byteRanges.keys.contains { $0.surah == ayah.surah }
             return .found(.failed(
-                ayah.isBasmalaPart
+                covered && ayah.isBasmalaPart
                     ? "\(setup.reciter.id)'s recording of surah \(ayah.surah) has no basmala before ayah 1 (its table has no ayah 0 row)"
                     : "surah \(ayah.surah) is not in \(setup.reciter.id)'s surah table"))
         }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import TartilCore
+import TartilPlayer
 import TartilSystem
 
 /// The reciters tartil knows (from `mirrors.json`) with their tables, and what a reference means for one of
@@ -11,11 +12,14 @@ public struct ReciterLibrary: Sendable {
     /// Directories searched, in order, for `<id>.tsv`.
     public let tableDirectories: [String]
     public let mirrorList: MirrorList
+    /// The cache directory, where the rows learned for surah-file reciters are kept (`SurahLearning`); nil: none.
+    public let learnedDirectory: String?
 
     /// Reads and validates `mirrorsFile`.
-    public init(mirrorsFile: String, tableDirectories: [String]) throws(TartilError) {
+    public init(mirrorsFile: String, tableDirectories: [String], learnedDirectory: String? = nil) throws(TartilError) {
         self.mirrorsFile = mirrorsFile
         self.tableDirectories = tableDirectories
+        self.learnedDirectory = learnedDirectory
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.read(mirrorsFile)
@@ -64,10 +68,31 @@ public struct ReciterLibrary: Sendable {
         return (parts.pinned, parts)
     }
 
-    /// The surah table (format 2) of a reciter of one file per surah, or nil when none is in the table
-    /// directories. A per-ayah table (format 1) at its name is refused.
+    /// The surah table of a reciter of one file per surah: its pinned table (format 2, in the table directories),
+    /// with the surahs learned on first use (`SurahLearning`) that it does not cover; nil when there is neither.
     public func surahTable(for reciter: Reciter) throws(TartilError) -> SurahTable? {
-        guard reciter.files == .surah, let path = tablePath(for: reciter) else { return nil }
+        guard reciter.files == .surah else { return nil }
+        let pinned = try pinnedSurahTable(for: reciter)
+        guard let learnedDirectory, let learned = try SurahLearning.learnedTable(cacheDirectory: learnedDirectory, reciter: reciter.id) else {
+            return pinned
+        }
+        guard let pinned else { return learned }
+        let covered = Set(pinned.files.map(\.surah))
+        return SurahTable(
+            reciter: reciter.id, source: pinned.source, files: pinned.files + learned.files.filter { !covered.contains($0.surah) })
+    }
+
+    /// The surahs `reciter` (of one file per surah) has no rows for yet, of `surahs`.
+    public func unlearnedSurahs(_ surahs: [Int], for reciter: Reciter) throws(TartilError) -> [Int] {
+        guard reciter.files == .surah else { return [] }
+        let covered = Set(try surahTable(for: reciter)?.files.map(\.surah) ?? [])
+        return Array(Set(surahs).subtracting(covered)).sorted()
+    }
+
+    /// The pinned surah table (format 2) of a reciter of one file per surah, or nil when none is in the table
+    /// directories. A per-ayah table (format 1) at its name is refused.
+    private func pinnedSurahTable(for reciter: Reciter) throws(TartilError) -> SurahTable? {
+        guard let path = tablePath(for: reciter) else { return nil }
         let bytes = try FileSystem.read(path)
         if let version = SurahTable.formatVersion(of: bytes), version == ReciterTable.formatVersion {
             throw TartilError(
@@ -80,9 +105,13 @@ public struct ReciterLibrary: Sendable {
     /// What playing or rendering a reciter of one file per surah stands on: its surah table's parts. Without a
     /// table it is a usage error: this build plays such a reciter only from a pinned table.
     public func playableParts(for reciter: Reciter) throws(TartilError) -> PlayableParts {
+        if reciter.timings != nil, try parts(for: reciter) == nil {
+            // Nothing learned yet: its surahs are learned when played or fetched.
+            return SurahTable(reciter: reciter.id, source: "", files: []).playableParts()
+        }
         guard let parts = try parts(for: reciter) else {
             throw .usage(
-                "\(reciter.id) is recorded as one file per surah and has no surah table (\(reciter.tableFile) in \(tableDirectories.joined(separator: ", "))): this build plays such a reciter from a pinned table, made by `tartil table build DIR --timings-format quranstatic|mp3quran`; reading its published timings is not in yet")
+                "\(reciter.id) is recorded as one file per surah and has no surah table (\(reciter.tableFile) in \(tableDirectories.joined(separator: ", "))): this build plays such a reciter from a pinned table, made by `tartil table build DIR --timings-format quranstatic|mp3quran`, nor published timings (\"timings\" in mirrors.json) to learn its surahs from")
         }
         return parts
     }

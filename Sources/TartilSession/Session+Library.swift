@@ -44,6 +44,7 @@ extension Session {
         let reciter = try library.reciter(try settings.reciterID(named: request.reciter, for: "prefetch"))
         var limits = try settings.trusting(request.limits)
         limits.caBundle = limits.caBundle ?? request.limits.caBundle
+        try Self.learnSurahs(of: request.ayat, reciter: reciter, library: library, settings: settings, clock: clock, isCancelled: isCancelled)
         let (table, parts) = try library.playbackSource(for: reciter)
         var files = PlayFiles.needed(for: request.ayat, files: reciter.files)
         if let parts {
@@ -75,8 +76,11 @@ extension Session {
         /// included, unless the configured basmala is off).
         public var completeSurahs: [Int] = []
         /// Surahs with some of their own ayat cached that do not play offline: the files playing them needs that
-        /// are cached, of how many, and whether the basmala's 1:1 is one of those missing.
+        /// are cached, of how many, and whether the basmala's file (1:1, or the surah's own basmala part) is one of
+        /// those missing.
         public var partialSurahs: [(surah: Int, cached: Int, total: Int, basmalaMissing: Bool)] = []
+        /// How the reciter's recordings are cut into files (where its basmala is recited from).
+        public var layout: FileLayout = .ayah
         /// Unpinned files by the cross-check's mark (disputed ones have no file, only copies kept aside).
         public var marks: [SourceMark: [AyahRef]] = [:]
         /// The disputed ayat, with their copies.
@@ -158,6 +162,7 @@ extension Session {
             let files = cached[name, default: []]
             let reciter = (try? ReciterID(name)).flatMap { id in try? library?.reciter(id) }
             let layout = reciter?.files ?? .ayah
+            summary.layout = layout
             let parts = layout == .surah ? reciter.flatMap { try? library?.parts(for: $0) } : nil
             for surah in Set(files.map(\.surah)).sorted() {
                 var needed = PlayFiles.needed(forSurah: surah, basmala: basmala, files: layout)
@@ -243,7 +248,14 @@ extension Session {
                 let reciter = try library.reciter(try ReciterID(name))
                 // A surah-file reciter's parts are fetched as their byte ranges of the surah's file.
                 let parts = try library.parts(for: reciter)
-                if reciter.files == .surah && parts == nil { continue }
+                if reciter.files == .surah && parts == nil {
+                    // Nothing says which bytes of its surah files a part is: it is fetched again when its surah is
+                    // learned (or its table installed).
+                    result.repairFailures += group.map {
+                        PrefetchProgress.Failure(ayah: $0.ayah, reason: "\(reciter.id) has no surah table: the part cannot be fetched again by itself")
+                    }
+                    continue
+                }
                 let requests = try group.map { file throws(TartilError) in
                     DownloadRequest(
                         reciter: reciter.id, ayah: file.ayah, mirrors: reciter.mirrors,

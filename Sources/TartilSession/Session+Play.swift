@@ -156,7 +156,9 @@ extension Session {
 
     /// Checks `request` and builds what the player needs; nothing is written. `render` builds a `render`: no
     /// carried speed or volume, an end it must reach, and a WAV output (given by the caller).
-    func prepare(_ request: PlayRequest, settings: Settings, render: Bool) throws(TartilError) -> Prepared {
+    func prepare(
+        _ request: PlayRequest, settings: Settings, render: Bool, isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) throws(TartilError) -> Prepared {
         let carried = render ? Carried() : carried()
         // The output: as given, else the session's (a `play` from another terminal plays where the player it
         // replaces did), else TARTIL_OUTPUT and TARTIL_DEVICE, else the config file, else the sound card.
@@ -209,6 +211,8 @@ extension Session {
             throw .usage("\(library.mirrorsFile) lists no reciters")
         }
         // A reciter of one file per surah plays its table's parts, and each surah's own basmala.
+        // A surah-file reciter's surahs that no table covers are learned first, from its published timings.
+        try Self.learnSurahs(of: plan.ayat, reciter: reciter, library: library, settings: settings, clock: clock, isCancelled: isCancelled)
         let (table, parts) = try library.playbackSource(for: reciter)
         if parts != nil { plan = try PlaybackPlan(ayat: plan.ayat, options: plan.options, files: .surah) }
         var setup = PlayerSetup(
@@ -246,6 +250,20 @@ extension Session {
         return Prepared(setup: setup, output: (outputText, device), resumed: resumed, settings: settings)
     }
 
+    /// Learns the surahs of `ayat` that a surah-file reciter with published timings has no rows for yet
+    /// (`SurahLearning`: each surah's timings and whole file, once); nothing for any other reciter.
+    static func learnSurahs(
+        of ayat: [AyahRef], reciter: Reciter, library: ReciterLibrary, settings: Settings, clock: any TartilClock,
+        isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) {
+        guard reciter.files == .surah, reciter.timings != nil else { return }
+        let missing = try library.unlearnedSurahs(ayat.map(\.surah), for: reciter)
+        guard !missing.isEmpty else { return }
+        try SurahLearning.learn(
+            missing, reciter: reciter, cacheDirectory: try settings.checkedCacheDirectory(), limits: try settings.downloadLimits(), clock: clock,
+            isCancelled: isCancelled)
+    }
+
     // MARK: - Render
 
     /// Writes what `request` would play to the WAV file at `path`, as fast as it decodes, and returns the status
@@ -256,7 +274,7 @@ extension Session {
         var wanted = request
         wanted.output = "wav:" + path
         wanted.device = nil
-        let prepared = try prepare(wanted, settings: settings, render: true)
+        let prepared = try prepare(wanted, settings: settings, render: true, isCancelled: isCancelled)
         try Self.checkRenderEnds(prepared.setup)
         let player: Player
         do {

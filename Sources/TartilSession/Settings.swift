@@ -314,7 +314,7 @@ extension Settings {
             throw TartilError(.usage, "\(mirrors.path) (from \(mirrors.source)) is a directory: give the path of a mirrors.json")
         }
         do {
-            return try ReciterLibrary(mirrorsFile: mirrors.path, tableDirectories: tableDirectories)
+            return try ReciterLibrary(mirrorsFile: mirrors.path, tableDirectories: tableDirectories, learnedDirectory: cacheDirectory)
         } catch where error.code == .notFound && mirrors.source != "bundled" && mirrors.source != "user" {
             // A file the user named that is not there is bad input, not a failure of tartil's own files.
             throw TartilError(.usage, "\(mirrors.path) (from \(mirrors.source)) does not exist: give the path of a mirrors.json")

@@ -132,6 +132,89 @@ import Testing
         #expect(try wavPCMBytes(home + "/out.wav") == files.decode(113))
     }
 
+    /// A home whose surah reciter has no table but publishes its timings at `timings` (a template over {surah3}),
+    /// with `mirrors` (name, template) in order.
+    static func learningHome(timings: String, mirrors: [(String, String)]) throws -> (home: String, common: [String]) {
+        let home = TestPaths.makeTemporaryDirectory()
+        let list = mirrors.map { #"{"name": "\#($0.0)", "url": "\#($0.1)"}"# }.joined(separator: ", ")
+        try """
+            {"version": 1, "reciters": [{"id": "\(reciter)", "name": "Ibrahim Al-Akhdar (surah files)", "style": "murattal",
+             "files": "surah", "timings": "\(timings)", "timings_format": "quranstatic", "mirrors": [\(list)]}]}
+            """.write(toFile: home + "/mirrors.json", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: home + "/tables", withIntermediateDirectories: true)
+        return (home, ["--mirrors", home + "/mirrors.json", "--tables", home + "/tables", "--cache-dir", home + "/cache", "--reciter", reciter])
+    }
+
+    /// No table: the first render of a surah learns it (its published timings and whole file, cut and checked
+    /// as `table build` cuts it — the same rows as the committed table's), and it then plays with the server gone.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func aSurahIsLearnedOnFirstUseFromItsPublishedTimings() throws {
+        let files = try Self.files()
+        let served = files.directory + "/served"
+        if !FileManager.default.fileExists(atPath: served) {
+            try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+            for name in ["001.mp3", "112.mp3", "113.mp3", "114.mp3", "timings"] {
+                try FileManager.default.copyItem(atPath: files.directory + "/files/" + name, toPath: served + "/" + name)
+            }
+        }
+        let server = try TestServer.nginx(root: served)
+        let base = "http://127.0.0.1:\(server.port)"
+        let (home, common) = try Self.learningHome(timings: base + "/timings/{surah3}.json", mirrors: [("local", base + "/{surah3}.mp3")])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let rendered = try runTartil(["render", "113:4-114:2"] + common + ["-o", home + "/out.wav"], home: home)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        var expected = Data()
+        for (surah, ayah) in [(113, 4), (113, 5), (114, 0), (114, 1), (114, 2)] { expected += try files.samples(surah, ayah) }
+        #expect(try wavPCMBytes(home + "/out.wav") == expected)
+        let learnedPath = home + "/cache/\(Self.reciter)/surah-table.tsv"
+        let learned = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: learnedPath))), file: learnedPath)
+        #expect(learned.files.map(\.surah) == [113, 114])
+        #expect(learned.files == files.table.files.filter { [113, 114].contains($0.surah) }, "learned rows are table build's")
+        #expect(learned.source.hasPrefix("trusted on first use: local, single-source; timings from \(base)/timings/{surah3}.json"))
+        server.stop()
+        // Offline: what was learned plays and verifies; what was not cannot be had.
+        let again = try runTartil(["render", "113"] + common + ["-o", home + "/again.wav"], home: home)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try wavPCMBytes(home + "/again.wav") == files.decode(113))
+        let verified = try runTartil(["cache", "verify", "--json"] + common, home: home)
+        let report = try JSONSerialization.jsonObject(with: Data(verified.stdout.utf8)) as? [String: Any]
+        #expect(report?["good"] as? Int == 13 && report?["checked"] as? Int == 13, "\(verified.stdout)")
+        let offline = try runTartil(["render", "112"] + common + ["-o", home + "/none.wav"], home: home)
+        #expect(offline.status == 1, "\(offline.stderr)")
+        #expect(offline.stderr.contains("surah 112's timings"), "\(offline.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home + "/none.wav"))
+    }
+
+    /// Two mirrors: the same bytes are cross-checked; a mirror that serves something else than the first is a
+    /// disagreement, and nothing is learned; one that serves no audio is passed over (single-source).
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: [
+        ("flaky-0", "trusted on first use: first, cross-checked with second"),  // the same file under another path
+        ("bitflip", "the mirrors disagree"),
+        ("html", "trusted on first use: first, single-source"),
+    ])
+    func learningCrossChecksTheMirrors(second: String, outcome: String) throws {
+        let files = try Self.files()
+        let server = try TestServer.faults(root: files.directory + "/files")
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let (home, common) = try Self.learningHome(
+            timings: base + "/ok/timings/{surah3}.json", mirrors: [("first", base + "/ok/{surah3}.mp3"), ("second", base + "/\(second)/{surah3}.mp3")])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let rendered = try runTartil(["render", "112"] + common + ["-o", home + "/out.wav"], home: home)
+        let learnedPath = home + "/cache/\(Self.reciter)/surah-table.tsv"
+        if second == "bitflip" {
+            #expect(rendered.status == 1, "\(rendered.stderr)")
+            #expect(rendered.stderr.contains("surah 112: the mirrors disagree (first: "), "\(rendered.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: learnedPath))
+            #expect(!FileManager.default.fileExists(atPath: home + "/out.wav"))
+        } else {
+            #expect(rendered.status == 0, "\(rendered.stderr)")
+            #expect(try wavPCMBytes(home + "/out.wav") == files.decode(112))
+            let learned = try String(contentsOfFile: learnedPath, encoding: .utf8)
+            #expect(learned.contains("# source: \(outcome)"), "\(learned)")
+        }
+    }
+
     /// `cache verify` checks each part against its range's hash (none is taken for an unvouched file), and
     /// `--repair` fetches a damaged one again as its range.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
@@ -162,10 +245,10 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == whole[part.bytes])
     }
 
-    /// A server that ignores ranges (the whole file comes, the part is cut out of it as it arrives), and one that
-    /// resets the connection midway once (the part is resumed with a range from where it stopped): the same
-    /// samples.
-    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: ["ignore-range", "reset-once"])
+    /// A server that ignores ranges (the whole file comes, the part is cut out of it as it arrives), one that
+    /// answers with a wider range than asked (cut the same way), and one that resets the connection midway once
+    /// (the part is resumed from where it stopped): the same samples.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: ["ignore-range", "wide-range", "reset-once"])
     func aServerThatIgnoresRangesOrResetsGivesTheSameSamples(fault: String) throws {
         let files = try Self.files()
         let server = try TestServer.faults(root: files.directory + "/files")
@@ -178,6 +261,10 @@ import Testing
         for (surah, ayah) in [(113, 4), (113, 5), (114, 0), (114, 1), (114, 2)] { expected += try files.samples(surah, ayah) }
         #expect(try wavPCMBytes(home + "/out.wav") == expected)
         if fault == "ignore-range" { #expect(server.requestLog.allSatisfy { $0.hasPrefix("200 ") }, "\(server.requestLog)") }
+        if fault == "wide-range" {
+            #expect(server.requestLog.allSatisfy { $0.hasPrefix("206 ") }, "\(server.requestLog)")
+            #expect(server.requestLog.count == 5, "each part once, no retry: \(server.requestLog)")
+        }
     }
 
     /// Repeats and pauses sized to the ayah, a seek into an ayah, and the journal's positions: as for a per-ayah
@@ -227,6 +314,10 @@ import Testing
         #expect(rendered.status == 1, "\(rendered.stderr)")
         #expect(rendered.stderr.contains("surah 2 is not in \(Self.reciter)'s surah table"), "\(rendered.stderr)")
         #expect(!FileManager.default.fileExists(atPath: home + "/out.wav"))
+        // A surah not covered is named as such, its basmala too (not as a recording without one).
+        let uncovered = try runTartil(["render", "111"] + common + ["-o", home + "/out.wav"], home: home)
+        #expect(uncovered.status == 1)
+        #expect(uncovered.stderr.contains("surah 111 is not in \(Self.reciter)'s surah table") && !uncovered.stderr.contains("no basmala"), "\(uncovered.stderr)")
         let played = try runTartil(["play", "2:255", "112:1", "--output", "null"] + common, home: home)
         #expect(played.stderr.contains("surah 2 is not in \(Self.reciter)'s surah table"), "\(played.stderr)")
         #expect(server.accessLog.allSatisfy { !$0.contains("/002.mp3") })

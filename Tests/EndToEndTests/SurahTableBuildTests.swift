@@ -119,6 +119,32 @@ import Testing
         try Self.checkWithMpg123(first, directory: directory)
     }
 
+    /// Files as published surah files often are, made with lame from a rebuilt surah's decode: VBR with a Xing
+    /// frame and a LAME tag (encoder delay and padding, which mpg123 trims) and an ID3v2 tag, at 22050 Hz; and
+    /// CBR with an Info frame at 44100 Hz (MPEG-1 frames of 1152 samples). Same timings: every row is exact
+    /// against the mpg123 program.
+    @Test(
+        .enabled(if: available && FileManager.default.isExecutableFile(atPath: "/usr/bin/lame"), "needs ../shared/real, mpg123, sha256sum and lame"),
+        arguments: [["-V", "5", "--tt", "Al-Ikhlas"], ["-b", "64", "--resample", "44.1"]])
+    func lameEncodedFilesWithGaplessTagsGiveExactRows(options: [String]) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Self.makeSurahFiles(reciter: "ibrahim-alakhdar", surahs: [112], into: directory + "/rebuilt")
+        let encoded = directory + "/encoded"
+        try FileManager.default.createDirectory(atPath: encoded + "/timings", withIntermediateDirectories: true)
+        _ = try Self.output(["mpg123", "-q", "-w", directory + "/112.wav", directory + "/rebuilt/112.mp3"])
+        _ = try Self.output(["lame", "--quiet"] + options + [directory + "/112.wav", encoded + "/112.mp3"])
+        try FileManager.default.copyItem(atPath: directory + "/rebuilt/timings/112.json", toPath: encoded + "/timings/112.json")
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: encoded + "/112.mp3")))
+        let index = try MPEGStream.frameIndex(of: bytes).get()
+        #expect(index.xing?.encoderDelay != nil && index.gaplessTrimStart > MPEGHead.decoderDelay, "lame writes a LAME tag")
+        let result = try runTartil(["table", "build", encoded, "--timings-format", "quranstatic", "--reciter", "lame", "-o", directory + "/t.tsv"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let table = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/t.tsv"))), file: "t.tsv")
+        #expect(table.file(surah: 112)?.sampleRate == (options.contains("44.1") ? 44100 : 22050))
+        try Self.checkWithMpg123(table, directory: encoded)
+    }
+
     /// (arguments after `table build DIR`, the start of the message): usage errors, exit 64, nothing written.
     static let refused: [([String], String)] = [
         (["--timings-format", "json"], "Error: --timings-format takes quranstatic or mp3quran, not 'json'"),

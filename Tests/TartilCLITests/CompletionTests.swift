@@ -135,7 +135,7 @@ private func program(_ name: String) -> String? {
         (["tartil", "journal", "export", "--format", ""], ["ndjson", "json", "csv"]),
         (["tartil", "play", "36", "--basmala", ""], ["auto", "off"]),
         (["tartil", "play", "--output", "s"], ["silent"]),
-        (["tartil", "play", "--reciter", "ibrahim"], ["ibrahim-alakhdar"]),
+        (["tartil", "play", "--reciter", "ibrahim"], ["ibrahim-alakhdar", "ibrahim-alakhdar-gapless"]),
         (["tartil", "--json", "resolve", "yase"], ["yaseen"]),
         (["tartil", "set", "rep"], ["repeat", "repeat-range"]),
         (["tartil", "completions", "f"], ["fish"]),
@@ -183,7 +183,7 @@ private func program(_ name: String) -> String? {
     @Test(.enabled(if: program("fish") != nil), arguments: [
         ("tartil pre", ["prefetch", "prev"]),
         ("tartil journal export --format ", ["csv", "json", "ndjson"]),
-        ("tartil play --reciter ibrahim", ["ibrahim-alakhdar"]),
+        ("tartil play --reciter ibrahim", ["ibrahim-alakhdar", "ibrahim-alakhdar-gapless"]),
     ])
     func fishAnswersCompletionQueries(line: String, expected: [String]) throws {
         let directory = TestPaths.makeTemporaryDirectory()
@@ -282,7 +282,7 @@ private func program(_ name: String) -> String? {
         process.executableURL = URL(fileURLWithPath: program("python3")!)
         process.arguments = [
             TestPaths.repository + "/tools/pty-drive", "wait:tartil>", "send:pref\\t", "wait:etch ",
-            "send:--rec\\t", "wait:iter ", "send:ibrahim-al\\t", "wait:akhdar ", "send:\\x15help cac\\t", "wait:he ",
+            "send:--rec\\t", "wait:iter ", "send:ibrahim-alakhdar-g\\t", "wait:apless ", "send:\\x15help cac\\t", "wait:he ",
             "send:\\n", "wait:SUBCOMMANDS", "send:quit\\n", "--", TestPaths.executable,
         ]
         var environment = isolatedEnvironment(home: home)
@@ -298,7 +298,7 @@ private func program(_ name: String) -> String? {
         let screen = object["output"] as? String ?? ""
         #expect(object["status"] as? Int == 0, "\(screen)")
         // libedit writes only what Tab added: "pref" + "etch ", "--rec" + "iter ", ... and `help cache` ran.
-        for piece in ["pref", "etch ", "--rec", "iter ", "ibrahim-al", "akhdar ", "help cac", "he ", "OVERVIEW: Inspect, verify"] {
+        for piece in ["pref", "etch ", "--rec", "iter ", "ibrahim-alakhdar-g", "apless ", "help cac", "he ", "OVERVIEW: Inspect, verify"] {
             #expect(screen.contains(piece), "\(piece) not on the screen: \(screen)")
         }
     }

@@ -226,6 +226,28 @@ import Testing
         }
     }
 
+    /// The gapless surah-file reciters: their audio and timing templates are those of the published timing files
+    /// in ../shared/real/timings (the CSV's audio URLs, and its timing files at their commit on jsDelivr).
+    @Test(.enabled(if: TestPaths.sharedReal != nil, "needs ../shared/real"))
+    func gaplessRecitersAreThePublishedTimingsOnes() throws {
+        let real = try #require(TestPaths.sharedReal)
+        let list = try MirrorList.parse(try Data(contentsOf: URL(fileURLWithPath: TestPaths.repository + "/mirrors.json")), file: "mirrors.json")
+        let csv = try String(contentsOfFile: real + "/timings/quranstatic-gapless-surah-timings.csv", encoding: .utf8)
+        for (id, source) in [("ibrahim-alakhdar-gapless", "ibrahim-alakhdar-2"), ("ahmed-allhdan-gapless", "ahmed-allhdan-1"), ("emad-al-mansary-gapless", "emad-al-mansary-1")] {
+            let reciter = try list.reciter(try ReciterID(id))
+            #expect(reciter.files == .surah)
+            let timings = try #require(reciter.timings)
+            #expect(timings.format == .quranstatic)
+            for surah in [113, 114] {
+                let row = try #require(csv.split(separator: "\n").first { $0.hasPrefix("\(source),\(surah),1,") })
+                let fields = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                #expect(reciter.mirrors.map { $0.template.url(forSurah: surah) } == [fields[3]], "\(id)")
+                #expect(timings.template.url(forSurah: surah).hasSuffix("/" + fields[9]))
+                #expect(timings.template.url(forSurah: surah).contains("@" + fields[10] + "/"))
+            }
+        }
+    }
+
     /// The pinned reciters' mirrors name the commit the recordings' README names.
     @Test(.enabled(if: TestPaths.sharedReal != nil, "needs ../shared/real (the real recordings beside the checkout)"))
     func pinnedMirrorsNameTheRecordingsCommit() throws {

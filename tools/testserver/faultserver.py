@@ -19,6 +19,8 @@ named by the first path segment:  GET /<fault>/<path under ROOT>.
   redirect-loop      302 to itself, forever
   redirect-ftp       302 to an ftp:// URL
   ignore-range       always 200 with the whole file, whatever Range asks
+  wide-range         a Range (bytes=A-B or bytes=A-) answered 206 with more than asked: from 1000 bytes before A
+                     (or the file's start) to the end of the file, its Content-Range saying so
   other-ayah         another ayah's file (the next file in the folder, in name order), honouring Range
   early-change       the file with one byte changed an eighth of the way in (not in the last 16 KiB), honouring Range
   append             the file followed by 2000 bytes that are not audio, with a Content-Length that says so
@@ -265,6 +267,19 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_raw(fault, data)
         if fault == "ignore-range":
             return self.serve_file(data, honour_range=False)
+        if fault == "wide-range":
+            requested = self.headers.get("Range") or ""
+            if not requested.startswith("bytes=") or "-" not in requested or requested.startswith("bytes=-"):
+                return self.serve_file(data, honour_range=False)
+            start = max(0, int(requested[len("bytes="):].split("-")[0]) - 1000)
+            self.record(206, len(data) - start)
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            self.send_header("Content-Length", str(len(data) - start))
+            self.send_header("Content-Type", "audio/mpeg")
+            self.end_headers()
+            self.wfile.write(data[start:])
+            return
         return self.send_plain(404, b"unknown fault\n")
 
 

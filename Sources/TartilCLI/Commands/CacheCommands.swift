@@ -41,7 +41,8 @@ enum CacheCommands {
             let complete = summary.completeSurahs.map(String.init).joined(separator: ", ")
             console.line("  complete surahs: \(complete.isEmpty ? "none" : complete)")
             if !summary.partialSurahs.isEmpty {
-                console.line("  partly cached: " + summary.partialSurahs.map { "\($0.surah) (\($0.cached)/\($0.total)\($0.basmalaMissing ? ", without the basmala 1:1" : ""))" }.joined(separator: ", "))
+                let basmala = summary.layout == .surah ? "its basmala" : "the basmala 1:1"
+                console.line("  partly cached: " + summary.partialSurahs.map { "\($0.surah) (\($0.cached)/\($0.total)\($0.basmalaMissing ? ", without \(basmala)" : ""))" }.joined(separator: ", "))
             }
             if let marks = marksLine(summary) { console.line("  unpinned: " + marks) }
             for dispute in summary.disputes { console.line("  " + dispute.message) }

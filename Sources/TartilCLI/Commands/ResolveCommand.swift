@@ -82,6 +82,12 @@ enum ResolveCommand {
                 lines.append(
                     "\(head)  \(Formatting.right(duration, 10))  unpinned, "
                         + (learned.isEstimated ? "estimated from its size" : "\(Formatting.grouped(learned.samples)) samples @ \(learned.rate) Hz, decoded before"))
+            } else if reciter.files == .surah {
+                lines.append(
+                    "\(head)  "
+                        + (reciter.timings != nil
+                            ? "not learned yet (its surah's timings and file are fetched, cut and checked on first play or prefetch)"
+                            : "not in the reciter's surah table: it cannot be played"))
             } else {
                 lines.append("\(head)  unpinned (size, hash and duration are checked and recorded on first download)")
             }

@@ -100,7 +100,8 @@ public struct AyahRef: Sendable, Hashable, Comparable, CustomStringConvertible {
         (lhs.surah, lhs.ayah) < (rhs.surah, rhs.ayah)
     }
 
-    static func pad3(_ value: Int) -> String {
+    /// `value` as three digits (`7` → `007`), as file names spell surahs and ayat.
+    public static func pad3(_ value: Int) -> String {
         value >= 100 || value < 0 ? String(value) : value >= 10 ? "0" + String(value) : "00" + String(value)
     }
 }

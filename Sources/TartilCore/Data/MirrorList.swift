@@ -125,6 +125,7 @@ public struct MirrorList: Sendable {
         }
         let prefixed = reciters.filter { $0.id.rawValue.hasPrefix(typed) }
         if prefixed.count == 1 { return prefixed[0] }
+        if let base = Self.base(of: prefixed) { return base }
         if prefixed.count > 1 { throw ambiguous(prefixed) }
         let wanted = Self.words(typed)
         let named = reciters.filter { reciter in
@@ -132,9 +133,21 @@ public struct MirrorList: Sendable {
             return !wanted.isEmpty && wanted.allSatisfy(words.contains)
         }
         if named.count == 1 { return named[0] }
+        if let base = Self.base(of: named) { return base }
         if named.count > 1 { throw ambiguous(named) }
         let hint = Suggestion.hint(for: typed, among: reciters.map(\.id.rawValue))
         throw TartilError(.usage, "no reciter '\(text)' in mirrors.json\(hint) (`tartil reciters` lists them)")
+    }
+
+    /// Of several reciters a name fits, the one the others are variants of: its id followed by `-` begins each
+    /// of theirs (`emad-al-mansary` of `emad-al-mansary-gapless`), so `emad` keeps meaning the reciter it meant
+    /// before a variant was listed; nil when there is no such one.
+    static func base(of matches: [Reciter]) -> Reciter? {
+        guard matches.count > 1 else { return nil }
+        let bases = matches.filter { base in
+            matches.allSatisfy { $0.id == base.id || $0.id.rawValue.hasPrefix(base.id.rawValue + "-") }
+        }
+        return bases.count == 1 ? bases[0] : nil
     }
 
     /// The lowercase words of an id or a name (`Ibrahim Al-Akhdar` → ibrahim, al, akhdar).

@@ -228,7 +228,8 @@ public struct SurahTimings: Sendable, Hashable {
         /// The same boundaries made to cover a file of `samples` samples with no gap and no overlap, as a surah
         /// table's rows do: the first part (the basmala, or ayah 1) starts at sample 0, each part ends where the
         /// next starts (a pause the timings leave between two ayat belongs to the ayah before it), the last ayah
-        /// ends at the file's end. Every part keeps its published start; none becomes empty.
+        /// ends at the file's end. Every part keeps its published start but ayah 1 when there is no basmala (none
+        /// given, or an empty one), which then starts at 0; none becomes empty.
         public func covering(samples: Int) -> SampleRanges {
             var starts = ayat.map(\.lowerBound)
             if beforeFirst == nil, !starts.isEmpty { starts[0] = 0 }
