@@ -120,12 +120,15 @@ import Testing
     }
 
     /// Files as published surah files often are, made with lame from a rebuilt surah's decode: VBR with a Xing
-    /// frame and a LAME tag (encoder delay and padding, which mpg123 trims) and an ID3v2 tag, at 22050 Hz; and
-    /// CBR with an Info frame at 44100 Hz (MPEG-1 frames of 1152 samples). Same timings: every row is exact
-    /// against the mpg123 program.
+    /// frame and a LAME tag (encoder delay and padding, which mpg123 trims), some with an ID3v2 tag, and CBR with
+    /// an Info frame, at MPEG-1, MPEG-2 and MPEG-2.5 rates (8000 to 48000 Hz; frames of 1152 or 576 samples).
+    /// Same timings: every row is exact against the mpg123 program.
     @Test(
         .enabled(if: available && FileManager.default.isExecutableFile(atPath: "/usr/bin/lame"), "needs ../shared/real, mpg123, sha256sum and lame"),
-        arguments: [["-V", "5", "--tt", "Al-Ikhlas"], ["-b", "64", "--resample", "44.1"]])
+        arguments: [
+            ["-V", "5", "--tt", "Al-Ikhlas"], ["-b", "64", "--resample", "44.1"], ["-V", "2", "--resample", "48"],
+            ["-b", "48", "--resample", "32"], ["-b", "16", "--resample", "8"], ["-V", "7", "--resample", "11.025", "--ta", "Ibrahim Al-Akhdar"],
+        ])
     func lameEncodedFilesWithGaplessTagsGiveExactRows(options: [String]) throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -137,11 +140,15 @@ import Testing
         try FileManager.default.copyItem(atPath: directory + "/rebuilt/timings/112.json", toPath: encoded + "/timings/112.json")
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: encoded + "/112.mp3")))
         let index = try MPEGStream.frameIndex(of: bytes).get()
-        #expect(index.xing?.encoderDelay != nil && index.gaplessTrimStart > MPEGHead.decoderDelay, "lame writes a LAME tag")
+        let resample = options.firstIndex(of: "--resample").map { options[$0 + 1] }
+        if resample != "8" {  // at 8000 Hz and 16 kbps a frame is too small for lame's tag: there is none
+            #expect(index.xing?.encoderDelay != nil && index.gaplessTrimStart > MPEGHead.decoderDelay, "lame writes a LAME tag")
+        }
         let result = try runTartil(["table", "build", encoded, "--timings-format", "quranstatic", "--reciter", "lame", "-o", directory + "/t.tsv"])
         #expect(result.status == 0, "\(result.stderr)")
         let table = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/t.tsv"))), file: "t.tsv")
-        #expect(table.file(surah: 112)?.sampleRate == (options.contains("44.1") ? 44100 : 22050))
+        let rates = ["44.1": 44100, "48": 48000, "32": 32000, "8": 8000, "11.025": 11025]
+        #expect(table.file(surah: 112)?.sampleRate == resample.flatMap { rates[$0] } ?? 22050)
         try Self.checkWithMpg123(table, directory: encoded)
     }
 
