@@ -204,6 +204,7 @@ final class FileLoader {
         if let parts = setup.parts, parts.pinned.files[ayah] == nil {
             // A surah-file reciter plays only what its table cuts out of its files.
             let covered = parts.byteRanges.keys.contains { $0.surah == ayah.surah }
+            if !covered, let reason = setup.unlearned[ayah.surah] { return .found(.failed("surah \(ayah.surah) could not be learned: \(reason)")) }
             return .found(.failed(
                 covered && ayah.isBasmalaPart
                     ? "\(setup.reciter.id)'s recording of surah \(ayah.surah) has no basmala before ayah 1 (its table has no ayah 0 row)"

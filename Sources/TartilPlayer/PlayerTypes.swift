@@ -37,12 +37,16 @@ public struct PlayerSetup: Sendable {
     /// (each an ayah's or basmala's byte range, pinned), fetched by range from the surah's file and played within
     /// their windows. Set with `playing(_:)`.
     public private(set) var parts: PlayableParts?
+    /// Why each surah of the plan that a surah-file reciter's table does not cover could not be learned.
+    public private(set) var unlearned: [Int: String] = [:]
 
-    /// This setup playing a surah-file reciter's `parts` (its table becomes theirs).
-    public func playing(_ parts: PlayableParts) -> PlayerSetup {
+    /// This setup playing a surah-file reciter's `parts` (its table becomes theirs); `unlearned`: why each surah
+    /// that could not be learned was not.
+    public func playing(_ parts: PlayableParts, unlearned: [Int: String] = [:]) -> PlayerSetup {
         var setup = self
         setup.parts = parts
         setup.table = parts.pinned
+        setup.unlearned = unlearned
         return setup
     }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import TartilCache
 import TartilCore
 import TartilNet
@@ -21,19 +22,27 @@ public enum SurahLearning {
         Path.join(Path.join(cacheDirectory, reciter.rawValue), "surah-table.tsv")
     }
 
-    /// The learned table of `reciter` in `cacheDirectory`, or nil when none was learned.
-    public static func learnedTable(cacheDirectory: String, reciter: ReciterID) throws(TartilError) -> SurahTable? {
+    /// The learned table of `reciter` in `cacheDirectory`, or nil when none was learned. A learned table that
+    /// does not read (damaged, or edited by hand) counts as none: it is a cache file, and its surahs are learned
+    /// again (and it rewritten) when next played.
+    public static func learnedTable(cacheDirectory: String, reciter: ReciterID) -> SurahTable? {
         let path = tablePath(cacheDirectory: cacheDirectory, reciter: reciter)
-        guard FileSystem.exists(path) else { return nil }
-        return try SurahTable.parse(bytes: try FileSystem.read(path), file: path, expected: reciter)
+        guard FileSystem.exists(path), let bytes = try? FileSystem.read(path) else { return nil }
+        return try? SurahTable.parse(bytes: bytes, file: path, expected: reciter)
     }
 
-    /// Learns each of `surahs` (1…114, in order) for `reciter`, which must publish its timings. Any failure stops
-    /// there with the surahs learned before it kept; nothing half-learned is kept.
+    /// How many times a timing file or a surah's file is asked of one mirror before the next is tried (a 5xx,
+    /// a reset or a timeout may pass), and the wait before each retry.
+    public static let attempts = 3
+    static func retryDelay(_ attempt: Int) -> Double { Double(attempt) }
+
+    /// Learns each of `surahs` (1…114, in order) for `reciter`, which must publish its timings; returns why each
+    /// surah that could not be learned was not (the others are learned; nothing half-learned is kept). Throws
+    /// only when interrupted (and for a reciter without timings).
     public static func learn(
         _ surahs: [Int], reciter: Reciter, cacheDirectory: String, limits: DownloadLimits, clock: any TartilClock = SystemClock.shared,
         isCancelled: @escaping @Sendable () -> Bool
-    ) throws(TartilError) {
+    ) throws(TartilError) -> [Int: TartilError] {
         guard let timings = reciter.timings else {
             throw .usage("\(reciter.id) publishes no ayah timings (\"timings\" in mirrors.json) and no table covers surah \(surahs.first ?? 0)")
         }
@@ -43,61 +52,99 @@ public enum SurahLearning {
         } catch {
             throw TartilError(.failure, error.message)
         }
+        var failures: [Int: TartilError] = [:]
         for surah in surahs {
-            if isCancelled() { throw TartilError(.interrupted, "interrupted: surah \(surah) was not learned") }
-            let timingURL = timings.template.url(forSurah: surah)
-            let timingBytes: [UInt8]
-            do {
-                timingBytes = try WholeFile.fetch(timingURL, maxBytes: maximumTimingBytes, limits: limits, isCancelled: isCancelled)
+            do throws(TartilError) {
+                let timingURL = timings.template.url(forSurah: surah)
+                let timingBytes = try fetch(timingURL, maxBytes: maximumTimingBytes, limits: limits, clock: clock, isCancelled: isCancelled)
+                    .mapError { TartilError(.failure, "surah \(surah)'s timings (\(timingURL)): \($0.message)") }.get()
+                let parsed: SurahTimings
+                do throws(TartilError) {
+                    parsed = try SurahTimings.parse(timingBytes, format: timings.format, surah: surah, file: timingURL)
+                } catch {
+                    throw TartilError(.failure, "surah \(surah)'s timings are not usable: \(error.message)")
+                }
+                let (bytes, source) = try fetchFile(surah, reciter: reciter, limits: limits, clock: clock, isCancelled: isCancelled)
+                let measured = try SurahTableBuilder.measure(bytes, name: "\(AyahRef.pad3(surah)).mp3", timings: parsed, isCancelled: isCancelled)
+                try keep(measured.file, of: bytes, reciter: reciter.id, cache: cache)
+                try record(measured.file, reciter: reciter.id, cacheDirectory: cacheDirectory, source: "\(source); timings from \(timings.template)")
             } catch {
-                throw TartilError(.failure, "surah \(surah)'s timings (\(timingURL)): \(error.message)")
+                if isCancelled() || error.code == .interrupted { throw TartilError(.interrupted, "interrupted: surah \(surah) was not learned") }
+                failures[surah] = error
             }
-            let parsed = try SurahTimings.parse(timingBytes, format: timings.format, surah: surah, file: timingURL)
-            let (bytes, source) = try fetchFile(surah, reciter: reciter, limits: limits, isCancelled: isCancelled)
-            let measured = try SurahTableBuilder.measure(bytes, name: "\(AyahRef.pad3(surah)).mp3", timings: parsed, isCancelled: isCancelled)
-            try keep(measured.file, of: bytes, reciter: reciter.id, cache: cache)
-            try record(measured.file, reciter: reciter.id, cacheDirectory: cacheDirectory, source: "\(source); timings from \(timings.template)")
         }
+        return failures
+    }
+
+    /// `url` whole, asked up to `attempts` times; the last reason when it could not be had.
+    private static func fetch(
+        _ url: String, maxBytes: Int, limits: DownloadLimits, clock: any TartilClock, isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> Result<[UInt8], TartilError> {
+        var reason = ""
+        for attempt in 1...attempts {
+            if isCancelled() { throw TartilError(.interrupted, "interrupted") }
+            do throws(CacheError) {
+                return .success(try WholeFile.fetch(url, maxBytes: maxBytes, limits: limits, isCancelled: isCancelled))
+            } catch {
+                if isCancelled() { throw TartilError(.interrupted, "interrupted") }
+                reason = error.message
+                // A file too large, or an answer that is not the file (4xx), is not asked again.
+                if error.code == .tooLarge || reason.hasPrefix("HTTP 4") { break }
+                if attempt < attempts { clock.sleep(seconds: retryDelay(attempt)) }
+            }
+        }
+        return .failure(TartilError(.failure, reason))
     }
 
     /// The surah's file from the first mirror that serves one whole MPEG audio stream, compared with the next
     /// mirror's copy when there is one; and what vouches for it, in words.
     private static func fetchFile(
-        _ surah: Int, reciter: Reciter, limits: DownloadLimits, isCancelled: @escaping @Sendable () -> Bool
+        _ surah: Int, reciter: Reciter, limits: DownloadLimits, clock: any TartilClock, isCancelled: @escaping @Sendable () -> Bool
     ) throws(TartilError) -> ([UInt8], String) {
         var failures: [String] = []
         var found: (bytes: [UInt8], sha256: String, mirror: Int)?
         for (index, mirror) in reciter.mirrors.enumerated() {
-            if isCancelled() { throw TartilError(.interrupted, "interrupted: surah \(surah) was not learned") }
             let url = mirror.template.url(forSurah: surah)
-            do {
-                let bytes = try WholeFile.fetch(url, maxBytes: maximumFileBytes, limits: limits, isCancelled: isCancelled)
-                if let problem = MPEGStream.problem(in: bytes) {
-                    failures.append("\(mirror.name): not one whole MPEG audio stream: \(problem)")
-                    continue
-                }
-                let sha256 = try SHA256.hash(Data(bytes))
-                if let first = found {
-                    let firstName = reciter.mirrors[first.mirror].name
-                    guard first.sha256 == sha256 else {
-                        throw TartilError(
-                            .failure,
-                            "surah \(surah): the mirrors disagree (\(firstName): \(first.bytes.count) bytes, sha256 \(first.sha256.prefix(12))…; \(mirror.name): \(bytes.count) bytes, sha256 \(sha256.prefix(12))…): not learned")
-                    }
-                    return (first.bytes, "trusted on first use: \(firstName), cross-checked with \(mirror.name)")
-                }
-                found = (bytes, sha256, index)
-                if reciter.mirrors.count == 1 { break }
-            } catch let error as TartilError {
-                throw error
-            } catch {
-                failures.append("\(mirror.name): \(error)")
+            let bytes: [UInt8]
+            switch try fetch(url, maxBytes: maximumFileBytes, limits: limits, clock: clock, isCancelled: isCancelled) {
+            case .success(let body): bytes = body
+            case .failure(let reason):
+                failures.append("\(mirror.name): \(reason.message)")
+                continue
             }
+            if let problem = MPEGStream.problem(in: bytes) {
+                failures.append("\(mirror.name): not one whole MPEG audio stream: \(problem)")
+                continue
+            }
+            var hashed: Result<String, CacheError> = .failure(CacheError(.crypto, "not hashed"))
+            bytes.withUnsafeBytes { raw in hashed = Result { () throws(CacheError) -> String in try digest(raw) } }
+            let sha256: String
+            switch hashed {
+            case .success(let value): sha256 = value
+            case .failure(let error): throw TartilError(.failure, "surah \(surah): cannot hash its file: \(error.message)")
+            }
+            if let first = found {
+                let firstName = reciter.mirrors[first.mirror].name
+                guard first.sha256 == sha256 else {
+                    throw TartilError(
+                        .failure,
+                        "surah \(surah): the mirrors disagree (\(firstName): \(first.bytes.count) bytes, sha256 \(first.sha256.prefix(12))…; \(mirror.name): \(bytes.count) bytes, sha256 \(sha256.prefix(12))…): not learned")
+                }
+                return (first.bytes, "trusted on first use: \(firstName), cross-checked with \(mirror.name)")
+            }
+            found = (bytes, sha256, index)
         }
         if let found {
             return (found.bytes, "trusted on first use: \(reciter.mirrors[found.mirror].name), single-source")
         }
         throw TartilError(.failure, "surah \(surah)'s file could not be had: \(failures.joined(separator: "; "))")
+    }
+
+    /// SHA-256 of `raw`, without copying it.
+    private static func digest(_ raw: UnsafeRawBufferPointer) throws(CacheError) -> String {
+        let hasher = try SHA256()
+        try hasher.update(raw)
+        return try hasher.finalize()
     }
 
     /// Keeps each part of `file` (cut from `bytes`) in the cache, checked against its own hash.
@@ -125,14 +172,28 @@ public enum SurahLearning {
         }
     }
 
-    /// Adds `file`'s rows to the learned table (replacing the surah's, if any), atomically.
+    /// Adds `file`'s rows to the learned table (replacing the surah's, if any), atomically, under a lock on the
+    /// reciter's learned table: two processes learning at once both keep what they learned.
     private static func record(_ file: SurahTable.File, reciter: ReciterID, cacheDirectory: String, source: String) throws(TartilError) {
-        let earlier = try learnedTable(cacheDirectory: cacheDirectory, reciter: reciter)
+        let path = tablePath(cacheDirectory: cacheDirectory, reciter: reciter)
+        let lock: Int32
+        do throws(Errno) {
+            lock = try SystemCall.retrying { open(path + ".lock", O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o644) }
+        } catch {
+            throw TartilError(.io, "cannot open \(path).lock: \(error)")
+        }
+        defer { close(lock) }  // closing the descriptor releases the flock
+        do throws(Errno) {
+            _ = try SystemCall.retrying { flock(lock, LOCK_EX) }
+        } catch {
+            throw TartilError(.io, "cannot lock \(path).lock: \(error)")
+        }
+        let earlier = learnedTable(cacheDirectory: cacheDirectory, reciter: reciter)
         let files = (earlier?.files ?? []).filter { $0.surah != file.surah } + [file]
         let sources = Set((earlier?.source.split(separator: "|").map { $0.trimmedWhitespace } ?? []) + [source]).sorted()
         let table = SurahTable(reciter: reciter, source: sources.joined(separator: " | "), files: files)
         do {
-            try AtomicFile.write(Data(table.rendered().utf8), to: tablePath(cacheDirectory: cacheDirectory, reciter: reciter))
+            try AtomicFile.write(Data(table.rendered().utf8), to: path)
         } catch {
             throw TartilError(.io, "cannot write the learned table: \(error)")
         }

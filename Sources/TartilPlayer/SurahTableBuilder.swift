@@ -108,7 +108,9 @@ public enum SurahTableBuilder {
             let ranges = try timings.sampleRanges(rate: whole.format.sampleRate, samples: whole.samples).covering(samples: whole.samples)
             var spans: [(ayah: Int, samples: Range<Int>)] = ranges.ayat.enumerated().map { ($0.offset + 1, $0.element) }
             if let basmala = ranges.beforeFirst { spans.insert((0, basmala), at: 0) }
-            let expected = try pcmDigests(bytes, name: name, spans: spans.map(\.samples), decoder: decoder)
+            let expected = try pcmDigests(
+                bytes, name: name, spans: spans.map(\.samples), prefixes: spans.map { Frames(of: $0.samples, in: index).probeCount },
+                decoder: decoder)
             var parts: [SurahTable.Part] = []
             var largestPreroll = 0
             for (number, span) in spans.enumerated() {
@@ -134,35 +136,64 @@ public enum SurahTableBuilder {
     }
 
     /// The byte range that decodes `samples` (of the whole decode) alone, found as the type's documentation says.
+    /// The frames a part's samples fall in, and the first few a candidate range is probed with.
+    struct Frames {
+        /// Frames decoded after the one holding the part's first sample when a candidate start is probed.
+        static let probeAfter = 2
+        let rawFirst: Int
+        let first: Int
+        let last: Int
+        /// The last frame of a probe, and how many of the part's samples it gives.
+        let probeLast: Int
+        let probeCount: Int
+
+        init(of samples: Range<Int>, in index: MPEGStream.FrameIndex) {
+            let spf = index.samplesPerFrame
+            rawFirst = samples.lowerBound + index.gaplessTrimStart
+            first = rawFirst / spf
+            last = (samples.upperBound - 1 + index.gaplessTrimStart) / spf
+            probeLast = min(last, first + Self.probeAfter)
+            probeCount = min(samples.count, (probeLast + 1) * spf - rawFirst)
+        }
+    }
+
+    /// The byte range that decodes `samples` (of the whole decode) alone, found as the type's documentation says:
+    /// each candidate start is first probed with the few frames after it (the part's first `probeCount` samples
+    /// against `expected.prefix`), and only a start that passes is decoded to the part's end and checked whole.
     private static func cut(
-        _ bytes: [UInt8], index: MPEGStream.FrameIndex, ayah: Int, samples: Range<Int>, expected: String, decoder: Mpg123Decoder,
-        label: String
+        _ bytes: [UInt8], index: MPEGStream.FrameIndex, ayah: Int, samples: Range<Int>, expected: (full: String, prefix: String),
+        decoder: Mpg123Decoder, label: String
     ) throws -> (SurahTable.Part, preroll: Int) {
         let spf = index.samplesPerFrame
-        let rawFirst = samples.lowerBound + index.gaplessTrimStart
-        let rawLast = samples.upperBound - 1 + index.gaplessTrimStart
-        let firstFrame = rawFirst / spf
-        let lastFrame = rawLast / spf
-        guard lastFrame < index.offsets.count else {
-            throw TartilError(.failure, "\(label) ends in frame \(lastFrame), past the file's \(index.offsets.count) audio frames")
+        let frames = Frames(of: samples, in: index)
+        guard frames.last < index.offsets.count else {
+            throw TartilError(.failure, "\(label) ends in frame \(frames.last), past the file's \(index.offsets.count) audio frames")
         }
-        for preroll in 0...min(maximumPreroll, firstFrame) {
-            let range = index.byteRange(frames: (firstFrame - preroll)...lastFrame)
-            let slice = Array(bytes[range])
-            let pcm = try decodeAll(slice, name: label, decoder: decoder)
-            let frameBytes = decoder.format.frameBytes
-            let decoded = pcm.count / frameBytes
-            // The range's decode ends with the last frame's last sample (raw sample (lastFrame + 1) · spf − 1):
-            // counted back from there, the part starts `skip` samples in.
-            let skip = decoded - ((lastFrame + 1) * spf - rawFirst)
-            guard skip >= 0, skip <= SurahTable.maximumSkip, skip + samples.count <= decoded else { continue }
+        let frameBytes = decoder.format.frameBytes
+        /// The range from `start` to `end` decoded: its bytes, and the part's first `count` samples' digest in it.
+        func decoded(from start: Int, to end: Int, count: Int) throws -> (range: ClosedRange<Int>, skip: Int, digest: String)? {
+            let range = index.byteRange(frames: start...end)
+            let pcm = try decodeAll(Array(bytes[range]), name: label, decoder: decoder)
+            // The range's decode ends with frame `end`'s last sample (raw sample (end + 1) · spf − 1): counted back
+            // from there, the part starts `skip` samples in.
+            let skip = pcm.count / frameBytes - ((end + 1) * spf - frames.rawFirst)
+            guard skip >= 0, skip <= SurahTable.maximumSkip, skip + count <= pcm.count / frameBytes else { return nil }
             let got = try pcm.withUnsafeBytes { raw in
-                try digest(UnsafeRawBufferPointer(rebasing: raw[(skip * frameBytes)..<((skip + samples.count) * frameBytes)]))
+                try digest(UnsafeRawBufferPointer(rebasing: raw[(skip * frameBytes)..<((skip + count) * frameBytes)]))
             }
-            guard got == expected else { continue }
+            return (range, skip, got)
+        }
+        for preroll in 0...min(maximumPreroll, frames.first) {
+            let start = frames.first - preroll
+            guard let probe = try decoded(from: start, to: frames.probeLast, count: frames.probeCount), probe.digest == expected.prefix else {
+                continue
+            }
+            // A part that ends within the probe's frames was checked whole by it (its prefix is all of it).
+            let checked = frames.probeLast == frames.last ? probe : try decoded(from: start, to: frames.last, count: samples.count)
+            guard let checked, checked.digest == expected.full else { continue }
             let part = SurahTable.Part(
-                ayah: ayah, samples: samples.lowerBound...(samples.upperBound - 1), bytes: range, skip: skip,
-                digest: try SHA256Digest(hex: digest(slice[...]))!)
+                ayah: ayah, samples: samples.lowerBound...(samples.upperBound - 1), bytes: checked.range, skip: checked.skip,
+                digest: try SHA256Digest(hex: digest(bytes[checked.range]))!)
             return (part, preroll)
         }
         throw TartilError(
@@ -185,13 +216,18 @@ public enum SurahTableBuilder {
         return pcm
     }
 
-    /// The SHA-256 of the whole decode's PCM within each of `spans` (in order, covering the file).
-    private static func pcmDigests(_ bytes: [UInt8], name: String, spans: [Range<Int>], decoder: Mpg123Decoder) throws -> [String] {
+    /// The SHA-256 of the whole decode's PCM within each of `spans` (in order, covering the file), and of the
+    /// first `prefixes[i]` samples of each.
+    private static func pcmDigests(
+        _ bytes: [UInt8], name: String, spans: [Range<Int>], prefixes: [Int], decoder: Mpg123Decoder
+    ) throws -> [(full: String, prefix: String)] {
         try decoder.open(bytes: bytes, name: name)
         defer { decoder.close() }
         let frameBytes = decoder.format.frameBytes
-        var digests: [String] = []
-        var hasher = try SHA256()
+        var digests: [(full: String, prefix: String)] = []
+        var full = try SHA256()
+        var prefix = try SHA256()
+        var prefixDigest: String?
         var position = 0  // in samples
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while digests.count < spans.count {
@@ -199,14 +235,26 @@ public enum SurahTableBuilder {
             if count == 0 { break }
             var offset = 0
             while offset < count, digests.count < spans.count {
-                let end = spans[digests.count].upperBound
-                let take = min(count - offset, (end - position) * frameBytes)
-                try chunk.withUnsafeBytes { raw in try hasher.update(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + take)])) }
+                let span = spans[digests.count]
+                let prefixEnd = span.lowerBound + prefixes[digests.count]
+                // Up to the prefix's end while it is open, else to the span's end.
+                let stop = prefixDigest == nil ? prefixEnd : span.upperBound
+                let take = min(count - offset, (stop - position) * frameBytes)
+                try chunk.withUnsafeBytes { raw in
+                    let piece = UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + take)])
+                    try full.update(piece)
+                    if prefixDigest == nil { try prefix.update(piece) }
+                }
                 offset += take
                 position += take / frameBytes
-                if position == end {
-                    digests.append(try hasher.finalize())
-                    hasher = try SHA256()
+                if prefixDigest == nil && position == prefixEnd {
+                    prefixDigest = try prefix.finalize()
+                    prefix = try SHA256()
+                }
+                if position == span.upperBound {
+                    digests.append((try full.finalize(), prefixDigest ?? ""))
+                    full = try SHA256()
+                    prefixDigest = nil
                 }
             }
         }

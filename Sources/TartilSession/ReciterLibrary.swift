@@ -73,7 +73,7 @@ public struct ReciterLibrary: Sendable {
     public func surahTable(for reciter: Reciter) throws(TartilError) -> SurahTable? {
         guard reciter.files == .surah else { return nil }
         let pinned = try pinnedSurahTable(for: reciter)
-        guard let learnedDirectory, let learned = try SurahLearning.learnedTable(cacheDirectory: learnedDirectory, reciter: reciter.id) else {
+        guard let learnedDirectory, let learned = SurahLearning.learnedTable(cacheDirectory: learnedDirectory, reciter: reciter.id) else {
             return pinned
         }
         guard let pinned else { return learned }
@@ -111,7 +111,7 @@ public struct ReciterLibrary: Sendable {
         }
         guard let parts = try parts(for: reciter) else {
             throw .usage(
-                "\(reciter.id) is recorded as one file per surah and has no surah table (\(reciter.tableFile) in \(tableDirectories.joined(separator: ", "))): this build plays such a reciter from a pinned table, made by `tartil table build DIR --timings-format quranstatic|mp3quran`, nor published timings (\"timings\" in mirrors.json) to learn its surahs from")
+                "\(reciter.id) is recorded as one file per surah and has no surah table (\(reciter.tableFile) in \(tableDirectories.joined(separator: ", "))) and no published timings (\"timings\" in mirrors.json) to learn its surahs from: make a table with `tartil table build DIR --timings-format quranstatic|mp3quran`")
         }
         return parts
     }

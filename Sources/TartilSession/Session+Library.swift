@@ -44,7 +44,11 @@ extension Session {
         let reciter = try library.reciter(try settings.reciterID(named: request.reciter, for: "prefetch"))
         var limits = try settings.trusting(request.limits)
         limits.caBundle = limits.caBundle ?? request.limits.caBundle
-        try Self.learnSurahs(of: request.ayat, reciter: reciter, library: library, settings: settings, clock: clock, isCancelled: isCancelled)
+        let unlearned = try Self.learnSurahs(
+            of: request.ayat, reciter: reciter, library: library, settings: settings, clock: clock, isCancelled: isCancelled)
+        if let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
+            throw TartilError(error.code, "surah \(surah) cannot be fetched: \(error.message)")
+        }
         let (table, parts) = try library.playbackSource(for: reciter)
         var files = PlayFiles.needed(for: request.ayat, files: reciter.files)
         if let parts {

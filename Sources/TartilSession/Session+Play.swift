@@ -20,7 +20,10 @@ extension Session {
     /// reciter, `--from`, the speed against the reciter's `max_speed`, the journal, the output): a request that
     /// cannot play throws and the running player goes on as it was. `settings` are the requesting front end's;
     /// nil (a request from the control socket, which names no paths) uses those of the session's last play.
-    public func play(_ request: PlayRequest, settings: Settings?) throws(TartilError) -> PlayStarted {
+    /// `isCancelled` stops what comes before playback (learning a surah-file reciter's surahs) when it says so.
+    public func play(
+        _ request: PlayRequest, settings: Settings?, isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) throws(TartilError) -> PlayStarted {
         settingUp.wait(until: { !$0 }) { $0 = true }
         defer { settingUp.update { $0 = false } }
         guard let settings = settings ?? playSettings else {
@@ -31,7 +34,7 @@ extension Session {
         // only when this session has none open (so a refused request leaves the session's journal as it was).
         // Whether it opened is still waited for before anything changes, after the request passed its checks.
         if state.withLock({ $0.journal == nil }), FileSystem.isRegularFile(settings.journalFile) { startJournal(settings) }
-        let prepared = try prepare(request, settings: settings, render: false)
+        let prepared = try prepare(request, settings: settings, render: false, isCancelled: isCancelled)
         let journal = try openJournal(settings)
         // The new output is opened while the old player plays (a sound card that takes one stream at a time is
         // tried again once the old player has let go of it).
@@ -211,13 +214,18 @@ extension Session {
             throw .usage("\(library.mirrorsFile) lists no reciters")
         }
         // A reciter of one file per surah plays its table's parts, and each surah's own basmala.
-        // A surah-file reciter's surahs that no table covers are learned first, from its published timings.
-        try Self.learnSurahs(of: plan.ayat, reciter: reciter, library: library, settings: settings, clock: clock, isCancelled: isCancelled)
+        // A surah-file reciter's surahs that no table covers are learned first, from its published timings: a
+        // render needs them all; a play skips the ayat of one that cannot be learned, saying why.
+        let unlearned = try Self.learnSurahs(
+            of: plan.ayat, reciter: reciter, library: library, settings: settings, clock: clock, isCancelled: isCancelled)
+        if render, let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
+            throw TartilError(error.code, "surah \(surah) cannot be rendered: \(error.message)")
+        }
         let (table, parts) = try library.playbackSource(for: reciter)
         if parts != nil { plan = try PlaybackPlan(ayat: plan.ayat, options: plan.options, files: .surah) }
         var setup = PlayerSetup(
             reciter: reciter, table: table, cacheDirectory: try settings.checkedCacheDirectory(), output: output, plan: plan, start: request.start)
-        if let parts { setup = setup.playing(parts) }
+        if let parts { setup = setup.playing(parts, unlearned: unlearned.mapValues(\.message)) }
         setup.limits = try settings.downloadLimits(setup.limits)
         if let seconds = request.connectTimeout { setup.limits.connectTimeout = seconds }
         if let seconds = request.stallSeconds { setup.limits.stallSeconds = seconds }
@@ -251,15 +259,16 @@ extension Session {
     }
 
     /// Learns the surahs of `ayat` that a surah-file reciter with published timings has no rows for yet
-    /// (`SurahLearning`: each surah's timings and whole file, once); nothing for any other reciter.
+    /// (`SurahLearning`: each surah's timings and whole file, once); nothing for any other reciter. Returns why
+    /// each surah that could not be learned was not; an interruption throws.
     static func learnSurahs(
         of ayat: [AyahRef], reciter: Reciter, library: ReciterLibrary, settings: Settings, clock: any TartilClock,
         isCancelled: @escaping @Sendable () -> Bool
-    ) throws(TartilError) {
-        guard reciter.files == .surah, reciter.timings != nil else { return }
+    ) throws(TartilError) -> [Int: TartilError] {
+        guard reciter.files == .surah, reciter.timings != nil else { return [:] }
         let missing = try library.unlearnedSurahs(ayat.map(\.surah), for: reciter)
-        guard !missing.isEmpty else { return }
-        try SurahLearning.learn(
+        guard !missing.isEmpty else { return [:] }
+        return try SurahLearning.learn(
             missing, reciter: reciter, cacheDirectory: try settings.checkedCacheDirectory(), limits: try settings.downloadLimits(), clock: clock,
             isCancelled: isCancelled)
     }

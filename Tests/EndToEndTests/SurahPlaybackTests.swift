@@ -215,6 +215,37 @@ import Testing
         }
     }
 
+    /// A mirror that fails twice before serving (503, 503, then the file) is asked again; a surah that cannot be
+    /// learned (its timings are not there) is skipped by `play`, saying why, and fails `render`; a learned table
+    /// damaged by hand counts as none, and the surah is learned again.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func learningRetriesSkipsWhatItCannotLearnAndMendsItsTable() throws {
+        let files = try Self.files()
+        let server = try TestServer.faults(root: files.directory + "/files")
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let (home, common) = try Self.learningHome(timings: base + "/flaky-2/timings/{surah3}.json", mirrors: [("only", base + "/flaky-2/{surah3}.mp3")])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let played = try runTartil(["play", "111", "112", "--output", "null"] + common, home: home)
+        #expect(played.status == 1, "an ayah was skipped: \(played.stderr)")
+        #expect(played.stderr.contains("surah 111 could not be learned: surah 111's timings (\(base)/flaky-2/timings/111.json): HTTP 404"), "\(played.stderr)")
+        let learnedPath = home + "/cache/\(Self.reciter)/surah-table.tsv"
+        let learned = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: learnedPath))), file: learnedPath)
+        #expect(learned.files == files.table.files.filter { $0.surah == 112 }, "learned after two 503s")
+        let export = try runTartil(["journal", "export"], home: home)
+        #expect(export.stdout.contains(#""surah":112,"ayah":4"#), "112 was played: \(export.stdout)")
+        let rendered = try runTartil(["render", "111-112"] + common + ["-o", home + "/out.wav"], home: home)
+        #expect(rendered.status == 1 && rendered.stderr.contains("surah 111 cannot be rendered: surah 111's timings"), "\(rendered.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home + "/out.wav"))
+        // Damaged by hand: learned again, and written whole.
+        try "# tartil-table: 2\n# reciter: \(Self.reciter)\nfile\t112\t 1\n".write(toFile: learnedPath, atomically: true, encoding: .utf8)
+        let again = try runTartil(["render", "112"] + common + ["-o", home + "/again.wav"], home: home)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try wavPCMBytes(home + "/again.wav") == files.decode(112))
+        let mended = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: learnedPath))), file: learnedPath)
+        #expect(mended.files.map(\.surah) == [112])
+    }
+
     /// `cache verify` checks each part against its range's hash (none is taken for an unvouched file), and
     /// `--repair` fetches a damaged one again as its range.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
