@@ -36,7 +36,9 @@ public enum ControlVerbs {
             instead of retrying. A file whose bytes do not match its hash is asked once more of the same mirror, \
             then of the next. A reciter of one file per surah is played from its surah table: each ayah is the \
             byte range of the surah's file the table gives, fetched with a range request and checked alone, and \
-            ayat one after another are the recording itself. From the command line, play returns when playback ends (exit 0 when \
+            ayat one after another are the recording itself. Without a table, a surah of such a reciter is learned \
+            on first use from its published timings (its whole file fetched first, cut and checked; README: \
+            Reciters of one file per surah); one that cannot be learned is skipped, saying why. From the command line, play returns when playback ends (exit 0 when \
             every ayah played, 1 when one was skipped or a position could not be saved to the journal, 130 on \
             Ctrl-C). At the prompt or in a script it returns at once, and pause, seek, status and the rest control \
             it; a script that ends waits for playback to end.

@@ -246,6 +246,36 @@ import Testing
         #expect(mended.files.map(\.surah) == [112])
     }
 
+    /// Ctrl-C while a surah is being learned (its file stalls) stops at once with exit 130, and nothing of it is
+    /// kept.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: [["play", "112", "--output", "null"], ["render", "112", "-o", "OUT"]])
+    func anInterruptStopsLearning(command: [String]) throws {
+        let files = try Self.files()
+        let server = try TestServer.faults(root: files.directory + "/files")
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let (home, common) = try Self.learningHome(timings: base + "/ok/timings/{surah3}.json", mirrors: [("stalls", base + "/stall/{surah3}.mp3")])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.executable)
+        process.arguments = command.map { $0 == "OUT" ? home + "/out.wav" : $0 } + common
+        process.environment = isolatedEnvironment(home: home)
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        let started = Date()
+        try process.run()
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(process.processIdentifier, SIGINT)
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(text)")
+        #expect(Date().timeIntervalSince(started) < 5, "stopping should be prompt")
+        #expect(text.contains("surah 112 was not learned"), "\(text)")
+        #expect(!FileManager.default.fileExists(atPath: home + "/cache/\(Self.reciter)/surah-table.tsv"))
+        #expect(!FileManager.default.fileExists(atPath: home + "/out.wav"))
+    }
+
     /// `cache verify` checks each part against its range's hash (none is taken for an unvouched file), and
     /// `--repair` fetches a damaged one again as its range.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
