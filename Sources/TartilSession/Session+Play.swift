@@ -283,6 +283,11 @@ extension Session {
         var wanted = request
         wanted.output = "wav:" + path
         wanted.device = nil
+        // A path that cannot be a file is refused before anything is fetched (or a surah learned) for it.
+        if FileSystem.isDirectory(path) { throw .usage("-o \(path) is a folder: give the WAV file to write (e.g. \(Path.join(path, "out.wav")))") }
+        var parent = Path.parent(path)
+        while !FileSystem.exists(parent) && Path.parent(parent) != parent { parent = Path.parent(parent) }
+        if !FileSystem.isDirectory(parent) { throw .usage("-o \(path): \(parent) is a file, not a folder") }
         let prepared = try prepare(wanted, settings: settings, render: true, isCancelled: isCancelled)
         try Self.checkRenderEnds(prepared.setup)
         let player: Player

@@ -237,6 +237,13 @@ import Testing
         let rendered = try runTartil(["render", "111-112"] + common + ["-o", home + "/out.wav"], home: home)
         #expect(rendered.status == 1 && rendered.stderr.contains("surah 111 cannot be rendered: surah 111's timings"), "\(rendered.stderr)")
         #expect(!FileManager.default.fileExists(atPath: home + "/out.wav"))
+        // A WAV path that cannot be a file is a usage error before anything is learned.
+        for bad in [home, home + "/mirrors.json/out.wav"] {
+            let refused = try runTartil(["render", "113"] + common + ["-o", bad], home: home)
+            #expect(refused.status == 64, "\(refused.stderr)")
+            #expect(refused.stderr.contains(bad == home ? "is a folder" : "is a file, not a folder"), "\(refused.stderr)")
+        }
+        #expect(!(try String(contentsOfFile: learnedPath, encoding: .utf8)).contains("file\t113\t"), "nothing learned for a refused render")
         // Damaged by hand: learned again, and written whole.
         try "# tartil-table: 2\n# reciter: \(Self.reciter)\nfile\t112\t 1\n".write(toFile: learnedPath, atomically: true, encoding: .utf8)
         let again = try runTartil(["render", "112"] + common + ["-o", home + "/again.wav"], home: home)
