@@ -69,7 +69,7 @@ public enum SurahLearning {
                 try keep(measured.file, of: bytes, reciter: reciter.id, cache: cache)
                 try record(measured.file, reciter: reciter.id, cacheDirectory: cacheDirectory, source: "\(source); timings from \(timings.template)")
             } catch {
-                if isCancelled() || error.code == .interrupted { throw TartilError(.interrupted, "interrupted: surah \(surah) was not learned") }
+                if isCancelled() || error.code == .interrupted { throw TartilError(.interrupted, "stopped: surah \(surah) was not learned") }
                 failures[surah] = error
             }
         }
