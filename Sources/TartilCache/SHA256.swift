@@ -74,6 +74,21 @@ public final class SHA256 {
         return SHA256Digest(bytes: digest)!.hex
     }
 
+    /// SHA-256 of `buffer`.
+    public static func hash(_ buffer: UnsafeRawBufferPointer) throws(CacheError) -> String {
+        let hasher = try SHA256()
+        try hasher.update(buffer)
+        return try hasher.finalize()
+    }
+
+    /// SHA-256 of `bytes` (an array's, or part of one), without copying them.
+    public static func hash(bytes: ArraySlice<UInt8>) throws(CacheError) -> String {
+        // withUnsafeBytes rethrows untyped errors, so the typed one is carried out by hand.
+        var result: Result<String, CacheError> = .failure(CacheError(.crypto, "not hashed"))
+        bytes.withUnsafeBytes { buffer in result = Result { () throws(CacheError) -> String in try hash(buffer) } }
+        return try result.get()
+    }
+
     /// SHA-256 of `data`.
     public static func hash(_ data: Data) throws(CacheError) -> String {
         let hasher = try SHA256()

@@ -29,7 +29,7 @@ final class Transfer {
     /// was asked (the whole file, ignoring the range, or a range that starts earlier or ends later), that the
     /// window is cut out of the body as it comes, and where in the file the next body byte is.
     private let window: ClosedRange<Int>?
-    private var ignoredRange = false
+    private var cutsWindow = false
     private var bodyOffset = 0
     /// The window was received whole from a server that sent more (the transfer was stopped there).
     private var windowComplete = false
@@ -214,8 +214,8 @@ final class Transfer {
             bodyStarted = true
             guard startBody() else { return false }
         }
-        if ignoredRange, let window {
-            // The whole file is coming: keep only the window's bytes, and stop once they are all here.
+        if cutsWindow, let window {
+            // More than the window is coming: keep only the window's bytes, and stop once they are all here.
             let (keep, complete) = WindowCut.cut(chunk: bytes.count, bodyOffset: bodyOffset, window: window, kept: writer.offset)
             bodyOffset += bytes.count
             received += bytes.count
@@ -244,19 +244,9 @@ final class Transfer {
     private func startBody() -> Bool {
         switch status {
         case 200:
-            if window != nil {
-                // The server ignored the range: the window is cut out of the whole file as it comes.
-                ignoredRange = true
-                if writer.offset > 0 {
-                    do { try writer.restart() } catch {
-                        problem = .transient(error.message, retryAfter: nil)
-                        return false
-                    }
-                }
-                return true
-            }
+            // The server ignored the range: the whole file comes, from its start (a window is cut out of it).
+            cutsWindow = window != nil
             if writer.offset > 0 {
-                // The server ignored the range: take the whole file from the start.
                 do { try writer.restart() } catch {
                     problem = .transient(error.message, retryAfter: nil)
                     return false
@@ -269,7 +259,7 @@ final class Transfer {
                 first <= window.lowerBound + writer.offset, last >= window.lowerBound + writer.offset,
                 first != window.lowerBound + writer.offset || last != window.upperBound
             {
-                ignoredRange = true
+                cutsWindow = true
                 bodyOffset = first
                 return true
             }

@@ -85,3 +85,15 @@ public enum AudioValidation {
         return AudioLength(samples: decoded.samples, sampleRate: decoded.format.sampleRate)
     }
 }
+
+extension TartilError {
+    /// What a failure of the player's parts (the decoder, the output, the cache) is as tartil's error: a
+    /// `TartilError` as it is; an `AudioError`, or any other, a failure with its message.
+    public init(failureFrom error: any Error) {
+        switch error {
+        case let error as TartilError: self = error
+        case let error as AudioError: self = TartilError(.failure, error.message)
+        default: self = TartilError(.failure, "\(error)")
+        }
+    }
+}

@@ -116,12 +116,11 @@ public enum SurahLearning {
                 failures.append("\(mirror.name): not one whole MPEG audio stream: \(problem)")
                 continue
             }
-            var hashed: Result<String, CacheError> = .failure(CacheError(.crypto, "not hashed"))
-            bytes.withUnsafeBytes { raw in hashed = Result { () throws(CacheError) -> String in try digest(raw) } }
             let sha256: String
-            switch hashed {
-            case .success(let value): sha256 = value
-            case .failure(let error): throw TartilError(.failure, "surah \(surah): cannot hash its file: \(error.message)")
+            do throws(CacheError) {
+                sha256 = try SHA256.hash(bytes: bytes[...])
+            } catch {
+                throw TartilError(.failure, "surah \(surah): cannot hash its file: \(error.message)")
             }
             if let first = found {
                 let firstName = reciter.mirrors[first.mirror].name
@@ -138,13 +137,6 @@ public enum SurahLearning {
             return (found.bytes, "trusted on first use: \(reciter.mirrors[found.mirror].name), single-source")
         }
         throw TartilError(.failure, "surah \(surah)'s file could not be had: \(failures.joined(separator: "; "))")
-    }
-
-    /// SHA-256 of `raw`, without copying it.
-    private static func digest(_ raw: UnsafeRawBufferPointer) throws(CacheError) -> String {
-        let hasher = try SHA256()
-        try hasher.update(raw)
-        return try hasher.finalize()
     }
 
     /// Keeps each part of `file` (cut from `bytes`) in the cache, checked against its own hash.

@@ -122,16 +122,12 @@ public enum SurahTableBuilder {
                 largestPreroll = max(largestPreroll, preroll)
             }
             let file = SurahTable.File(
-                surah: timings.surah, bytes: bytes.count, digest: SHA256Digest(hex: try digest(bytes[...]))!, samples: whole.samples,
+                surah: timings.surah, bytes: bytes.count, digest: SHA256Digest(hex: try SHA256.hash(bytes: bytes[...]))!, samples: whole.samples,
                 sampleRate: whole.format.sampleRate, parts: parts)
             if let problem = file.problem() { throw TartilError(.failure, "the rows made are not a valid table: \(problem)") }
             return Measured(file: file, largestPreroll: largestPreroll)
-        } catch let error as TartilError {
-            throw error
-        } catch let error as AudioError {
-            throw TartilError(.failure, error.message)
         } catch {
-            throw TartilError(.failure, "\(error)")
+            throw TartilError(failureFrom: error)
         }
     }
 
@@ -179,7 +175,7 @@ public enum SurahTableBuilder {
             let skip = pcm.count / frameBytes - ((end + 1) * spf - frames.rawFirst)
             guard skip >= 0, skip <= SurahTable.maximumSkip, skip + count <= pcm.count / frameBytes else { return nil }
             let got = try pcm.withUnsafeBytes { raw in
-                try digest(UnsafeRawBufferPointer(rebasing: raw[(skip * frameBytes)..<((skip + count) * frameBytes)]))
+                try SHA256.hash(UnsafeRawBufferPointer(rebasing: raw[(skip * frameBytes)..<((skip + count) * frameBytes)]))
             }
             return (range, skip, got)
         }
@@ -193,7 +189,7 @@ public enum SurahTableBuilder {
             guard let checked, checked.digest == expected.full else { continue }
             let part = SurahTable.Part(
                 ayah: ayah, samples: samples.lowerBound...(samples.upperBound - 1), bytes: checked.range, skip: checked.skip,
-                digest: try SHA256Digest(hex: digest(bytes[checked.range]))!)
+                digest: SHA256Digest(hex: try SHA256.hash(bytes: bytes[checked.range]))!)
             return (part, preroll)
         }
         throw TartilError(
@@ -262,15 +258,5 @@ public enum SurahTableBuilder {
             throw TartilError(.failure, "\(name): the second decode ended at sample \(position), before the first's end")
         }
         return digests
-    }
-
-    private static func digest(_ bytes: ArraySlice<UInt8>) throws -> String {
-        try bytes.withUnsafeBytes { raw in try digest(raw) }
-    }
-
-    private static func digest(_ raw: UnsafeRawBufferPointer) throws -> String {
-        let hasher = try SHA256()
-        try hasher.update(raw)
-        return try hasher.finalize()
     }
 }

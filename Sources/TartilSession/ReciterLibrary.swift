@@ -60,7 +60,7 @@ public struct ReciterLibrary: Sendable {
 
     /// What playing, prefetching or resolving `reciter`'s ayat stands on: its per-ayah table (nil: every ayah
     /// unpinned), or, for a reciter of one file per surah, its surah table's parts (`table` is then their pinned
-    /// view). A surah-file reciter without a surah table is a usage error (`playableParts(for:)`). The one place
+    /// view; `playableParts(for:)`). The one place
     /// `play`, `render`, `prefetch` and `resolve` get it.
     public func playbackSource(for reciter: Reciter) throws(TartilError) -> (table: ReciterTable?, parts: PlayableParts?) {
         guard reciter.files == .surah else { return (try table(for: reciter), nil) }
@@ -102,18 +102,14 @@ public struct ReciterLibrary: Sendable {
         return try SurahTable.parse(bytes: bytes, file: path, expected: reciter.id)
     }
 
-    /// What playing or rendering a reciter of one file per surah stands on: its surah table's parts. Without a
-    /// table it is a usage error: this build plays such a reciter only from a pinned table.
+    /// What playing, fetching or resolving a reciter of one file per surah stands on: its surah table's parts
+    /// (pinned and learned). With no table, a reciter that publishes timings has none yet (its surahs are learned
+    /// when played or fetched); one that does not is a usage error.
     public func playableParts(for reciter: Reciter) throws(TartilError) -> PlayableParts {
-        if reciter.timings != nil, try parts(for: reciter) == nil {
-            // Nothing learned yet: its surahs are learned when played or fetched.
-            return SurahTable(reciter: reciter.id, source: "", files: []).playableParts()
-        }
-        guard let parts = try parts(for: reciter) else {
-            throw .usage(
-                "\(reciter.id) is recorded as one file per surah and has no surah table (\(reciter.tableFile) in \(tableDirectories.joined(separator: ", "))) and no published timings (\"timings\" in mirrors.json) to learn its surahs from: make a table with `tartil table build DIR --timings-format quranstatic|mp3quran`")
-        }
-        return parts
+        if let parts = try parts(for: reciter) { return parts }
+        guard reciter.timings == nil else { return SurahTable(reciter: reciter.id, source: "", files: []).playableParts() }
+        throw .usage(
+            "\(reciter.id) is recorded as one file per surah and has no surah table (\(reciter.tableFile) in \(tableDirectories.joined(separator: ", "))) and no published timings (\"timings\" in mirrors.json) to learn its surahs from: make a table with `tartil table build DIR --timings-format quranstatic|mp3quran`")
     }
 
     /// Each ayah of `references` (in order, each once) with its URLs and pinned facts (for a reciter of one file

@@ -293,12 +293,8 @@ extension Session {
         let player: Player
         do {
             player = try Player(setup: prepared.setup, clock: clock) { _ in }
-        } catch let error as TartilError {
-            throw error
-        } catch let error as AudioError {
-            throw TartilError(.failure, error.message)
         } catch {
-            throw TartilError(.failure, "\(error)")
+            throw TartilError(failureFrom: error)
         }
         while !player.waitUntilEnded(timeout: 0.1) {
             if isCancelled() {

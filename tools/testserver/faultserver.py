@@ -95,30 +95,26 @@ class Handler(BaseHTTPRequestHandler):
         self.connection.close()
         self.close_connection = True
 
+    def send_tail(self, data, start):
+        """206 with the file from byte `start` to its end, its Content-Range saying so."""
+        self.record(206, len(data) - start)
+        self.send_response(206)
+        self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+        self.send_header("Content-Length", str(len(data) - start))
+        self.send_header("Content-Type", "audio/mpeg")
+        self.end_headers()
+        self.wfile.write(data[start:])
+
     def serve_file(self, data, honour_range=True):
         requested = self.headers.get("Range")
         if honour_range and requested and requested.startswith("bytes=-"):
             count = min(int(requested[len("bytes=-"):]), len(data))
-            self.record(206, count)
-            self.send_response(206)
-            self.send_header("Content-Range", f"bytes {len(data) - count}-{len(data) - 1}/{len(data)}")
-            self.send_header("Content-Length", str(count))
-            self.send_header("Content-Type", "audio/mpeg")
-            self.end_headers()
-            self.wfile.write(data[len(data) - count:])
-            return
+            return self.send_tail(data, len(data) - count)
         if honour_range and requested and requested.startswith("bytes=") and requested.endswith("-"):
             start = int(requested[len("bytes="):-1])
             if start >= len(data):
                 return self.send_plain(416, headers=[("Content-Range", f"bytes */{len(data)}")])
-            self.record(206, len(data) - start)
-            self.send_response(206)
-            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
-            self.send_header("Content-Length", str(len(data) - start))
-            self.send_header("Content-Type", "audio/mpeg")
-            self.end_headers()
-            self.wfile.write(data[start:])
-            return
+            return self.send_tail(data, start)
         self.record(200, len(data))
         self.send_response(200)
         self.send_header("Content-Length", str(len(data)))
@@ -271,15 +267,7 @@ class Handler(BaseHTTPRequestHandler):
             requested = self.headers.get("Range") or ""
             if not requested.startswith("bytes=") or "-" not in requested or requested.startswith("bytes=-"):
                 return self.serve_file(data, honour_range=False)
-            start = max(0, int(requested[len("bytes="):].split("-")[0]) - 1000)
-            self.record(206, len(data) - start)
-            self.send_response(206)
-            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
-            self.send_header("Content-Length", str(len(data) - start))
-            self.send_header("Content-Type", "audio/mpeg")
-            self.end_headers()
-            self.wfile.write(data[start:])
-            return
+            return self.send_tail(data, max(0, int(requested[len("bytes="):].split("-")[0]) - 1000))
         return self.send_plain(404, b"unknown fault\n")
 
 

@@ -50,10 +50,8 @@ public enum PlayFiles {
 
     /// The files of `surah` that playing it offline needs and `cached` does not hold, in play order: empty when
     /// it plays offline.
-    public static func missing(
-        fromSurah surah: Int, cached: Set<AyahRef>, basmala setting: PlaybackOptions.Basmala = .auto, files: FileLayout = .ayah
-    ) -> [AyahRef] {
-        needed(forSurah: surah, basmala: setting, files: files).filter { !cached.contains($0) }
+    public static func missing(fromSurah surah: Int, cached: Set<AyahRef>, basmala setting: PlaybackOptions.Basmala = .auto) -> [AyahRef] {
+        needed(forSurah: surah, basmala: setting).filter { !cached.contains($0) }
     }
 
     /// The files that keeping `ayat` playable needs kept (eviction spares them): `needed(for:)` with the basmala
