@@ -18,7 +18,7 @@ import TartilSystem
 public final class Cache {
     public let directory: String
     /// The root, open.
-    private let root: CacheFolder
+    let root: CacheFolder
     let index: CacheIndex
     /// Called with each final path just before a committed file gets its name (for tests).
     var willPublish: ((String) -> Void)?

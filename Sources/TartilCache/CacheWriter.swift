@@ -201,6 +201,33 @@ public final class CacheWriter {
         return bytes
     }
 
+    /// Appends the bytes `range` of this file, once written (after `check`), to `other`: a part cut out of a
+    /// surah's whole file. Reads a block at a time.
+    func copy(_ range: ClosedRange<Int>, to other: CacheWriter) throws(CacheError) {
+        guard range.upperBound < offset else {
+            throw CacheError(.io, "bytes \(range.lowerBound)-\(range.upperBound) are past the end of \(partPath) (\(offset) bytes)")
+        }
+        let reader = open("/proc/self/fd/\(descriptor)", O_RDONLY | O_CLOEXEC)
+        guard reader >= 0 else { throw CacheError.system("open", path: partPath) }
+        defer { close(reader) }
+        let size = 1 << 16
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        var position = range.lowerBound
+        while position <= range.upperBound {
+            let wanted = min(size, range.upperBound + 1 - position)
+            let count: Int
+            do throws(Errno) {
+                count = try SystemCall.retrying { pread(reader, buffer, wanted, off_t(position)) }
+            } catch {
+                throw CacheError.system("read", path: partPath, error)
+            }
+            guard count > 0 else { throw CacheError(.io, "read \(partPath): the file ended at \(position) of \(offset) bytes") }
+            try other.append(UnsafeRawBufferPointer(start: buffer, count: count))
+            position += count
+        }
+    }
+
     /// The file must have this SHA-256 when it is checked (the hash the cross-check's majority agreed on).
     public func require(sha256: String) { requiredSHA256 = sha256 }
 

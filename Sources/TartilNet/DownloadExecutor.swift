@@ -236,10 +236,7 @@ final class DownloadExecutor {
             case .setAside(let job, let copy, let prints):
                 setAside(job, copy: copy, prints: prints)
             case .discardPartial(let job):
-                if let request = requests[job],
-                    let writer = try? cache.writer(
-                        reciter: request.reciter, ayah: request.ayah, expectation: request.expectation)
-                {
+                if let request = requests[job], let writer = try? writer(for: request) {
                     writer.abandon(keepPartial: false)
                 }
             case .report(let event):
@@ -275,7 +272,7 @@ final class DownloadExecutor {
     /// not downloaded again.
     private func open(_ start: DownloadScheduler.Start) -> DownloadScheduler.StartOutcome {
         let request = requests[start.job]!
-        if request.expectation.isKnown,
+        if request.expectation.isKnown, request.wholeFile == nil,
             (try? cache.containsVerified(reciter: request.reciter, ayah: request.ayah, expectation: request.expectation))
                 == true
         {
@@ -283,7 +280,7 @@ final class DownloadExecutor {
         }
         let writer: CacheWriter
         do {
-            writer = try cache.writer(reciter: request.reciter, ayah: request.ayah, expectation: request.expectation)
+            writer = try self.writer(for: request)
         } catch  where error.code == .busy {
             return .busy
         } catch  where error.code == .symbolicLink {
@@ -337,6 +334,14 @@ final class DownloadExecutor {
             writer.abandon(keepPartial: true)
             return .refused(reason: "libcurl: \(error.message)")
         }
+    }
+
+    /// The writer of a request's file: an ayah's (or part's), or a surah's whole file.
+    private func writer(for request: DownloadRequest) throws(CacheError) -> CacheWriter {
+        if let whole = request.wholeFile {
+            return try cache.surahFileWriter(reciter: request.reciter, surah: whole.surah, expectation: request.expectation)
+        }
+        return try cache.writer(reciter: request.reciter, ayah: request.ayah, expectation: request.expectation)
     }
 
     /// A finished transfer's outcome. Its writer is the job's copy in hand from now on.

@@ -22,11 +22,16 @@ public struct DownloadRequest: Sendable, Hashable {
     /// The bytes of the mirror's file that are this file (an ayah's part of a surah's file, asked for with
     /// `Range: bytes=first-last`); nil for the whole file. The expectation is then the range's.
     public let window: ClosedRange<Int>?
+    /// For a surah's whole file fetched at once (`SurahFetch.wholeFile`): the surah, and the parts it is cut into
+    /// once it is checked. `ayah` is then the first part's (what the events name), `expectation` the whole file's,
+    /// and the file is written to `Cache.surahFileWriter`, never under a part's name.
+    public let wholeFile: Cache.SurahFileCut?
 
     public init(
         reciter: ReciterID, ayah: AyahRef, mirrors: [Mirror], expectation: FileExpectation, priority: Priority, recheck: Bool = false,
-        window: ClosedRange<Int>? = nil
+        window: ClosedRange<Int>? = nil, wholeFile: Cache.SurahFileCut? = nil
     ) {
+        self.wholeFile = wholeFile
         self.reciter = reciter
         self.ayah = ayah
         self.mirrors = mirrors

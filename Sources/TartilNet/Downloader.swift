@@ -200,18 +200,31 @@ public final class Downloader: @unchecked Sendable {
                 if stopping { return }
                 continue
             }
-            let files = batch.map {
+            // A surah's whole file is cut into its parts, each committed as a file of its own.
+            let (wholeFiles, files) = (batch.filter { $0.request.wholeFile != nil }, batch.filter { $0.request.wholeFile == nil })
+            var results = wholeFiles.map { handover in
+                let outcome: Result<Int, CacheError>
+                do throws(CacheError) {
+                    outcome = .success(try cache.commit(
+                        surahFile: handover.writer, cut: handover.request.wholeFile!, reciter: handover.request.reciter,
+                        source: handover.request.mirrors[handover.mirror].name))
+                } catch {
+                    outcome = .failure(error)
+                }
+                return CommitResult(job: handover.job, outcome: outcome)
+            }
+            let pending = files.map {
                 Cache.PendingFile(
                     writer: $0.writer, reciter: $0.request.reciter, ayah: $0.request.ayah, mark: $0.mark,
                     source: $0.request.mirrors[$0.mirror].name)
             }
             let outcomes: [Result<Int, CacheError>]
             do {
-                outcomes = try cache.commit(files, validate: validate).map { $0.map(\.bytes) }
+                outcomes = try cache.commit(pending, validate: validate).map { $0.map(\.bytes) }
             } catch {
-                outcomes = Array(repeating: .failure(error), count: batch.count)
+                outcomes = Array(repeating: .failure(error), count: pending.count)
             }
-            let results = zip(batch, outcomes).map { CommitResult(job: $0.job, outcome: $1) }
+            results += zip(files, outcomes).map { CommitResult(job: $0.job, outcome: $1) }
             inbox.withLock { $0.committed.append(contentsOf: results) }
             wake()
         }

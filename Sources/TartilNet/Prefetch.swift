@@ -25,13 +25,17 @@ public enum Prefetch {
         /// For a reciter of one file per surah, the byte range of its surah's file each part is (asked for with a
         /// range request).
         public var byteRanges: [AyahRef: ClosedRange<Int>]
+        /// For a reciter of one file per surah, each surah's whole file: a surah whose missing parts are most of
+        /// it is fetched whole, checked against this, and cut into its parts (`SurahFetch`).
+        public var surahFiles: [Int: PinnedFile]
 
         public init(
             reciter: Reciter, table: ReciterTable?, ayat: [AyahRef], limits: DownloadLimits, policy: DownloadPolicy,
             cacheDirectory: String, validate: @escaping AudioCheck, unpinnedLimit: Int, budget: Int? = nil,
-            byteRanges: [AyahRef: ClosedRange<Int>] = [:]
+            byteRanges: [AyahRef: ClosedRange<Int>] = [:], surahFiles: [Int: PinnedFile] = [:]
         ) {
             self.byteRanges = byteRanges
+            self.surahFiles = surahFiles
             self.reciter = reciter
             self.table = table
             self.ayat = ayat
@@ -73,6 +77,9 @@ public enum Prefetch {
         defer { downloader?.stopIfNotFinished() }
         // Unpinned files only one mirror vouched for so far are compared again, after every file missing.
         var rechecks: [DownloadRequest] = []
+        // A surah-file reciter's missing parts, and the surahs fetched whole: the parts each stands for.
+        var missingParts: [(AyahRef, FileExpectation)] = []
+        var wholeFiles: [AyahRef: [AyahRef]] = [:]
         do throws(CacheError) {
             for ayah in order.ayat {
                 let pinned = order.table?.files[ayah]
@@ -93,6 +100,10 @@ public enum Prefetch {
                     progress.alreadyCached += 1
                     continue
                 }
+                if !order.surahFiles.isEmpty {
+                    missingParts.append((ayah, expectation))  // planned once all are known (`SurahFetch`)
+                    continue
+                }
                 let request = DownloadRequest(
                     reciter: order.reciter.id, ayah: ayah, mirrors: order.reciter.mirrors, expectation: expectation, priority: .prefetch,
                     window: order.byteRanges[ayah])
@@ -101,6 +112,11 @@ public enum Prefetch {
                     downloader = try Run(order: order)
                     downloader!.downloader.submit([request])
                 }
+            }
+            if !missingParts.isEmpty {
+                (requests, wholeFiles) = surahRequests(for: missingParts, order: order)
+                downloader = try Run(order: order)
+                downloader!.downloader.submit([requests[0]])
             }
             if !rechecks.isEmpty {
                 requests += rechecks
@@ -113,7 +129,9 @@ public enum Prefetch {
             throw TartilError(.failure, error.message)
         }
         if let downloader {
-            fetch(requests, with: downloader, firstSubmitted: true, progress: &progress, clock: clock, isCancelled: isCancelled, report: report)
+            fetch(
+                requests, with: downloader, firstSubmitted: true, wholeFiles: wholeFiles, partBytes: order.byteRanges.mapValues(\.count),
+                progress: &progress, clock: clock, isCancelled: isCancelled, report: report)
         }
         var evicted = 0
         if let budget = order.budget {
@@ -127,6 +145,35 @@ public enum Prefetch {
         return Outcome(
             progress: progress, evicted: evicted, seconds: clock.now.seconds(since: started),
             interrupted: progress.cancelled > 0 || isCancelled())
+    }
+
+    /// The requests for a surah-file reciter's missing parts (in order, with what each must be): a surah whose
+    /// missing parts are most of its file is one request for the whole file (`SurahFetch`), the others one range
+    /// request each. Also the parts each whole-file request stands for, by the ayah it is named by.
+    private static func surahRequests(
+        for missing: [(AyahRef, FileExpectation)], order: Order
+    ) -> (requests: [DownloadRequest], wholeFiles: [AyahRef: [AyahRef]]) {
+        let expectations = Dictionary(missing, uniquingKeysWith: { first, _ in first })
+        let steps = SurahFetch.plan(missing: missing.map(\.0), ranges: order.byteRanges, fileBytes: order.surahFiles.mapValues(\.bytes))
+        var requests: [DownloadRequest] = []
+        var wholeFiles: [AyahRef: [AyahRef]] = [:]
+        for step in steps {
+            switch step {
+            case .part(let part):
+                requests.append(DownloadRequest(
+                    reciter: order.reciter.id, ayah: part, mirrors: order.reciter.mirrors, expectation: expectations[part]!,
+                    priority: .prefetch, window: order.byteRanges[part]))
+            case .wholeFile(let surah, let parts):
+                let cut = Cache.SurahFileCut(surah: surah, parts: parts.map {
+                    Cache.SurahFilePart(ayah: $0, bytes: order.byteRanges[$0]!, expectation: expectations[$0]!)
+                })
+                requests.append(DownloadRequest(
+                    reciter: order.reciter.id, ayah: parts[0], mirrors: order.reciter.mirrors,
+                    expectation: .pinned(order.surahFiles[surah]!), priority: .prefetch, wholeFile: cut))
+                wholeFiles[parts[0]] = parts
+            }
+        }
+        return (requests, wholeFiles)
     }
 
     /// Fetches `requests` (files known not to be in the cache, as `cache verify --repair` has them).
@@ -182,8 +229,11 @@ public enum Prefetch {
 
     /// Downloads `requests` until every one is settled (or cancelling settles the rest), reporting as it goes.
     /// `firstSubmitted`: the downloader was already given `requests[0]`.
+    /// `wholeFiles`: the parts each request for a surah's whole file stands for (by the ayah it is named by), whose
+    /// events are reported for each part; `partBytes`: each part's size.
     private static func fetch(
-        _ requests: [DownloadRequest], with run: Run, firstSubmitted: Bool, progress: inout PrefetchProgress,
+        _ requests: [DownloadRequest], with run: Run, firstSubmitted: Bool, wholeFiles: [AyahRef: [AyahRef]] = [:],
+        partBytes: [AyahRef: Int] = [:], progress: inout PrefetchProgress,
         clock: any TartilClock, isCancelled: @Sendable () -> Bool, report: Report
     ) {
         let (downloader, queue) = (run.downloader, run.queue)
@@ -209,12 +259,15 @@ public enum Prefetch {
                 downloader.cancel()
                 // Requests never handed to the downloader are cancelled too.
                 outstanding -= requests.count - next
-                progress.cancelled += requests.count - next
+                progress.cancelled += requests[next...].reduce(0) { $0 + ($1.wholeFile?.parts.count ?? 1) }
                 next = requests.count
             }
-            let events = queue.drain()
-            var settled = 0
-            for event in events { settled += progress.apply(event) ? 1 : 0 }
+            let drained = queue.drain()
+            let settled = drained.filter(\.settlesRequest).count
+            let events = wholeFiles.isEmpty ? drained : drained.flatMap { event in
+                event.ayah.flatMap { wholeFiles[$0] }.map { event.spread(over: $0, bytes: partBytes) } ?? [event]
+            }
+            for event in events { progress.apply(event) }
             progress.bytes = downloader.totalBytesReceived
             report(events, progress)
             outstanding -= settled

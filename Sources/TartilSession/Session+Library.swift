@@ -65,7 +65,7 @@ extension Session {
             reciter: reciter, table: table, ayat: files, limits: limits,
             policy: DownloadPolicy(maxAttempts: request.attempts), cacheDirectory: try settings.checkedCacheDirectory(),
             validate: AudioValidation.validate, unpinnedLimit: AudioValidation.unpinnedLimit, budget: request.budget,
-            byteRanges: parts?.byteRanges ?? [:])
+            byteRanges: parts?.byteRanges ?? [:], surahFiles: parts?.surahFiles ?? [:])
         return (reciter.id, try Prefetch.run(order, clock: clock, isCancelled: isCancelled, report: report))
     }
 

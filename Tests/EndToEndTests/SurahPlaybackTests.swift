@@ -108,8 +108,9 @@ import Testing
         }
     }
 
-    /// `prefetch` fetches every part of the surahs asked (their basmalas too), `cache ls` calls them complete, and
-    /// they then play with the server gone; a surah the table does not cover is a usage error, nothing fetched.
+    /// `prefetch` of whole surahs fetches each surah's file once, whole (checked against its SHA-256, then cut
+    /// into its parts, their basmalas too, each checked against its own), `cache ls` calls them complete, and they
+    /// then play with the server gone; a surah the table does not cover is a usage error, nothing fetched.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
     func prefetchedSurahsPlayOffline() throws {
         let files = try Self.files()
@@ -122,9 +123,21 @@ import Testing
         #expect(server.accessLog.isEmpty)
         let fetched = try runTartil(["prefetch", "1", "113"] + common, home: home)
         #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(fetched.stdout.contains("13 downloaded"), "\(fetched.stdout)")
+        let requests = server.accessLog.map { $0.split(separator: " ").dropFirst(2).joined(separator: " ") }.sorted()
+        #expect(requests == ["200 /001.mp3", "200 /113.mp3"], "one whole request per surah: \(server.accessLog)")
         server.stop()
-        let cached = try FileManager.default.contentsOfDirectory(atPath: home + "/cache/" + Self.reciter).filter { $0.hasSuffix(".mp3") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: home + "/cache/" + Self.reciter)
+        #expect(!names.contains { $0.contains("surah") }, "the whole files are gone once cut: \(names)")
+        let cached = names.filter { $0.hasSuffix(".mp3") }.sorted()
         #expect(cached == (1...7).map { "001\(AyahRef.pad3($0)).mp3" } + (0...5).map { "113\(AyahRef.pad3($0)).mp3" })
+        for name in cached {
+            let key = try #require(AyahRef(fileKeyName: name))
+            let part = try #require(files.table.file(surah: key.surah)?.part(ayah: key.ayah))
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: home + "/cache/" + Self.reciter + "/" + name))
+            let whole = try Data(contentsOf: URL(fileURLWithPath: files.directory + "/files/" + AyahRef.pad3(key.surah) + ".mp3"))
+            #expect(bytes == whole[part.bytes], "\(name) is not its byte range of the surah's file")
+        }
         let listed = try runTartil(["cache", "ls", "--json"] + common, home: home)
         #expect(listed.stdout.contains(#""complete_surahs":[1,113]"#), "\(listed.stdout)")
         let rendered = try runTartil(["render", "113"] + common + ["-o", home + "/out.wav"], home: home)
@@ -333,6 +346,44 @@ import Testing
             #expect(server.requestLog.allSatisfy { $0.hasPrefix("206 ") }, "\(server.requestLog)")
             #expect(server.requestLog.count == 5, "each part once, no retry: \(server.requestLog)")
         }
+    }
+
+    /// A surah fetched whole from a mirror that serves it with a flipped bit fails its hash and comes from the
+    /// next mirror; one whose connection is reset midway is resumed from where it stopped (a range request for
+    /// the rest); a server that ignores range requests sends each surah once. A single ayah is still a range.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: ["bitflip", "reset-once", "ignore-range"])
+    func aSurahFetchedWholeIsCheckedResumedAndFailedOver(fault: String) throws {
+        let files = try Self.files()
+        let server = try TestServer.faults(root: files.directory + "/files")
+        defer { server.stop() }
+        let (home, common) = try Self.home(url: "http://127.0.0.1:\(server.port)/\(fault)/{surah3}.mp3")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let mirrors = try String(contentsOfFile: home + "/mirrors.json", encoding: .utf8).replacingOccurrences(
+            of: #"{"name": "local", "url": "http://127.0.0.1:\#(server.port)/\#(fault)/{surah3}.mp3"}"#,
+            with: #"{"name": "local", "url": "http://127.0.0.1:\#(server.port)/\#(fault)/{surah3}.mp3"}, {"name": "second", "url": "http://127.0.0.1:\#(server.port)/ok/{surah3}.mp3"}"#)
+        try mirrors.write(toFile: home + "/mirrors.json", atomically: true, encoding: .utf8)
+        let fetched = try runTartil(["prefetch", "113", "114:4"] + common, home: home)
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let log = server.requestLog
+        let whole = log.filter { $0.contains("/113.mp3") }
+        switch fault {
+        case "bitflip":
+            // The whole file fails its hash on each try at the first mirror, then comes from the second.
+            #expect(whole.dropLast().allSatisfy { $0.contains("/bitflip/113.mp3 -") } && whole.last?.hasPrefix("200 ") == true, "\(log)")
+            #expect(whole.count >= 2 && whole.last?.contains("/ok/113.mp3 -") == true, "\(log)")
+        case "reset-once":
+            // The reset reply is not logged; the resume asks for the rest (206) and is the only full answer.
+            #expect(whole.count == 1 && whole[0].hasPrefix("206 ") && whole[0].contains("bytes=") && !whole[0].contains("bytes=0-"), "resumed: \(log)")
+        default:
+            #expect(whole.count == 1 && whole[0].hasPrefix("200 ") && whole[0].hasSuffix(" -"), "\(log)")
+        }
+        // 114:4 alone is a range request of its own, on every try.
+        let part = log.filter { $0.contains("/114.mp3") }
+        #expect(!part.isEmpty && part.allSatisfy { $0.contains("/114.mp3 bytes=") }, "\(log)")
+        server.stop()
+        let rendered = try runTartil(["render", "113", "114:4"] + common + ["-o", home + "/out.wav"], home: home)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        #expect(try wavPCMBytes(home + "/out.wav") == files.decode(113) + files.samples(114, 4))
     }
 
     /// Repeats and pauses sized to the ayah, a seek into an ayah, and the journal's positions: as for a per-ayah

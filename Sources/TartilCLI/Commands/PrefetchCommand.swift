@@ -13,7 +13,9 @@ enum PrefetchCommand {
             Everything playing the ayat needs is fetched: with ayah 1 of a surah other than 1 and 9, the basmala's \
             file (1:1), so that a prefetched surah plays offline (the counts are of files). For a reciter of one \
             file per surah, the files are its surah table's parts (each ayah, and the surah's own basmala): byte \
-            ranges of the surah's file, each fetched with a range request and checked alone; a surah no table \
+            ranges of the surah's file, each checked alone. A surah whose missing parts are half its file or more \
+            is fetched whole in one request, checked against the whole file's size and SHA-256, then cut into its \
+            parts; the others are fetched with a range request each. A surah no table \
             covers is learned first from the reciter's published timings (a surah that cannot be is an error, \
             and nothing of it is kept). Each file is hashed as it arrives and reaches its final name only after its size and SHA-256 match the \
             reciter's table (an unpinned ayah must decode as MPEG audio; its hash is then recorded and checked on \

@@ -182,7 +182,9 @@ public struct SurahTable: Sendable, Hashable {
         var pinned: [AyahRef: PinnedFile] = [:]
         var windows: [AyahRef: SampleWindow] = [:]
         var byteRanges: [AyahRef: ClosedRange<Int>] = [:]
+        var surahFiles: [Int: PinnedFile] = [:]
         for file in files {
+            surahFiles[file.surah] = PinnedFile(bytes: file.bytes, digest: file.digest, samples: file.samples, sampleRate: file.sampleRate)
             for part in file.parts {
                 let key = part.ayah == 0 ? AyahRef.basmalaPart(ofSurah: file.surah) : AyahRef(unchecked: file.surah, part.ayah)
                 pinned[key] = PinnedFile(bytes: part.bytes.count, digest: part.digest, samples: part.sampleCount, sampleRate: file.sampleRate)
@@ -190,7 +192,9 @@ public struct SurahTable: Sendable, Hashable {
                 byteRanges[key] = part.bytes
             }
         }
-        return PlayableParts(pinned: ReciterTable(reciter: reciter, source: source, files: pinned), windows: windows, byteRanges: byteRanges)
+        return PlayableParts(
+            pinned: ReciterTable(reciter: reciter, source: source, files: pinned), windows: windows, byteRanges: byteRanges,
+            surahFiles: surahFiles)
     }
 
     // MARK: - Format
@@ -351,4 +355,7 @@ public struct PlayableParts: Sendable {
     public let windows: [AyahRef: SampleWindow]
     /// The bytes of the surah's file each part is (an HTTP range request's).
     public let byteRanges: [AyahRef: ClosedRange<Int>]
+    /// Each surah's whole file (its size, SHA-256, samples and rate): what `prefetch` checks a surah fetched
+    /// whole against before cutting it into parts (`SurahFetch`).
+    public let surahFiles: [Int: PinnedFile]
 }
