@@ -96,47 +96,69 @@ public enum SurahLearning {
         return .failure(TartilError(.failure, reason))
     }
 
-    /// The surah's file from the first mirror that serves one whole MPEG audio stream, compared with the next
-    /// mirror's copy when there is one; and what vouches for it, in words.
+    /// The surah's file, cross-checked by the rules of an unpinned per-ayah file (`CrossCheck`): the first mirror
+    /// that serves one whole MPEG audio stream gives the copy in hand, the next mirrors are asked in turn until a
+    /// majority of those that answered served the same bytes (two agree, more than all the others together); a
+    /// copy only one mirror could serve is single-source; mirrors that disagree with no majority are a dispute,
+    /// and nothing is learned. Returns the bytes and what vouches for them, in words.
     private static func fetchFile(
         _ surah: Int, reciter: Reciter, limits: DownloadLimits, clock: any TartilClock, isCancelled: @escaping @Sendable () -> Bool
     ) throws(TartilError) -> ([UInt8], String) {
-        var failures: [String] = []
-        var found: (bytes: [UInt8], sha256: String, mirror: Int)?
-        for (index, mirror) in reciter.mirrors.enumerated() {
-            let url = mirror.template.url(forSurah: surah)
+        var failures: [Int: String] = [:]
+        var copies: [Int: (bytes: [UInt8], print: FileFingerprint)] = [:]
+        /// Mirror `index`'s whole file, walked and hashed; nil (its reason kept) when it has none.
+        func ask(_ index: Int) throws(TartilError) -> FileFingerprint? {
+            let mirror = reciter.mirrors[index]
             let bytes: [UInt8]
-            switch try fetch(url, maxBytes: maximumFileBytes, limits: limits, clock: clock, isCancelled: isCancelled) {
+            switch try fetch(mirror.template.url(forSurah: surah), maxBytes: maximumFileBytes, limits: limits, clock: clock, isCancelled: isCancelled) {
             case .success(let body): bytes = body
             case .failure(let reason):
-                failures.append("\(mirror.name): \(reason.message)")
-                continue
+                failures[index] = reason.message
+                return nil
             }
             if let problem = MPEGStream.problem(in: bytes) {
-                failures.append("\(mirror.name): not one whole MPEG audio stream: \(problem)")
-                continue
+                failures[index] = "not one whole MPEG audio stream: \(problem)"
+                return nil
             }
-            let sha256: String
             do throws(CacheError) {
-                sha256 = try SHA256.hash(bytes: bytes[...])
+                let print = FileFingerprint(bytes: bytes.count, sha256: try SHA256.hash(bytes: bytes[...]))
+                copies[index] = (bytes, print)
+                return print
             } catch {
                 throw TartilError(.failure, "surah \(surah): cannot hash its file: \(error.message)")
             }
-            if let first = found {
-                let firstName = reciter.mirrors[first.mirror].name
-                guard first.sha256 == sha256 else {
-                    throw TartilError(
-                        .failure,
-                        "surah \(surah): the mirrors disagree (\(firstName): \(first.bytes.count) bytes, sha256 \(first.sha256.prefix(12))…; \(mirror.name): \(bytes.count) bytes, sha256 \(sha256.prefix(12))…): not learned")
-                }
-                return (first.bytes, "trusted on first use: \(firstName), cross-checked with \(mirror.name)")
+        }
+        var check = CrossCheck(mirrorCount: reciter.mirrors.count)
+        var action: CrossCheck.Action?
+        for index in reciter.mirrors.indices where action == nil {
+            guard let print = try ask(index) else { continue }
+            action = check.downloaded(from: index, print)
+            for failed in failures.keys.sorted() { action = check.probed(failed, .unavailable(failures[failed]!)) }
+        }
+        guard var next = action else {
+            let reasons = failures.keys.sorted().map { "\(reciter.mirrors[$0].name): \(failures[$0]!)" }
+            throw TartilError(.failure, "surah \(surah)'s file could not be had: \(reasons.joined(separator: "; "))")
+        }
+        while true {
+            switch next {
+            case .probe(let mirror):
+                next = check.probed(mirror, try ask(mirror).map { .fingerprint($0) } ?? .unavailable(failures[mirror] ?? ""))
+            case .download(let mirror):
+                next = check.downloaded(from: mirror, copies[mirror]!.print)  // its whole copy came with its probe
+            case .keep(let mark):
+                let candidate = check.candidate!
+                let name = reciter.mirrors[candidate].name
+                guard mark == .crossChecked else { return (copies[candidate]!.bytes, "trusted on first use: \(name), single-source") }
+                let print = copies[candidate]!.print
+                let agreeing = copies.keys.sorted().filter { $0 != candidate && copies[$0]!.print == print }.map { reciter.mirrors[$0].name }
+                let other = copies.keys.sorted().filter { copies[$0]!.print != print }.map { reciter.mirrors[$0].name }
+                let against = other.isEmpty ? "" : " (\(other.joined(separator: ", ")) served another file)"
+                return (copies[candidate]!.bytes, "trusted on first use: \(name), cross-checked with \(agreeing.joined(separator: ", "))\(against)")
+            case .dispute:
+                let listed = copies.keys.sorted().map { "\(reciter.mirrors[$0].name): \(copies[$0]!.print)" }
+                throw TartilError(.failure, "surah \(surah): the mirrors disagree with no majority (\(listed.joined(separator: "; "))): not learned")
             }
-            found = (bytes, sha256, index)
         }
-        if let found {
-            return (found.bytes, "trusted on first use: \(reciter.mirrors[found.mirror].name), single-source")
-        }
-        throw TartilError(.failure, "surah \(surah)'s file could not be had: \(failures.joined(separator: "; "))")
     }
 
     /// Keeps each part of `file` (cut from `bytes`) in the cache, checked against its own hash.

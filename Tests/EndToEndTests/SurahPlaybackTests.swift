@@ -198,26 +198,32 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: home + "/none.wav"))
     }
 
-    /// Two mirrors: the same bytes are cross-checked; a mirror that serves something else than the first is a
-    /// disagreement, and nothing is learned; one that serves no audio is passed over (single-source).
+    /// The rules of an unpinned per-ayah file: the same bytes from two mirrors are cross-checked; mirrors that
+    /// disagree with no majority are a dispute, and nothing is learned; a third mirror's vote makes a majority
+    /// (whichever mirror served the odd copy); one that serves no audio is passed over (single-source).
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: [
-        ("flaky-0", "trusted on first use: first, cross-checked with second"),  // the same file under another path
-        ("bitflip", "the mirrors disagree"),
-        ("html", "trusted on first use: first, single-source"),
+        (["ok", "flaky-0"], "trusted on first use: first, cross-checked with second"),  // the same file under another path
+        (["ok", "bitflip"], "the mirrors disagree"),
+        (["ok", "html"], "trusted on first use: first, single-source"),
+        (["ok", "bitflip", "flaky-0"], "trusted on first use: first, cross-checked with third (second served another file)"),
+        (["bitflip", "ok", "flaky-0"], "trusted on first use: second, cross-checked with third (first served another file)"),
+        (["ok", "bitflip", "html"], "the mirrors disagree"),
     ])
-    func learningCrossChecksTheMirrors(second: String, outcome: String) throws {
+    func learningCrossChecksTheMirrors(faults: [String], outcome: String) throws {
         let files = try Self.files()
         let server = try TestServer.faults(root: files.directory + "/files")
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
+        let names = ["first", "second", "third"]
         let (home, common) = try Self.learningHome(
-            timings: base + "/ok/timings/{surah3}.json", mirrors: [("first", base + "/ok/{surah3}.mp3"), ("second", base + "/\(second)/{surah3}.mp3")])
+            timings: base + "/ok/timings/{surah3}.json", mirrors: faults.enumerated().map { (names[$0.offset], base + "/\($0.element)/{surah3}.mp3") })
         defer { try? FileManager.default.removeItem(atPath: home) }
         let rendered = try runTartil(["render", "112"] + common + ["-o", home + "/out.wav"], home: home)
         let learnedPath = home + "/cache/\(Self.reciter)/surah-table.tsv"
-        if second == "bitflip" {
+        if outcome == "the mirrors disagree" {
             #expect(rendered.status == 1, "\(rendered.stderr)")
-            #expect(rendered.stderr.contains("surah 112: the mirrors disagree (first: "), "\(rendered.stderr)")
+            #expect(rendered.stderr.contains("surah 112: the mirrors disagree with no majority (first: "), "\(rendered.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: home + "/cache/\(Self.reciter)/112001.mp3"))
             #expect(!FileManager.default.fileExists(atPath: learnedPath))
             #expect(!FileManager.default.fileExists(atPath: home + "/out.wav"))
         } else {
