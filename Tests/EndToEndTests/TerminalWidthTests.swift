@@ -36,6 +36,24 @@ import Testing
     }
 }
 
+/// `tartil reciters` on a terminal: the table where it fits (120 columns), else one short record per reciter,
+/// wrapped to the width (80, 40); every reciter listed either way.
+@Suite struct TerminalRecitersTests {
+    @Test(arguments: [120, 80, 40]) func recitersFitTheTerminal(columns: Int) throws {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let drive = try TerminalDrive.run(["screen:reciters from"], columns: columns, command: [TestPaths.executable, "reciters"], home: home)
+        #expect(drive.status == 0, "\(drive.output)")
+        #expect(drive.overflows == 0, "at \(columns): a line ran past the last column")
+        for line in drive.lines { #expect(TerminalText.columns(line) <= columns, "\(line)") }
+        let printed = try runTartil(["reciters", "--json"], home: home)
+        let ids = ((try JSONSerialization.jsonObject(with: Data(printed.stdout.utf8)) as? [[String: Any]]) ?? []).compactMap { $0["reciter"] as? String }
+        #expect(ids.count > 20)
+        for id in ids { #expect(drive.lines.contains { $0.hasPrefix(id + " ") || $0 == id }, "\(id) at \(columns)") }
+        #expect(drive.lines.first?.hasPrefix("ID ") == (columns == 120), "the table only where it fits")
+    }
+}
+
 /// `prefetch`'s progress bar on a terminal: it redraws in place within width - 1 columns, keeping whole fields.
 @Suite(.serialized) struct TerminalPrefetchTests {
     let environment = DownloadEnvironment.shared

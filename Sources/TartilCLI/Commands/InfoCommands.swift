@@ -141,7 +141,9 @@ enum InfoCommands {
         path: ["reciters"], overview: "List the reciters in mirrors.json with their mirrors and pinned coverage.",
         discussion: """
             PINNED is how many of the 6236 ayat the reciter's table pins (size, SHA-256 and exact sample count); \
-            the others are checked on first download and remembered. Fields (json, ndjson, csv): reciter (the \
+            the others are checked on first download and remembered. On a terminal too narrow for the table, \
+            each reciter is a short record instead (its id; its name; style, bitrate, mirrors and pinned), \
+            wrapped to the width. Fields (json, ndjson, csv): reciter (the \
             id), name, style, bitrate_kbps, pinned, total, table (its path, or null), mirrors (each name and url).
             """,
         options: [OutputFormat.option()],
@@ -170,8 +172,28 @@ enum InfoCommands {
                         String(reciter.mirrors.count), "\(table?.coverage ?? 0)/\(Catalog.totalAyat)",
                     ])
                 }
-                for line in Formatting.table(rows, rightAligned: [3, 4, 5]) { context.console.line(line) }
-                context.console.line("\(Plural.count(entries.count, "reciter")) from \(mirrorsFile)")
+                let table = Formatting.table(rows, rightAligned: [3, 4, 5])
+                let width = context.console.columns()
+                if let width, table.contains(where: { TerminalText.columns($0) > width }) {
+                    // A terminal narrower than the table: each reciter as a short record, wrapped to the width.
+                    for (index, (reciter, table, _)) in entries.enumerated() {
+                        if index > 0 { context.console.line("") }
+                        let facts = [
+                            reciter.style, reciter.bitrateKbps.map { "\($0) kbps" }, Plural.count(reciter.mirrors.count, "mirror"),
+                            "\(table?.coverage ?? 0)/\(Catalog.totalAyat) pinned",
+                        ].compactMap { $0 }.joined(separator: ", ")
+                        for text in [reciter.id.rawValue, "  " + reciter.name, "  " + facts] {
+                            for line in TextWrap.lines(text.trimmedWhitespace, width: width, indent: text.hasPrefix(" ") ? 2 : 0) {
+                                context.console.line(line)
+                            }
+                        }
+                    }
+                    context.console.line("")
+                } else {
+                    for line in table { context.console.line(line) }
+                }
+                let summary = "\(Plural.count(entries.count, "reciter")) from \(mirrorsFile)"
+                for line in width.map({ TextWrap.lines(summary, width: $0) }) ?? [summary] { context.console.line(line) }
             }
         })
 
