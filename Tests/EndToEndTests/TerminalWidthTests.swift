@@ -54,6 +54,21 @@ import Testing
     }
 }
 
+/// `tartil surahs` on a terminal: every column where they fit (100), the least needed left out where not (80:
+/// no English name; 40: the number, name, ayat, place and juz), every surah listed.
+@Suite struct TerminalSurahsTests {
+    @Test(arguments: [(100, "ARABIC"), (80, "ARABIC"), (40, "JUZ")]) func surahsFitTheTerminal(columns: Int, lastColumn: String) throws {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let drive = try TerminalDrive.run(["screen:114 surahs"], columns: columns, command: [TestPaths.executable, "surahs"], home: home)
+        #expect(drive.status == 0, "\(drive.output)")
+        #expect(drive.overflows == 0, "at \(columns): a line ran past the last column")
+        #expect(drive.lines.first?.hasSuffix(lastColumn) == true, "\(drive.lines.first ?? "")")
+        #expect(drive.lines.first?.contains("ENGLISH") == (columns == 100))
+        #expect(drive.lines.count == 116 && drive.lines[114].contains("An-Naas"), "\(drive.lines.suffix(3))")
+    }
+}
+
 /// `prefetch`'s progress bar on a terminal: it redraws in place within width - 1 columns, keeping whole fields.
 @Suite(.serialized) struct TerminalPrefetchTests {
     let environment = DownloadEnvironment.shared

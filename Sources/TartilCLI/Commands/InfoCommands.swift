@@ -88,6 +88,8 @@ enum InfoCommands {
     static let surahs = CommandSpec(
         path: ["surahs"], overview: "List the 114 surahs with their names, ayah counts and where they start.",
         discussion: """
+            On a terminal too narrow for the whole table, the least needed columns are left out, in this order: \
+            ENGLISH, ARABIC, PAGE, JUZ, PLACE. \
             Fields (json, ndjson, csv): surah, name, name_arabic, name_english, ayat (how many), first_global_ayah, \
             revelation (meccan or medinan), revelation_order, juz and page (where it starts).
             """,
@@ -132,7 +134,10 @@ enum InfoCommands {
                 String(Catalog.page(containing: surah.firstAyah)), surah.nameArabic,
             ])
         }
-        for line in Formatting.table(rows, rightAligned: [0, 3, 5, 6]) { console.line(line) }
+        // On a narrow terminal the least needed columns go first: the English name, the Arabic, the page, the juz.
+        for line in Formatting.table(rows, rightAligned: [0, 3, 5, 6], width: console.columns(), dropping: [2, 7, 6, 5, 4]) {
+            console.line(line)
+        }
         let ayat = selected.reduce(0) { $0 + $1.ayahCount }
         console.line("\(Plural.count(selected.count, "surah")), \(Plural.count(ayat, "ayah", number: Formatting.grouped(ayat)))")
     }

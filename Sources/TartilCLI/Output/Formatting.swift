@@ -67,6 +67,19 @@ enum Formatting {
         String(repeating: " ", count: max(0, width - text.count)) + text
     }
 
+    /// `table(rows, rightAligned:)` narrowed to `width` columns (a terminal's; nil: not a terminal, nothing
+    /// dropped): the columns in `dropping` go, in that order (the least needed first), until every line fits or
+    /// none is left to drop.
+    static func table(_ rows: [[String]], rightAligned: Set<Int> = [], width: Int?, dropping: [Int]) -> [String] {
+        var kept = Array(0..<(rows.map(\.count).max() ?? 0))
+        var droppable = dropping[...]
+        while true {
+            let lines = table(rows.map { row in kept.filter { $0 < row.count }.map { row[$0] } }, rightAligned: Set(kept.indices.filter { rightAligned.contains(kept[$0]) }))
+            guard let width, lines.contains(where: { TerminalText.columns($0) > width }), let next = droppable.popFirst() else { return lines }
+            kept.removeAll { $0 == next }
+        }
+    }
+
     /// Rows laid out in columns two spaces apart; `rightAligned` holds the indexes of numeric columns.
     static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
         guard let columnCount = rows.map(\.count).max() else { return [] }
