@@ -69,6 +69,24 @@ import Testing
     }
 }
 
+/// `tartil version` on a terminal: each value wrapped under its first line (or under its label where a word is
+/// too long for its column), the same text as on a wide terminal, none cut.
+@Suite struct TerminalVersionTests {
+    @Test(arguments: [80, 40, 24]) func versionFitsTheTerminal(columns: Int) throws {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let drive = try TerminalDrive.run(["screen:mpris"], columns: columns, command: [TestPaths.executable, "version"], home: home)
+        #expect(drive.status == 0, "\(drive.output)")
+        #expect(drive.overflows == 0, "at \(columns): a line ran past the last column")
+        // The same text as on a terminal wide enough for every line (the same environment), only broken
+        // differently: long paths break after a slash.
+        let wide = try TerminalDrive.run(["screen:mpris"], columns: 400, command: [TestPaths.executable, "version"], home: home)
+        let text = { (lines: [String]) in lines.joined().filter { !$0.isWhitespace } }
+        #expect(wide.lines.count < drive.lines.count || columns == 80)
+        #expect(text(drive.lines) == text(wide.lines), "the same text, none cut")
+    }
+}
+
 /// `prefetch`'s progress bar on a terminal: it redraws in place within width - 1 columns, keeping whole fields.
 @Suite(.serialized) struct TerminalPrefetchTests {
     let environment = DownloadEnvironment.shared

@@ -81,7 +81,8 @@ enum InfoCommands {
             ]
             context.console.print(report: fields, as: format) {
                 context.console.line("tartil \(Help.version)")
-                for line in Formatting.table((libraries + paths + [("mpris", mpris)]).map { ["  \($0.0)", $0.1] }) { context.console.line(line) }
+                let rows = (libraries + paths + [("mpris", mpris)]).map { (label: "  \($0.0)", value: $0.1) }
+                for line in Formatting.labelled(rows, width: context.console.columns()) { context.console.line(line) }
             }
         })
 

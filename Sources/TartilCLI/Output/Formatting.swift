@@ -80,6 +80,27 @@ enum Formatting {
         }
     }
 
+    /// Labels and values in two columns (`  cache    /root/.cache/tartil`), as `table` lays them out; on a
+    /// terminal (`width`) each value is wrapped under its first line, or, where fewer than 20 columns would be
+    /// left for it, goes under its label.
+    static func labelled(_ rows: [(label: String, value: String)], width: Int?) -> [String] {
+        guard let width else { return table(rows.map { [$0.label, $0.value] }) }
+        let column = (rows.map { TerminalText.columns($0.label) }.max() ?? 0) + 2
+        let stacked = width - column < 20
+        return rows.flatMap { label, value -> [String] in
+            let indent = stacked ? TerminalText.columns(label) - TerminalText.columns(label.trimmedWhitespace) + 2 : column
+            var lines = TextWrap.lines(value, width: width, indent: indent)
+            if stacked { return [label] + lines }
+            if lines.isEmpty { lines = [""] }
+            // A word longer than the value's column starts further left (TextWrap keeps it whole): the label then
+            // gets a line of its own.
+            let first = left(label, column) + lines[0].drop(while: { $0 == " " })
+            if TerminalText.columns(first) > width { return [label] + lines }
+            lines[0] = first
+            return lines
+        }
+    }
+
     /// Rows laid out in columns two spaces apart; `rightAligned` holds the indexes of numeric columns.
     static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
         guard let columnCount = rows.map(\.count).max() else { return [] }
