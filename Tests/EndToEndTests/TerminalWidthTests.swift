@@ -87,6 +87,22 @@ import Testing
     }
 }
 
+/// An error on a terminal: wrapped at words to its width, later lines indented; the same text as to a pipe.
+@Suite struct TerminalErrorTests {
+    @Test(arguments: [80, 40]) func errorsAreWrappedToTheTerminal(columns: Int) throws {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let drive = try TerminalDrive.run(["screen:tartil help play"], columns: columns, command: [TestPaths.executable, "play", "115"], home: home)
+        #expect(drive.status == 64, "\(drive.output)")
+        #expect(drive.overflows == 0, "at \(columns): a line ran past the last column")
+        #expect(drive.lines.first?.hasPrefix("Error: '115': there are 114 surahs") == true, "\(drive.lines)")
+        let piped = try runTartil(["play", "115"], home: home)
+        #expect(piped.status == 64)
+        let words = { (text: String) in text.split(whereSeparator: \.isWhitespace) }
+        #expect(words(drive.lines.joined(separator: "\n")) == words(piped.stderr), "the same words")
+    }
+}
+
 /// `prefetch`'s progress bar on a terminal: it redraws in place within width - 1 columns, keeping whole fields.
 @Suite(.serialized) struct TerminalPrefetchTests {
     let environment = DownloadEnvironment.shared
