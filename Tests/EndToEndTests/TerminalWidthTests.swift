@@ -103,6 +103,24 @@ import Testing
     }
 }
 
+/// A summary line of prose (`cache verify`'s, `cache ls` of an empty cache) on a 40-column terminal: wrapped at
+/// words, nothing past the last column; to a pipe, one line.
+@Suite struct TerminalSummaryTests {
+    @Test func summariesAreWrappedToTheTerminal() throws {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let cache = ["--cache-dir", home + "/cache"]
+        let imported = try runTartil(["cache", "import", TestPaths.fixtures + "/fixture", "--reciter", "alafasy-128"] + cache, home: home)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let drive = try TerminalDrive.run(["screen:checked"], columns: 40, command: [TestPaths.executable, "cache", "verify"] + cache, home: home)
+        #expect(drive.status == 0, "\(drive.output)")
+        #expect(drive.overflows == 0)
+        let piped = try runTartil(["cache", "verify"] + cache, home: home)
+        #expect(piped.stdout.split(separator: "\n").count == 1, "\(piped.stdout)")
+        #expect(drive.lines.count == 2 && drive.lines.joined(separator: " ").split(separator: " ") == piped.stdout.split(whereSeparator: \.isWhitespace), "\(drive.lines)")
+    }
+}
+
 /// `prefetch`'s progress bar on a terminal: it redraws in place within width - 1 columns, keeping whole fields.
 @Suite(.serialized) struct TerminalPrefetchTests {
     let environment = DownloadEnvironment.shared

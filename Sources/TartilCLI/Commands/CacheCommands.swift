@@ -35,7 +35,7 @@ enum CacheCommands {
 
     /// `cache ls` for people.
     static func lsText(_ summaries: [Session.CacheSummary], directory: String, _ console: Console) {
-        if summaries.isEmpty { console.line("the cache at \(directory) is empty") }
+        if summaries.isEmpty { console.paragraph("the cache at \(directory) is empty") }
         for summary in summaries {
             console.line("\(summary.reciter): \(Plural.count(summary.files, "file")), \(Formatting.bytes(summary.bytes))")
             let complete = summary.completeSurahs.map(String.init).joined(separator: ", ")
@@ -232,7 +232,7 @@ enum CacheCommands {
             let singles = result.singleSource.count
             let disputes = result.disputed.count
             let markText = singles + disputes == 0 ? "" : "; unpinned: \(singles) single-source, \(disputes) disputed"
-            console.line("\(Plural.count(result.checked, "file")) checked: \(result.checked - bad.count) good, \(bad.count) bad (removed)"
+            console.paragraph("\(Plural.count(result.checked, "file")) checked: \(result.checked - bad.count) good, \(bad.count) bad (removed)"
                 + (repair ? ", \(result.repaired) downloaded again" : "") + markText)
         }
         if result.interrupted { throw TartilError(.interrupted, "verification stopped") }

@@ -32,6 +32,13 @@ public struct Console: Sendable {
 
     /// Prints a line of results.
     public func line(_ text: String = "") { writeOut(text + "\n") }
+
+    /// A line of prose: on a terminal, wrapped at words to its width (later lines indented two spaces); to a pipe
+    /// or a file, one line, as `line` prints it.
+    public func paragraph(_ text: String) {
+        guard let width = columns() else { return line(text) }
+        for wrapped in TextWrap.lines(text, width: width, hangingIndent: 2) { line(wrapped) }
+    }
     /// Prints a JSON value on one line.
     public func json(_ value: JSONValue) { writeOut(value.rendered() + "\n") }
     /// Prints a message line on standard error.
