@@ -133,24 +133,8 @@ public final class CacheWriter {
             try restart()  // too big to be a prefix of the file: start over
             return
         }
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
-        defer { buffer.deallocate() }
-        var position = 0
-        while position < size {
-            let count: Int
-            do throws(Errno) {
-                count = try SystemCall.retrying {
-                    pread(descriptor, buffer, min(1 << 16, size - position), off_t(position))
-                }
-            } catch {
-                throw CacheError.system("read", path: partPath, error)
-            }
-            // The file shrank while it was read (another process truncated it): nothing to resume.
-            guard count > 0 else {
-                throw CacheError(.io, "read \(partPath): the file ended at \(position) of \(size) bytes")
-            }
-            try sink.hasher.update(buffer, count: count)
-            position += count
+        try Self.read(0..<size, of: descriptor, path: partPath) { chunk throws(CacheError) in
+            try sink.hasher.update(chunk)
         }
         offset = size
         blockStart = size
@@ -180,24 +164,11 @@ public final class CacheWriter {
     public func contents() throws(CacheError) -> [UInt8] {
         finishWriting()
         try WritingThreads.shared.drain(sink)
-        // Read through a description of its own (the writing one may have O_DIRECT set, which needs aligned reads).
-        let reader = open("/proc/self/fd/\(descriptor)", O_RDONLY | O_CLOEXEC)
-        guard reader >= 0 else { throw CacheError.system("open", path: partPath) }
+        let reader = try openReader()
         defer { close(reader) }
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(offset, 1), alignment: 16)
-        defer { buffer.deallocate() }
-        var position = 0
-        while position < offset {
-            let count: Int
-            do throws(Errno) {
-                count = try SystemCall.retrying { pread(reader, buffer + position, offset - position, off_t(position)) }
-            } catch {
-                throw CacheError.system("read", path: partPath, error)
-            }
-            guard count > 0 else { throw CacheError(.io, "read \(partPath): the file ended at \(position) of \(offset) bytes") }
-            position += count
-        }
-        let bytes = [UInt8](UnsafeRawBufferPointer(start: buffer, count: offset))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(offset)
+        try Self.read(0..<offset, of: reader, path: partPath) { chunk in bytes.append(contentsOf: chunk) }
         return bytes
     }
 
@@ -207,23 +178,39 @@ public final class CacheWriter {
         guard range.upperBound < offset else {
             throw CacheError(.io, "bytes \(range.lowerBound)-\(range.upperBound) are past the end of \(partPath) (\(offset) bytes)")
         }
+        let reader = try openReader()
+        defer { close(reader) }
+        try Self.read(range.lowerBound..<(range.upperBound + 1), of: reader, path: partPath) { chunk throws(CacheError) in try other.append(chunk) }
+    }
+
+    /// The file open for reading through a description of its own (the writing one may have O_DIRECT set, which
+    /// needs aligned reads); the caller closes it.
+    private func openReader() throws(CacheError) -> Int32 {
         let reader = open("/proc/self/fd/\(descriptor)", O_RDONLY | O_CLOEXEC)
         guard reader >= 0 else { throw CacheError.system("open", path: partPath) }
-        defer { close(reader) }
+        return reader
+    }
+
+    /// Reads `range` of the file open at `descriptor` 64 KiB at a time, handing each chunk to `body`; a file that
+    /// ends before the range does throws.
+    private static func read(
+        _ range: Range<Int>, of descriptor: Int32, path: String, _ body: (UnsafeRawBufferPointer) throws(CacheError) -> Void
+    ) throws(CacheError) {
         let size = 1 << 16
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
         defer { buffer.deallocate() }
         var position = range.lowerBound
-        while position <= range.upperBound {
-            let wanted = min(size, range.upperBound + 1 - position)
+        while position < range.upperBound {
+            let wanted = min(size, range.upperBound - position)
             let count: Int
             do throws(Errno) {
-                count = try SystemCall.retrying { pread(reader, buffer, wanted, off_t(position)) }
+                count = try SystemCall.retrying { pread(descriptor, buffer, wanted, off_t(position)) }
             } catch {
-                throw CacheError.system("read", path: partPath, error)
+                throw CacheError.system("read", path: path, error)
             }
-            guard count > 0 else { throw CacheError(.io, "read \(partPath): the file ended at \(position) of \(offset) bytes") }
-            try other.append(UnsafeRawBufferPointer(start: buffer, count: count))
+            // The file shrank while it was read (another process truncated it).
+            guard count > 0 else { throw CacheError(.io, "read \(path): the file ended at \(position) of \(range.upperBound) bytes") }
+            try body(UnsafeRawBufferPointer(start: buffer, count: count))
             position += count
         }
     }

@@ -188,10 +188,8 @@ enum InfoCommands {
                             reciter.style, reciter.bitrateKbps.map { "\($0) kbps" }, Plural.count(reciter.mirrors.count, "mirror"),
                             "\(table?.coverage ?? 0)/\(Catalog.totalAyat) pinned",
                         ].compactMap { $0 }.joined(separator: ", ")
-                        for text in [reciter.id.rawValue, "  " + reciter.name, "  " + facts] {
-                            for line in TextWrap.lines(text.trimmedWhitespace, width: width, indent: text.hasPrefix(" ") ? 2 : 0) {
-                                context.console.line(line)
-                            }
+                        for (text, indent) in [(reciter.id.rawValue, 0), (reciter.name, 2), (facts, 2)] {
+                            for line in TextWrap.lines(text, width: width, indent: indent) { context.console.line(line) }
                         }
                     }
                     context.console.line("")
