@@ -46,11 +46,12 @@ public struct ReciterLibrary: Sendable {
 
     /// `reciter`'s table, or nil when it has none (every ayah is then unpinned). For a reciter of one file per
     /// surah, its surah table's parts, each pinned as the file the cache keeps for it (`SurahTable.playableParts`):
-    /// what the cache checks its files against.
-    public func table(for reciter: Reciter) throws(TartilError) -> ReciterTable? {
+    /// what the cache checks its files against. With `surahs`, a per-ayah table pins those surahs' ayat alone
+    /// (`ReciterTable.parse(bytes:file:expected:surahs:)`): for a play of them, nothing else.
+    public func table(for reciter: Reciter, surahs: Set<Int>? = nil) throws(TartilError) -> ReciterTable? {
         if reciter.files == .surah { return try parts(for: reciter)?.pinned }
         guard let path = tablePath(for: reciter) else { return nil }
-        return try ReciterTable.parse(bytes: try FileSystem.read(path), file: path, expected: reciter.id)
+        return try ReciterTable.parse(bytes: try FileSystem.read(path), file: path, expected: reciter.id, surahs: surahs)
     }
 
     /// The parts of a surah-file reciter's surah table (nil: a per-ayah reciter, or no table).
@@ -61,9 +62,12 @@ public struct ReciterLibrary: Sendable {
     /// What playing, prefetching or resolving `reciter`'s ayat stands on: its per-ayah table (nil: every ayah
     /// unpinned), or, for a reciter of one file per surah, its surah table's parts (`table` is then their pinned
     /// view; `playableParts(for:)`). The one place
-    /// `play`, `render`, `prefetch` and `resolve` get it.
-    public func playbackSource(for reciter: Reciter) throws(TartilError) -> (table: ReciterTable?, parts: PlayableParts?) {
-        guard reciter.files == .surah else { return (try table(for: reciter), nil) }
+    /// `play`, `render`, `prefetch` and `resolve` get it. With `surahs`, the per-ayah table pins only their ayat
+    /// (see `table(for:surahs:)`).
+    public func playbackSource(
+        for reciter: Reciter, surahs: Set<Int>? = nil
+    ) throws(TartilError) -> (table: ReciterTable?, parts: PlayableParts?) {
+        guard reciter.files == .surah else { return (try table(for: reciter, surahs: surahs), nil) }
         let parts = try playableParts(for: reciter)
         return (parts.pinned, parts)
     }

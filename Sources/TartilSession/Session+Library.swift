@@ -49,7 +49,8 @@ extension Session {
         if let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
             throw TartilError(error.code, "surah \(surah) cannot be fetched: \(error.message)")
         }
-        let (table, parts) = try library.playbackSource(for: reciter)
+        // The table rows of the surahs asked for, and Al-Fatiha's for the basmala (1:1).
+        let (table, parts) = try library.playbackSource(for: reciter, surahs: Set(request.ayat.map(\.surah)).union([1]))
         var files = PlayFiles.needed(for: request.ayat, files: reciter.files)
         if let parts {
             // A surah-file reciter's parts, as its surah table cuts them (a recording without a basmala has none).

@@ -606,15 +606,34 @@ import Testing
         Array(#"{"Number":1,"TotalDurationMs":51199,"Segments":[{"S":1,"V":1,"StartMs":4093,"EndMs":8421},{"S":1,"V":2,"StartMs":8421,"EndMs":14214},{"S":1,"V":3,"StartMs":14214,"EndMs":18237},{"S":1,"V":4,"StartMs":18237,"EndMs":22333},{"S":1,"V":5,"StartMs":22333,"EndMs":28558},{"S":1,"V":6,"StartMs":28558,"EndMs":33901},{"S":1,"V":7,"StartMs":33901,"EndMs":51199}]}"#.utf8),
     ]
 
-    /// A reciter table's rows as `ReciterTable.parse` reads them: refused as invalid data, or every row sane.
+    /// A reciter table's rows as `ReciterTable.parse` reads them: refused as invalid data, or every row sane; and
+    /// read for some surahs (two, chosen by the input), refused as invalid data or every row sane and one of those
+    /// surahs', and exactly the whole table's rows of them when the whole table reads.
     static func reciterTableProblem(_ input: [UInt8]) -> String? {
-        do throws(TartilError) {
-            let table = try ReciterTable.parse(bytes: input, file: "t.tsv")
+        func insane(_ table: ReciterTable) -> String? {
             for (ayah, file) in table.files where file.bytes <= 0 || file.samples <= 0 || !(1...Catalog.totalAyat).contains(ayah.global) {
                 return "row \(ayah) accepted with \(file)"
             }
             return nil
+        }
+        var whole: ReciterTable?
+        do throws(TartilError) {
+            whole = try ReciterTable.parse(bytes: input, file: "t.tsv")
+            if let problem = insane(whole!) { return problem }
         } catch {
+            if error.code != .invalidData { return "error code \(error.code), not invalid-data" }
+        }
+        let surahs: Set<Int> = [1, input.count % Catalog.surahCount + 1]
+        do throws(TartilError) {
+            let some = try ReciterTable.parse(bytes: input, file: "t.tsv", surahs: surahs)
+            if let problem = insane(some) { return "read for surahs \(surahs.sorted()): " + problem }
+            if let stray = some.files.first(where: { !surahs.contains($0.0.surah) }) { return "read for surahs \(surahs.sorted()): row \(stray.0) kept" }
+            if let whole, Array(some.files.map(\.0)) != whole.files.map(\.0).filter({ surahs.contains($0.surah) }) {
+                return "read for surahs \(surahs.sorted()): not the whole table's rows of them"
+            }
+            return nil
+        } catch {
+            if whole != nil { return "read for surahs \(surahs.sorted()): refused (\(error.message)) where the whole table reads" }
             return error.code == .invalidData ? nil : "error code \(error.code), not invalid-data"
         }
     }

@@ -107,6 +107,42 @@ import Testing
         }
     }
 
+    // MARK: - Reading some surahs' rows
+
+    /// A table read for some surahs holds exactly the full table's rows of those surahs, for random sets of surahs
+    /// of a committed whole-Qur'an table.
+    @Test func aTableReadForSomeSurahsHoldsTheirRowsOfTheWholeTable() throws {
+        let path = TestPaths.repository + "/reciter-tables/ibrahim-alakhdar.tsv"
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let whole = try ReciterTable.parse(bytes: bytes, file: path)
+        var generator = SeededRandom(seed: 2424)
+        for _ in 0..<40 {
+            let surahs = Set((0..<Int.random(in: 0...6, using: &generator)).map { _ in Int.random(in: 1...114, using: &generator) })
+            let some = try ReciterTable.parse(bytes: bytes, file: path, surahs: surahs)
+            let expected = whole.files.filter { surahs.contains($0.0.surah) }
+            #expect(some.files.map(\.0) == expected.map(\.0), "\(surahs.sorted())")
+            #expect(some.files.values == expected.map(\.1), "\(surahs.sorted())")
+            #expect(some.reciter == whole.reciter && some.source == whole.source)
+        }
+    }
+
+    /// The rows of other surahs are not checked; the wanted surahs' rows, the header, and any row that does not
+    /// start with a surah number are.
+    @Test func aTableReadForSomeSurahsChecksTheirRowsOnly() throws {
+        let header = "# tartil-table: 1\n# reciter: test\n"
+        let good = "1\t1\t100\t\(sha)\t1000\t22050\n"
+        func read(_ rows: String, _ surahs: Set<Int>, header: String = header) throws(TartilError) -> ReciterTable {
+            try ReciterTable.parse(bytes: Array((header + rows).utf8), file: "t.tsv", surahs: surahs)
+        }
+        #expect(try read(good + "36\t1\t0\tnot-hex\n", [1]).files.count == 1)
+        #expect(throws: TartilError.self) { try read(good + "36\t1\t0\tnot-hex\n", [36]) }
+        #expect(throws: TartilError.self) { try read(good + "x36\t1\t100\t\(sha)\t1000\t22050\n", [1]) }
+        #expect(throws: TartilError.self) { try read(good + "115\t1\t100\t\(sha)\t1000\t22050\n", [1]) }
+        #expect(throws: TartilError.self) { try read(good + good, [1]) }
+        #expect(throws: TartilError.self) { try read(good, [1], header: "# tartil-table: 9\n# reciter: test\n") }
+        #expect(try read(good, []).files.isEmpty)
+    }
+
     // MARK: - The committed tables
 
     @Test(arguments: ["ibrahim-alakhdar", "ahmed-allhdan", "emad-al-mansary"])

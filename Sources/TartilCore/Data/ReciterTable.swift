@@ -22,33 +22,38 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// Reads 64 lowercase hex digits from UTF-8 bytes; nil for anything else.
     public init?(hexBytes bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 64, let base = bytes.baseAddress else { return nil }
-        // A whole-Qur'an table holds 400,000 hex digits, read on every start of playback: one table lookup per
-        // digit, and one check per word for a digit that was not one.
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        var invalid: UInt8 = 0
-        Self.digitValues.withUnsafeBufferPointer { values in
-            func word(_ start: Int) -> UInt64 {
-                var value: UInt64 = 0
-                for index in start..<start + 16 {
-                    let digit = values[Int(base[index])]
-                    invalid |= digit
-                    value = value << 4 | UInt64(digit & 0x0F)
-                }
-                return value
-            }
-            words = (word(0), word(16), word(32), word(48))
+        // A whole-Qur'an table holds 400,000 hex digits, read on every start of playback: eight digits at a time,
+        // as one 64-bit word each (`hexWord`), instead of a lookup per digit.
+        let raw = UnsafeRawPointer(base)
+        var invalid: UInt64 = 0
+        func word(_ offset: Int) -> UInt64 {
+            Self.hexWord(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self), invalid: &invalid) << 32
+                | Self.hexWord(raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self), invalid: &invalid)
         }
-        guard invalid & 0xF0 == 0 else { return nil }
+        let words = (word(0), word(16), word(32), word(48))
+        guard invalid == 0 else { return nil }
         self.words = words
     }
 
-    /// The value of each byte as a lowercase hex digit, or 0xFF for a byte that is not one.
-    private static let digitValues: [UInt8] = (0...255).map { byte in
-        switch UInt8(byte) {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
-        default: 0xFF
-        }
+    /// The value of eight lowercase hex digits loaded as one little-endian word (the first digit in the lowest
+    /// byte); sets bits of `invalid` when any byte is not one of `0-9a-f` (the value is then meaningless). Each
+    /// byte is compared in its own lane: with every byte below 0x80, `(x | 0x80…) - k·0x01…` keeps a lane's high
+    /// bit exactly when that byte is at least `k`, with no borrow between lanes.
+    @inline(__always)
+    static func hexWord(_ littleEndian: UInt64, invalid: inout UInt64) -> UInt64 {
+        let x = UInt64(littleEndian: littleEndian)
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        @inline(__always) func atLeast(_ k: UInt64) -> UInt64 { ((x | high) &- k &* ones) & high }
+        let letter = atLeast(0x61) & ~atLeast(0x67)
+        let digit = atLeast(0x30) & ~atLeast(0x3A)
+        invalid |= (x & high) | ((digit | letter) ^ high)
+        // Each lane's value, 0…15: the low nibble, plus 9 for a letter ('a' is 0x61).
+        let nibbles = (x & 0x0F0F_0F0F_0F0F_0F0F) &+ (letter >> 7) &* 9
+        // Pairs of lanes into bytes (the first digit is the high nibble), then the four bytes in reading order.
+        let pairs = (nibbles & 0x000F_000F_000F_000F) << 4 | (nibbles >> 8) & 0x000F_000F_000F_000F
+        let quads = (pairs | pairs >> 8) & 0x0000_FFFF_0000_FFFF
+        return UInt64(UInt32(truncatingIfNeeded: quads | quads >> 16).byteSwapped)
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
@@ -218,14 +223,29 @@ public struct ReciterTable: Sendable {
     }
 
     /// Parses a table from the file's bytes (see `parse(_:file:expected:)`).
-    public static func parse(bytes: [UInt8], file: String, expected: ReciterID? = nil) throws(TartilError) -> ReciterTable {
-        try bytes.withUnsafeBufferPointer { buffer throws(TartilError) in try parse(buffer, file: file, expected: expected) }
+    ///
+    /// With `surahs`, only the rows of those surahs are read and checked: the table then pins their ayat alone, and
+    /// must be used for nothing else (a play reads the surahs of its plan, a few dozen rows of the 6236, instead of
+    /// the whole table on every start). The header is checked as always, and so is any row whose first field is
+    /// not a surah number in canonical form.
+    public static func parse(
+        bytes: [UInt8], file: String, expected: ReciterID? = nil, surahs: Set<Int>? = nil
+    ) throws(TartilError) -> ReciterTable {
+        try bytes.withUnsafeBufferPointer { buffer throws(TartilError) in
+            try parse(buffer, file: file, expected: expected, surahs: surahs)
+        }
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, expected: ReciterID?) throws(TartilError) -> ReciterTable {
+    private static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>, file: String, expected: ReciterID?, surahs: Set<Int>? = nil
+    ) throws(TartilError) -> ReciterTable {
+        /// Whether each surah's rows are read (all when `surahs` is nil).
+        var wanted = [Bool](repeating: surahs == nil, count: Catalog.surahCount + 1)
+        for surah in surahs ?? [] where wanted.indices.contains(surah) { wanted[surah] = true }
         var header = TableHeader()
         var files = PinnedFiles()
-        files.reserveCapacity(lineCount(bytes))
+        // A row is at least 75 bytes (64 hex digits, five numbers, five tabs and a newline).
+        files.reserveCapacity(min(bytes.count / 75, Catalog.totalAyat + 114))
         /// The line each ayah was found on, by global number (0: not yet).
         var lineOfAyah = [Int32](repeating: 0, count: Catalog.totalAyat + 1)
         /// Each row's fields (made once: a row costs no allocation).
@@ -255,6 +275,7 @@ public struct ReciterTable: Sendable {
                 continue
             }
             try header.checkBeforeRow(formatVersion: formatVersion, fail: fail)
+            if surahs != nil, let surah = leadingSurah(line), !wanted[surah] { continue }
             /// The row's ayah, or the row's problem with it.
             func ayahRef(_ surah: Int, _ ayah: Int) throws(TartilError) -> AyahRef {
                 do {
@@ -336,33 +357,50 @@ public struct ReciterTable: Sendable {
     private static func wellFormedRow(
         _ line: UnsafeBufferPointer<UInt8>
     ) -> (surah: Int, ayah: Int, size: Int, digest: SHA256Digest, samples: Int, rate: Int)? {
-        guard let base = line.baseAddress else { return nil }
-        let end = line.count
-        var position = 0
-        func number() -> Int? {
-            let start = position
-            var value = 0
-            while position < end {
-                let digit = base[position] &- UInt8(ascii: "0")
-                guard digit < 10 else { break }
-                value = value &* 10 &+ Int(digit)
-                position += 1
-            }
-            let count = position - start
-            guard count >= 1 && count <= 12 && (count == 1 || base[start] != UInt8(ascii: "0")) else { return nil }
-            return value
-        }
-        func tab() -> Bool {
-            guard position < end && base[position] == UInt8(ascii: "\t") else { return false }
-            position += 1
-            return true
-        }
-        guard let surah = number(), tab(), let ayah = number(), tab(), let size = number(), tab(), end - position >= 64,
-            let digest = SHA256Digest(hexBytes: UnsafeBufferPointer(start: base + position, count: 64))
+        guard var position = line.baseAddress else { return nil }
+        let end = position + line.count
+        guard let surah = canonicalNumber(&position, end), tab(&position, end), let ayah = canonicalNumber(&position, end),
+            tab(&position, end), let size = canonicalNumber(&position, end), tab(&position, end), end - position >= 64,
+            let digest = SHA256Digest(hexBytes: UnsafeBufferPointer(start: position, count: 64))
         else { return nil }
         position += 64
-        guard tab(), let samples = number(), tab(), let rate = number(), position == end else { return nil }
+        guard tab(&position, end), let samples = canonicalNumber(&position, end), tab(&position, end),
+            let rate = canonicalNumber(&position, end), position == end
+        else { return nil }
         return (surah, ayah, size, digest, samples, rate)
+    }
+
+    /// The surah number a row starts with (canonical decimal, 1-114, then a tab), or nil.
+    private static func leadingSurah(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard var position = line.baseAddress else { return nil }
+        let end = position + line.count
+        guard let surah = canonicalNumber(&position, end), tab(&position, end), (1...Catalog.surahCount).contains(surah) else { return nil }
+        return surah
+    }
+
+    /// The number in canonical decimal (at most 12 digits, no leading zero) at `position`, which moves past it;
+    /// nil when there is none.
+    @inline(__always)
+    private static func canonicalNumber(_ position: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Int? {
+        let start = position
+        var value = 0
+        while position < end {
+            let digit = position.pointee &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            value = value &* 10 &+ Int(digit)
+            position += 1
+        }
+        let count = position - start
+        guard count >= 1 && count <= 12 && (count == 1 || start.pointee != UInt8(ascii: "0")) else { return nil }
+        return value
+    }
+
+    /// Whether a tab is at `position`, which then moves past it.
+    @inline(__always)
+    private static func tab(_ position: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Bool {
+        guard position < end && position.pointee == UInt8(ascii: "\t") else { return false }
+        position += 1
+        return true
     }
 
     /// The index of the first newline at or after `start`, or the end of `bytes`.
@@ -370,17 +408,6 @@ public struct ReciterTable: Sendable {
         guard let base = bytes.baseAddress, start < bytes.count else { return bytes.count }
         guard let newline = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start) else { return bytes.count }
         return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(newline))
-    }
-
-    /// How many newlines `bytes` holds.
-    private static func lineCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var count = 0
-        var start = 0
-        while start < bytes.count {
-            start = endOfLine(bytes, from: start) + 1
-            count += 1
-        }
-        return count
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool {
