@@ -31,9 +31,16 @@ final class DownloadExecutor {
     private let counter: (Int) -> Void
     /// Hands a copy to the committer: the job, its request, the copy, the mirror it came from and its mark.
     private let commit: (JobID, DownloadRequest, CacheWriter, Int, SourceMark?) -> Void
+    /// Hands a run's carried part to the committer: the job, the part's own request, its copy and the mirror.
+    private let commitCarried: (JobID, DownloadRequest, CacheWriter, Int) -> Void
+    /// Records what a mirror of a reciter answered to a part's range request.
+    private let heardRange: (ReciterID, PartRequests.RangeSupport) -> Void
     private let statistics: ((inout DownloadStatistics) -> Void) -> Void
 
     private var requests: [JobID: DownloadRequest] = [:]
+    /// Each run's request (`DownloadRequest.carried`) and what became of its carried parts, until each is settled
+    /// (which may be after the job ends: a part's commit answers later).
+    private var runs: [JobID: (request: DownloadRequest, parts: CarriedParts)] = [:]
     private var lengthRequests: [LengthProbeID: (request: HeadRequest, answer: LengthAnswer)] = [:]
     private var running: [UnsafeMutableRawPointer: Running] = [:]
     private var transfers: [JobID: Transfer] = [:]
@@ -57,6 +64,8 @@ final class DownloadExecutor {
         clock: any TartilClock,
         events: @escaping @Sendable (DownloadEvent) -> Void, counter: @escaping (Int) -> Void,
         commit: @escaping (JobID, DownloadRequest, CacheWriter, Int, SourceMark?) -> Void,
+        commitCarried: @escaping (JobID, DownloadRequest, CacheWriter, Int) -> Void,
+        heardRange: @escaping (ReciterID, PartRequests.RangeSupport) -> Void,
         statistics: @escaping ((inout DownloadStatistics) -> Void) -> Void
     ) {
         var random = SystemRandomNumberGenerator()
@@ -69,6 +78,8 @@ final class DownloadExecutor {
         self.events = events
         self.counter = counter
         self.commit = commit
+        self.commitCarried = commitCarried
+        self.heardRange = heardRange
         self.statistics = statistics
     }
 
@@ -88,6 +99,7 @@ final class DownloadExecutor {
             let id = JobID(submitted)
             submitted += 1
             requests[id] = request
+            if !request.carried.isEmpty { runs[id] = (request, CarriedParts(parts: request.carried.map(\.ayah))) }
             let sources = request.mirrors.map {
                 DownloadScheduler.Source(
                     name: $0.name, server: TransferSlots.server(of: $0.template.url(for: request.ayah)))
@@ -126,6 +138,31 @@ final class DownloadExecutor {
                     .rejected(
                         reason: error.code == .mismatch ? error.message : "cannot store the file: \(error.message)")))
         }
+    }
+
+    /// The committer's answer for a run's carried part.
+    func committed(_ job: JobID, carried part: AyahRef, _ outcome: Result<Int, CacheError>) {
+        guard runs[job] != nil else { return }
+        let commit: CarriedParts.Commit
+        switch outcome {
+        case .success(let bytes): commit = .stored(bytes: bytes)
+        case .failure(let error): commit = .failed(reason: error.message)
+        }
+        carryOut(runs[job]!.parts.committed(part, commit), for: job)
+    }
+
+    /// Carries out what `CarriedParts` decided for a run; forgets the run once every part is settled.
+    private func carryOut(_ actions: [CarriedParts.Action], for job: JobID) {
+        guard let (request, parts) = runs[job] else { return }
+        for action in actions {
+            switch action {
+            case .report(let event):
+                events(event)
+            case .fetchAlone(let ayat):
+                submit(ayat.compactMap { ayah in request.carried.first { $0.ayah == ayah } }.map { request.alone($0) })
+            }
+        }
+        if parts.ending != nil && !parts.states.values.contains(.committing) { runs[job] = nil }
     }
 
     // MARK: - libcurl
@@ -218,6 +255,7 @@ final class DownloadExecutor {
             case .stopTransfer(let job, let closingConnection):
                 guard let transfer = transfers.removeValue(forKey: job) else { break }
                 remove(transfer.handle, closingConnection: closingConnection)
+                transfer.abandonCarried()
                 transfer.writer.abandon(keepPartial: true)
             case .stopSharing(let job):
                 transfers[job]?.stopSharing(limits)
@@ -246,6 +284,7 @@ final class DownloadExecutor {
                 probeBodies[job] = nil
                 copyBytes[job] = nil
                 events(event)
+                if runs[job] != nil { carryOut(runs[job]!.parts.ended(with: event), for: job) }
             case .probeLength(let id, let mirror):
                 startLengthProbe(id, mirror: mirror)
             case .stopLengthProbe(let id, let closingConnection):
@@ -272,7 +311,17 @@ final class DownloadExecutor {
     /// not downloaded again.
     private func open(_ start: DownloadScheduler.Start) -> DownloadScheduler.StartOutcome {
         let request = requests[start.job]!
-        if request.expectation.isKnown, request.wholeFile == nil,
+        // A run cuts the carried parts not stored yet (reporting those another process stored), then its own.
+        var cut: [Cache.SurahFilePart] = []
+        if runs[start.job] != nil {
+            let verified = request.carried.filter {
+                (try? cache.containsVerified(reciter: request.reciter, ayah: $0.ayah, expectation: $0.expectation)) == true
+            }
+            let (ayat, actions) = runs[start.job]!.parts.attempt(verified: Set(verified.map(\.ayah)))
+            carryOut(actions, for: start.job)
+            cut = ayat.compactMap { ayah in request.carried.first { $0.ayah == ayah } }
+        }
+        if request.expectation.isKnown, request.wholeFile == nil, cut.isEmpty,
             (try? cache.containsVerified(reciter: request.reciter, ayah: request.ayah, expectation: request.expectation))
                 == true
         {
@@ -308,12 +357,19 @@ final class DownloadExecutor {
                 }
             }
         }
+        var carrying: Transfer.Carrying?
+        if !cut.isEmpty {
+            do { carrying = try self.carrying(cut, job: start.job, mirror: start.mirror, own: writer) } catch {
+                writer.abandon(keepPartial: false)
+                return .failed(.transient(error.message, retryAfter: nil))
+            }
+        }
         let url = request.mirrors[start.mirror].template.url(for: request.ayah)
         do {
             let server = TransferSlots.server(of: url)
             let transfer = try Transfer(
                 url: url, mirror: start.mirror, writer: writer, limits: limits, window: request.window,
-                sharesConnection: start.sharesConnection,
+                sharesConnection: start.sharesConnection, carrying: carrying,
                 counter: counter,
                 heard: { [unowned self] multiplexes in
                     // Inside a perform, never inside the scheduler's own `on`: learning gives no actions.
@@ -336,6 +392,35 @@ final class DownloadExecutor {
         }
     }
 
+    /// How a run's transfer cuts its body: the parts `cut`, then its own window (continuing `own`'s partial
+    /// file). Each carried part's writer is opened when the body reaches it (passed over when another process is
+    /// writing it) and handed to the committer once whole.
+    private func carrying(_ cut: [Cache.SurahFilePart], job: JobID, mirror: Int, own: CacheWriter) throws(CacheError) -> Transfer.Carrying {
+        let request = requests[job]!
+        let window = request.window!
+        if own.offset >= window.count { try own.restart() }
+        let stream = PartStream(windows: cut.map(\.bytes) + [window], keptOfLast: own.offset)
+        let cache = self.cache
+        return Transfer.Carrying(
+            stream: stream,
+            open: { index in
+                guard let writer = try? cache.writer(reciter: request.reciter, ayah: cut[index].ayah, expectation: cut[index].expectation) else {
+                    return nil
+                }
+                if writer.offset > 0 {
+                    do { try writer.restart() } catch {
+                        writer.abandon(keepPartial: false)
+                        return nil
+                    }
+                }
+                return writer
+            },
+            cut: { [unowned self] index, writer in
+                runs[job]?.parts.handedOver(cut[index].ayah)
+                commitCarried(job, request.alone(cut[index]), writer, mirror)
+            })
+    }
+
     /// The writer of a request's file: an ayah's (or part's), or a surah's whole file.
     private func writer(for request: DownloadRequest) throws(CacheError) -> CacheWriter {
         if let whole = request.wholeFile {
@@ -355,6 +440,10 @@ final class DownloadExecutor {
         let request = requests[job]!
         let writer = transfer.writer
         copies[job] = writer
+        transfer.abandonCarried()
+        if request.window != nil, transfer.status == 200 || transfer.status == 206 {
+            heardRange(request.reciter, transfer.status == 200 ? .ignored : .honoured)
+        }
         let failure = transfer.failure(for: result)
         // A body cut short, or a range past the end, may still be the whole file: let the hash decide.
         let maybeComplete =

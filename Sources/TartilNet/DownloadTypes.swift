@@ -26,12 +26,19 @@ public struct DownloadRequest: Sendable, Hashable {
     /// once it is checked. `ayah` is then the first part's (what the events name), `expectation` the whole file's,
     /// and the file is written to `Cache.surahFileWriter`, never under a part's name.
     public let wholeFile: Cache.SurahFileCut?
+    /// For a run of parts asked for together (`PartRequests.Step.run`, from a server that ignores ranges): the
+    /// parts before this request's own (`ayah` and `window`, the run's last), in file order. One request asks for
+    /// the run's whole span; each part is cut from the body and stored alone, checked against its own
+    /// expectation, as soon as the body has passed it (`CarriedParts`), and reported then.
+    public let carried: [Cache.SurahFilePart]
 
     public init(
         reciter: ReciterID, ayah: AyahRef, mirrors: [Mirror], expectation: FileExpectation, priority: Priority, recheck: Bool = false,
-        window: ClosedRange<Int>? = nil, wholeFile: Cache.SurahFileCut? = nil
+        window: ClosedRange<Int>? = nil, wholeFile: Cache.SurahFileCut? = nil, carried: [Cache.SurahFilePart] = []
     ) {
+        precondition(carried.isEmpty || window != nil, "a run's last part is a window")
         self.wholeFile = wholeFile
+        self.carried = carried
         self.reciter = reciter
         self.ayah = ayah
         self.mirrors = mirrors
@@ -39,6 +46,13 @@ public struct DownloadRequest: Sendable, Hashable {
         self.priority = priority
         self.recheck = recheck
         self.window = window
+    }
+}
+
+extension DownloadRequest {
+    /// A part this run carries as a request of its own: the same reciter, mirrors and priority, the part's range.
+    public func alone(_ part: Cache.SurahFilePart) -> DownloadRequest {
+        DownloadRequest(reciter: reciter, ayah: part.ayah, mirrors: mirrors, expectation: part.expectation, priority: priority, window: part.bytes)
     }
 }
 

@@ -38,12 +38,17 @@ public final class Downloader: @unchecked Sendable {
         let mirror: Int
         /// The cross-check's mark (unpinned files).
         let mark: SourceMark?
+        /// A part a run carries (`DownloadRequest.carried`; `request` is then the part's own): its answer goes to
+        /// the run's bookkeeping, not the scheduler.
+        var carried = false
     }
 
     /// A committer's answer.
     private struct CommitResult: Sendable {
         let job: DownloadScheduler.JobID
         let outcome: Result<Int, CacheError>
+        /// The carried part it is about (nil: the job's own file).
+        var carried: AyahRef? = nil
     }
 
     private struct CommitQueue {
@@ -59,6 +64,8 @@ public final class Downloader: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
     private let bytesReceived = Atomic<Int>(0)
+    /// What each reciter's mirrors last answered to a part's range request this run.
+    private let rangeAnswers = Mutex<[ReciterID: PartRequests.RangeSupport]>([:])
     private let connectionStatistics = Mutex(DownloadStatistics())
     private let cacheDirectory: String
     /// The limits it runs under.
@@ -224,7 +231,7 @@ public final class Downloader: @unchecked Sendable {
             } catch {
                 outcomes = Array(repeating: .failure(error), count: pending.count)
             }
-            results += zip(files, outcomes).map { CommitResult(job: $0.job, outcome: $1) }
+            results += zip(files, outcomes).map { CommitResult(job: $0.job, outcome: $1, carried: $0.carried ? $0.request.ayah : nil) }
             inbox.withLock { $0.committed.append(contentsOf: results) }
             wake()
         }
@@ -233,6 +240,13 @@ public final class Downloader: @unchecked Sendable {
     private func handOver(_ handover: Handover) {
         commits.withLock { $0.pending.append(handover) }
         commitSignal.signal()
+    }
+
+    /// What `reciter`'s mirrors last answered to a range request for a part of a surah's file this run: the
+    /// range (`.honoured`), the whole file (`.ignored`), or nothing yet (`.unknown`). The answer is recorded
+    /// before the event that settles its request is sent.
+    public func rangeSupport(of reciter: ReciterID) -> PartRequests.RangeSupport {
+        rangeAnswers.withLock { $0[reciter] ?? .unknown }
     }
 
     /// Bytes received so far, over all transfers (for progress displays).
@@ -259,6 +273,10 @@ public final class Downloader: @unchecked Sendable {
             commit: { [self] job, request, writer, mirror, mark in
                 handOver(Handover(job: job, request: request, writer: writer, mirror: mirror, mark: mark))
             },
+            commitCarried: { [self] job, request, writer, mirror in
+                handOver(Handover(job: job, request: request, writer: writer, mirror: mirror, mark: nil, carried: true))
+            },
+            heardRange: { [self] reciter, support in rangeAnswers.withLock { $0[reciter] = support } },
             statistics: { [self] update in connectionStatistics.withLock { update(&$0) } })
         // A clock moved by hand (in tests) wakes the thread, which then looks at what is due by the new time.
         let waker = clock.addWaker { [weak self] in self?.wake() }
@@ -274,7 +292,13 @@ public final class Downloader: @unchecked Sendable {
             if mail.cancel { executor.feed(.cancel) }
             executor.submit(mail.requests)
             executor.submit(heads: mail.heads)
-            for result in mail.committed { executor.committed(result.job, result.outcome) }
+            for result in mail.committed {
+                if let part = result.carried {
+                    executor.committed(result.job, carried: part, result.outcome)
+                } else {
+                    executor.committed(result.job, result.outcome)
+                }
+            }
             if mail.shutdown {
                 executor.feed(.shutdown)
                 if executor.hasEnded { break }

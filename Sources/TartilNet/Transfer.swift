@@ -33,6 +33,8 @@ final class Transfer {
     private var bodyOffset = 0
     /// The window was received whole from a server that sent more (the transfer was stopped there).
     private var windowComplete = false
+    /// For a run of parts (`DownloadRequest.carried`): how the body is cut, and the carried parts' writers.
+    private var carrying: Carrying?
     /// A problem the callbacks found, which stops the transfer.
     private(set) var problem: DownloadFailure?
     /// Bytes received in this attempt.
@@ -46,9 +48,10 @@ final class Transfer {
 
     init(
         url: String, mirror: Int, writer: CacheWriter, limits: DownloadLimits, window: ClosedRange<Int>? = nil, sharesConnection: Bool = false,
-        counter: @escaping (Int) -> Void, heard: @escaping (Bool) -> Void
+        carrying: Carrying? = nil, counter: @escaping (Int) -> Void, heard: @escaping (Bool) -> Void
     ) throws(CacheError) {
         self.window = window
+        self.carrying = carrying
         guard let handle = ccurl_easy_init() else { throw CacheError(.io, "curl_easy_init failed") }
         self.handle = handle
         self.writer = writer
@@ -68,7 +71,10 @@ final class Transfer {
         // http (HTTP/1.1) waiting would queue transfers behind each other instead of opening connections.
         if url.lowercased().hasPrefix("https://") { try Self.set(handle, CURLOPT_PIPEWAIT, "CURLOPT_PIPEWAIT", 1) }
         try Self.set(handle, CURLOPT_BUFFERSIZE, "CURLOPT_BUFFERSIZE", 32768)
-        if let window {
+        if let carrying {
+            let span = carrying.stream.range
+            try Self.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", "\(span.lowerBound)-\(span.upperBound)")
+        } else if let window {
             try Self.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", "\(window.lowerBound + writer.offset)-\(window.upperBound)")
         } else if writer.offset > 0 {
             try Self.set(handle, CURLOPT_RANGE, "CURLOPT_RANGE", "\(writer.offset)-")
@@ -214,6 +220,7 @@ final class Transfer {
             bodyStarted = true
             guard startBody() else { return false }
         }
+        if carrying != nil { return receiveRun(bytes) }
         if cutsWindow, let window {
             // More than the window is coming: keep only the window's bytes, and stop once they are all here.
             let (keep, complete) = WindowCut.cut(chunk: bytes.count, bodyOffset: bodyOffset, window: window, kept: writer.offset)
@@ -242,6 +249,7 @@ final class Transfer {
 
     /// Decides, from the final response's status, whether its body is the file (or the requested rest of it).
     private func startBody() -> Bool {
+        if carrying != nil { return startRun() }
         switch status {
         case 200:
             // The server ignored the range: the whole file comes, from its start (a window is cut out of it).
@@ -290,6 +298,102 @@ final class Transfer {
             return "Content-Range 'bytes \(first)-\(last)/\(total)' does not match the expected size \(expected)"
         }
         return nil
+    }
+
+    // MARK: - A run of parts
+
+    /// A run's cut of the body (`PartStream`: the carried parts, then the transfer's own window, which is
+    /// `writer`'s) and the carried parts' writers: each opened when the body reaches it (`open`, nil to pass it
+    /// over: another process is writing it, say) and handed on whole (`cut`), so a part is stored while the body
+    /// goes on.
+    struct Carrying {
+        var stream: PartStream
+        let open: (Int) -> CacheWriter?
+        let cut: (Int, CacheWriter) -> Void
+        var writers: [Int: CacheWriter] = [:]
+        var passedOver: Set<Int> = []
+
+        init(stream: PartStream, open: @escaping (Int) -> CacheWriter?, cut: @escaping (Int, CacheWriter) -> Void) {
+            self.stream = stream
+            self.open = open
+            self.cut = cut
+        }
+
+        /// Part `index`'s writer, opened now if it is not yet.
+        mutating func writer(_ index: Int) -> CacheWriter? {
+            if let writer = writers[index] { return writer }
+            guard !passedOver.contains(index) else { return nil }
+            guard let writer = open(index) else {
+                passedOver.insert(index)
+                return nil
+            }
+            writers[index] = writer
+            return writer
+        }
+    }
+
+    /// Whether the body can give the run: the whole file (200), or a range from at or before the first byte wanted
+    /// to at or past the last (206).
+    private func startRun() -> Bool {
+        switch status {
+        case 200:
+            return carrying!.stream.start(at: 0)
+        case 206:
+            let span = carrying!.stream.range
+            guard let range = contentRange ?? nil, let first = range.first, let last = range.last else {
+                problem = .transient(contentRange == nil ? "206 without a Content-Range" : "unreadable Content-Range", retryAfter: nil)
+                return false
+            }
+            guard last >= span.upperBound, carrying!.stream.start(at: first) else {
+                problem = .transient("Content-Range 'bytes \(first)-\(last)' is not the range asked for (\(span.lowerBound)-\(span.upperBound))", retryAfter: nil)
+                return false
+            }
+            return true
+        default:
+            return false  // the status decides the failure in `failure(for:)`
+        }
+    }
+
+    /// A chunk of a run's body: each part's bytes go to its writer, a carried part whole is handed on, and the
+    /// transfer stops once its own window is whole (the last part).
+    private func receiveRun(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        received += bytes.count
+        counter(bytes.count)
+        let (actions, finished) = carrying!.stream.on(chunk: bytes.count)
+        let last = carrying!.stream.windows.count - 1
+        for action in actions {
+            switch action {
+            case .append(let index, let range) where index == last:
+                do { try writer.append(UnsafeRawBufferPointer(rebasing: bytes[range])) } catch {
+                    problem = error.code == .tooLarge ? .mirrorUnusable("oversized body: \(error.message)") : .transient(error.message, retryAfter: nil)
+                    return false
+                }
+            case .append(let index, let range):
+                guard let part = carrying!.writer(index) else { continue }
+                do { try part.append(UnsafeRawBufferPointer(rebasing: bytes[range])) } catch {
+                    // Not this run's to store: it is fetched alone afterwards (`CarriedParts`).
+                    part.abandon(keepPartial: false)
+                    carrying!.writers[index] = nil
+                    carrying!.passedOver.insert(index)
+                }
+            case .complete(let index) where index == last:
+                break
+            case .complete(let index):
+                guard let part = carrying!.writers.removeValue(forKey: index) else { continue }
+                part.finishWriting()
+                carrying!.cut(index, part)
+            }
+        }
+        windowComplete = finished
+        return !finished
+    }
+
+    /// Lets go of the carried parts still being written (the transfer ended or was stopped before they were
+    /// whole); a later attempt cuts them again.
+    func abandonCarried() {
+        guard carrying != nil else { return }
+        for writer in carrying!.writers.values { writer.abandon(keepPartial: false) }
+        carrying!.writers.removeAll()
     }
 
     // MARK: - Outcome

@@ -24,6 +24,8 @@ final class FileLoader {
     private var sizes: [AyahRef: (bytes: Int, head: MPEGHead?)] = [:]
     private var reference: MPEGHead?
     private var estimated: Set<AyahRef> = []
+    /// The plan's files in the order played (a run of parts is made of the ones after the first asked for).
+    private lazy var planFiles: [AyahRef] = setup.plan.items.compactMap(\.file)
 
     init(setup: PlayerSetup, clock: any TartilClock, mailbox: Monitor<Player.Mailbox>) {
         self.setup = setup
@@ -117,18 +119,49 @@ final class FileLoader {
         let order = FetchOrder.requests(wanted: wanted, missing: Set(missing.keys), headArrived: headArrived)
         guard !order.isEmpty else { return }
         do {
-            try startedDownloader().submit(order.map { ayah in
-                DownloadRequest(
-                    reciter: setup.reciter.id, ayah: ayah, mirrors: setup.reciter.mirrors, expectation: missing[ayah]!,
-                    priority: .playback, window: setup.parts?.byteRanges[ayah])
-            })
-            requested.formUnion(order)
+            let downloader = try startedDownloader()
+            let steps = partSteps(order, downloader: downloader)
+            try downloader.submit(steps.map { step throws(CacheError) in try request(step, missing: missing) })
+            requested.formUnion(steps.flatMap(\.parts))
         } catch {
             mailbox.update { box in
                 for ayah in order { box.files[ayah] = .failed(error.message) }
                 box.filesVersion += 1
             }
         }
+    }
+
+    /// The requests for the files `order`: each alone, but a surah-file reciter's parts as `PartRequests` says
+    /// from what its mirrors have answered to range requests (runs of the plan's next parts from a server that
+    /// ignores them).
+    private func partSteps(_ order: [AyahRef], downloader: Downloader) -> [PartRequests.Step] {
+        guard let parts = setup.parts else { return order.map { .part($0) } }
+        let from = planFiles.firstIndex(of: order[0]) ?? planFiles.endIndex
+        return PartRequests.steps(
+            order: order, upcoming: Array(planFiles[from...]), ranges: parts.byteRanges,
+            support: downloader.rangeSupport(of: setup.reciter.id),
+            taken: { self.requested.contains($0) || self.cache?.hasFile(reciter: self.setup.reciter.id, ayah: $0) == true })
+    }
+
+    /// The request for one step: a file with its expectation (`missing`'s, for the files wanted), a run with its
+    /// carried parts before its last.
+    private func request(_ step: PartRequests.Step, missing: [AyahRef: FileExpectation]) throws(CacheError) -> DownloadRequest {
+        let ayat = step.parts
+        var expectations: [FileExpectation] = []
+        for ayah in ayat {
+            if let known = missing[ayah] {
+                expectations.append(known)
+            } else {
+                guard let cache else { throw CacheError(.io, "the cache at \(setup.cacheDirectory) cannot be opened") }
+                expectations.append(try cache.expectation(
+                    reciter: setup.reciter.id, ayah: ayah, pinned: setup.table?.files[ayah], unpinnedLimit: setup.unpinnedLimit))
+            }
+        }
+        let ranges = setup.parts?.byteRanges ?? [:]
+        let carried = zip(ayat, expectations).dropLast().map { Cache.SurahFilePart(ayah: $0, bytes: ranges[$0]!, expectation: $1) }
+        return DownloadRequest(
+            reciter: setup.reciter.id, ayah: ayat.last!, mirrors: setup.reciter.mirrors, expectation: expectations.last!,
+            priority: .playback, window: ranges[ayat.last!], carried: carried)
     }
 
     // MARK: - Lengths not known yet

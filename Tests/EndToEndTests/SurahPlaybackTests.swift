@@ -354,6 +354,68 @@ import Testing
         }
     }
 
+    /// Surah 67 (31 parts with its basmala) rebuilt and its table built by `table build`, for a run longer than the
+    /// fixture's surahs: (the folder its file is in, the table's path).
+    static func surah67() throws -> (files: String, table: String) {
+        let directory = try files().directory + "/67"
+        let table = directory + "/table.tsv"
+        sharedLock.lock()
+        defer { sharedLock.unlock() }
+        if FileManager.default.fileExists(atPath: table) { return (directory + "/files", table) }
+        try SurahTableBuildTests.makeSurahFiles(reciter: "ibrahim-alakhdar", surahs: [67], into: directory + "/files")
+        let built = try runTartil([
+            "table", "build", directory + "/files", "--timings-format", "quranstatic", "--reciter", reciter, "-o", table + ".new",
+        ])
+        guard built.status == 0 else { throw TartilError(.failure, "table build: \(built.stderr)") }
+        try FileManager.default.moveItem(atPath: table + ".new", toPath: table)
+        return (directory + "/files", table)
+    }
+
+    /// Listening through a surah from a server that ignores range requests: the first part's answer (the whole
+    /// file) shows it, and the rest of the surah is asked for as one run whose body is cut into every part, each
+    /// stored as soon as the body has passed it. About one file goes over the wire (counted by the server as the
+    /// bytes it wrote before the client closed), not the file up to each part again for every part; the sound is
+    /// still the mpg123 program's decode of the whole file.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: [114, 67])
+    func listeningThroughASurahFromAServerThatIgnoresRangesMovesAboutOneFile(surah: Int) throws {
+        let files = try Self.files()
+        let (folder, tablePath) = surah == 67 ? try Self.surah67() : (files.directory + "/files", TestPaths.fixtures + "/surah-table.tsv")
+        let server = try TestServer.faults(root: folder)
+        defer { server.stop() }
+        let (home, common) = try Self.home(url: "http://127.0.0.1:\(server.port)/ignore-range/{surah3}.mp3")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.removeItem(atPath: home + "/tables/\(Self.reciter).tsv")
+        try FileManager.default.copyItem(atPath: tablePath, toPath: home + "/tables/\(Self.reciter).tsv")
+        let table = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: tablePath))), file: tablePath)
+        let file = try #require(table.file(surah: surah))
+        let played = try runTartil(["play", String(surah), "--output", "wav:" + home + "/out.wav"] + common, home: home)
+        #expect(played.status == 0, "\(played.stderr)")
+        let decode = try SurahTableBuildTests.output(["mpg123", "-q", "-s", folder + "/" + AyahRef.pad3(surah) + ".mp3"])
+        #expect(try wavPCMBytes(home + "/out.wav") == decode, "not the whole file's decode")
+        Thread.sleep(forTimeInterval: 0.3)  // the server logs an answer once it has written it
+        let log = server.requestLog
+        #expect(log.allSatisfy { $0.hasPrefix("200 ") }, "\(log)")
+        // The first part alone (whose answer shows the range ignored), then one run: from the second part's first
+        // byte to the file's end.
+        let parts = file.parts
+        #expect(log.count == 2, "\(log)")
+        #expect(log.first?.hasSuffix(" bytes=\(parts[0].bytes.lowerBound)-\(parts[0].bytes.upperBound)") == true, "\(log)")
+        #expect(log.last?.hasSuffix(" bytes=\(parts[1].bytes.lowerBound)-\(parts.last!.bytes.upperBound)") == true, "\(log)")
+        // What the server wrote, less what was in the sockets when the client closed (at most 64 KiB a request).
+        let sent = log.compactMap { Int($0.split(separator: " ")[1]) }.reduce(0, +)
+        #expect(sent <= file.bytes * 6 / 5 + parts[0].bytes.count + 65536 * log.count, "\(sent) bytes for a file of \(file.bytes): \(log)")
+        // Before: every part asked for alone, each answered with the file up to that part at least.
+        let partByPart = file.parts.reduce(0) { $0 + $1.bytes.upperBound + 1 }
+        #expect(partByPart > file.bytes * 3, "\(partByPart)")
+        print("surah \(surah): \(sent) bytes on the wire for a file of \(file.bytes) (\(Double(sent) / Double(file.bytes))x; part by part: \(Double(partByPart) / Double(file.bytes))x)")
+        // Every part is in the cache as its range of the file.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + AyahRef.pad3(surah) + ".mp3"))
+        for part in file.parts {
+            let name = home + "/cache/\(Self.reciter)/" + AyahRef(unchecked: surah, part.ayah).fileStem + ".mp3"
+            #expect(try Data(contentsOf: URL(fileURLWithPath: name)) == whole[part.bytes], "\(name)")
+        }
+    }
+
     /// A surah fetched whole from a mirror that serves it with a flipped bit fails its hash and comes from the
     /// next mirror; one whose connection is reset midway is resumed from where it stopped (a range request for
     /// the rest); a server that ignores range requests sends each surah once. A single ayah is still a range.

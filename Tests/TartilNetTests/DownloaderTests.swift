@@ -78,6 +78,56 @@ import TartilSystem
         }
     }
 
+    /// A run of parts (a surah file's ayat asked for together, `DownloadRequest.carried`): one request for their
+    /// span, each part cut from the body and stored alone, checked against its own hash, as soon as the body has
+    /// passed it; whether the server honours the range (nginx: 206), sends more (a wider 206), ignores it (the
+    /// whole file, 200), or resets the connection midway (the retry asks only for what is not stored yet; the fault
+    /// server answers a closed range with the whole file).
+    @Test(arguments: ["nginx", "wide-range", "ignore-range", "reset-once"])
+    func aRunOfPartsIsCutFromOneBody(fault: String) throws {
+        try withDownloader(parallel: 2, tls: false) { faults, directory, recorder, downloader in
+            let nginx = fault == "nginx" ? try TestServer.nginx(root: TestPaths.fixtures) : nil
+            defer { nginx?.stop() }
+            let server = nginx ?? faults
+            let file = try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/fixture/001005.mp3"))
+            let windows = [0...9_999, 9_000...17_999, 17_000...(file.count - 1)]
+            let ayat = try (1...3).map { try AyahRef(1, $0) }
+            let parts = try (0..<3).map { index in
+                Cache.SurahFilePart(
+                    ayah: ayat[index], bytes: windows[index],
+                    expectation: .pinned(PinnedFile(bytes: windows[index].count, sha256: try SHA256.hash(file[windows[index]]), samples: 1, sampleRate: 22050)))
+            }
+            let path = nginx == nil ? "/\(fault)/fixture/{surah3}005.mp3" : "/fixture/{surah3}005.mp3"
+            let mirror = Mirror(name: fault, template: try URLTemplate(server.base + path, layout: .surah))
+            downloader.submit([
+                DownloadRequest(
+                    reciter: try ReciterID("fixture"), ayah: ayat[2], mirrors: [mirror], expectation: parts[2].expectation, priority: .playback,
+                    window: windows[2], carried: Array(parts.prefix(2)))
+            ])
+            for _ in 0..<3 { #expect(recorder.settled.wait(timeout: .now() + 30) == .success) }
+            let support: PartRequests.RangeSupport = ["nginx", "wide-range"].contains(fault) ? .honoured : .ignored
+            #expect(downloader.rangeSupport(of: try ReciterID("fixture")) == support)
+            downloader.shutdown()
+            let cached = recorder.events.withLock { $0 }.compactMap { event -> AyahRef? in
+                if case .cached(let ayah, _, false) = event { return ayah } else { return nil }
+            }
+            #expect(cached == ayat, "each part reported as it is stored, in file order")
+            for (ayah, window) in zip(ayat, windows) {
+                let stored = try Data(contentsOf: URL(fileURLWithPath: directory + "/fixture/" + ayah.fileStem + ".mp3"))
+                #expect(stored == file[window], "\(ayah)")
+            }
+            let log = server.requestLog
+            switch fault {
+            case "nginx": #expect(server.accessLog.count == 1 && server.accessLog[0].hasSuffix(" 206 /fixture/001005.mp3"), "\(server.accessLog)")
+            case "wide-range": #expect(log.count == 1 && log[0].hasPrefix("206 ") && log[0].hasSuffix(" bytes=0-28069"), "\(log)")
+            case "ignore-range": #expect(log == ["200 28070 /ignore-range/fixture/001005.mp3 bytes=0-28069"])
+            default:
+                // The reset is not logged; the first part was stored from it, so the retry starts at the second.
+                #expect(log == ["200 28070 /reset-once/fixture/001005.mp3 bytes=9000-28069"])
+            }
+        }
+    }
+
     /// What the player needs next jumps ahead of bulk prefetch that is still queued.
     @Test(arguments: [false, true])
     func playbackRequestsGoBeforeQueuedPrefetch(tls: Bool) throws {
