@@ -37,7 +37,9 @@ let package = Package(
         // TartilAudio: pitch-preserving speed. libsonic-dev has no pkg-config file: the module map links it.
         .systemLibrary(name: "CSonic", providers: [.apt(["libsonic-dev"])]),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),  // TartilSQLite
-        systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),  // TartilCache
+        // TartilCache: SHA-256, loaded on first use like libcurl (see its header); needs only the headers of
+        // libssl-dev to build.
+        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl")]),
         // TartilShell: libedit for the prompt, loaded on first use like libcurl.
         .target(name: "CEdit", linkerSettings: [.linkedLibrary("dl")]),
         // TartilMPRIS: sd-bus from libsystemd, loaded on first use like libcurl (a machine without libsystemd or a

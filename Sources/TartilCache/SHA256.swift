@@ -11,7 +11,8 @@ import TartilSystem
 /// try hasher.update(chunk)
 /// let hex = try hasher.finalize()   // 64 lowercase hex digits
 /// ```
-/// The corresponding C functions are `SHA256_Init`, `SHA256_Update` and `SHA256_Final`: the same code as EVP's
+/// The corresponding C functions are `SHA256_Init`, `SHA256_Update` and `SHA256_Final` (through CCrypto, which loads
+/// libcrypto on first use): the same code as EVP's
 /// SHA-256 without its provider layer, whose first use (openssl.cnf read, default provider started, method
 /// fetched) cost a one-ayah play about 5 million instructions, a tenth of its whole run.
 /// An instance is confined to one thread at a time.
@@ -20,9 +21,9 @@ public final class SHA256 {
     private var finished = false
 
     public init() throws(CacheError) {
-        Self.prepareLibrary()
+        if let failure = Self.loadFailure { throw CacheError(.crypto, failure) }
         context = .allocate(capacity: 1)
-        guard SHA256_Init(context) == 1 else {
+        guard ccrypto_sha256_init(context) == 1 else {
             context.deallocate()
             throw CacheError(.crypto, "SHA256_Init failed")
         }
@@ -30,19 +31,32 @@ public final class SHA256 {
 
     deinit { context.deallocate() }
 
-    /// Initializes libcrypto without its exit handler, before anything else uses it (libcurl included: call this
-    /// before loading libcurl). By default OpenSSL frees its global state in an `atexit` handler, while tartil's
-    /// other threads may still be running (the writing threads, a player's threads) or ending, and a thread that
-    /// ends frees its OpenSSL thread-local state: the two raced and crashed about one `render` in 150 at exit
-    /// (`malloc_consolidate(): invalid chunk size`). The process's memory goes back to the system at exit anyway.
-    public static func prepareLibrary() { _ = libraryPrepared }
+    /// Loads libcrypto (on first use: see CCrypto.h) and initializes it without its exit handler, before anything
+    /// else uses it (libcurl included: call this before loading libcurl). By default OpenSSL frees its global state
+    /// in an `atexit` handler, while tartil's other threads may still be running (the writing threads, a player's
+    /// threads) or ending, and a thread that ends frees its OpenSSL thread-local state: the two raced and crashed
+    /// about one `render` in 150 at exit (`malloc_consolidate(): invalid chunk size`). The process's memory goes back
+    /// to the system at exit anyway.
+    public static func prepareLibrary() { _ = loadFailure }
 
-    private static let libraryPrepared: Bool = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
+    /// Starts `prepareLibrary` on a thread of its own, for a command that will hash soon (a play verifies each
+    /// cached file before decoding it): libcrypto's loading (about 3 million instructions) then runs beside the
+    /// command's own start instead of before its first hash, which waits for it only if it is not done.
+    public static func prepareLibraryInBackground() {
+        NativeThread.start(stackSize: 512 << 10) { prepareLibrary() }
+    }
+
+    /// Why libcrypto could not be loaded (once per process), or nil when it was.
+    private static let loadFailure: String? = {
+        var error = [CChar](repeating: 0, count: 512)
+        guard ccrypto_load(&error, error.count) != 0 else { return nil }
+        return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
 
     /// Adds `count` bytes at `bytes` to the digest.
     public func update(_ bytes: UnsafeRawPointer, count: Int) throws(CacheError) {
         precondition(!finished, "SHA256.update after finalize")
-        guard SHA256_Update(context, bytes, count) == 1 else {
+        guard ccrypto_sha256_update(context, bytes, count) == 1 else {
             throw CacheError(.crypto, "SHA256_Update failed")
         }
     }
@@ -68,7 +82,7 @@ public final class SHA256 {
         precondition(!finished, "SHA256.finalize called twice")
         finished = true
         var digest = [UInt8](repeating: 0, count: 32)
-        guard SHA256_Final(&digest, context) == 1 else {
+        guard ccrypto_sha256_final(&digest, context) == 1 else {
             throw CacheError(.crypto, "SHA256_Final failed")
         }
         return SHA256Digest(bytes: digest)!.hex
@@ -120,8 +134,11 @@ public final class SHA256 {
         return (try hasher.finalize(), total)
     }
 
-    /// The libcrypto version string, e.g. `OpenSSL 3.0.19 …`.
-    public static var libraryVersion: String { String(cString: OpenSSL_version(numericCast(OPENSSL_VERSION))) }
+    /// The libcrypto version string, e.g. `OpenSSL 3.0.19 …` (loading libcrypto), or why it cannot be loaded.
+    public static var libraryVersion: String {
+        if let failure = loadFailure { return failure }
+        return String(cString: ccrypto_version())
+    }
 }
 
 @available(*, unavailable) extension SHA256: Sendable {}

@@ -162,6 +162,7 @@ extension Session {
     func prepare(
         _ request: PlayRequest, settings: Settings, render: Bool, isCancelled: @escaping @Sendable () -> Bool = { false }
     ) throws(TartilError) -> Prepared {
+        SHA256.prepareLibraryInBackground()  // the player verifies each file it plays
         let carried = render ? Carried() : carried()
         // The output: as given, else the session's (a `play` from another terminal plays where the player it
         // replaces did), else TARTIL_OUTPUT and TARTIL_DEVICE, else the config file, else the sound card.
