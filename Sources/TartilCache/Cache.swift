@@ -19,7 +19,21 @@ public final class Cache {
     public let directory: String
     /// The root, open.
     let root: CacheFolder
-    let index: CacheIndex
+    /// The index's path, opened on first use (`index`): playing a pinned file from the cache needs no index before
+    /// its first sample, only an access time written after.
+    private let indexPath: String
+    private let clock: any TartilClock
+    private var openedIndex: CacheIndex?
+
+    /// The index, opened (created or migrated as needed) the first time it is needed.
+    var index: CacheIndex {
+        get throws(CacheError) {
+            if let openedIndex { return openedIndex }
+            let opened = try CacheIndex(path: indexPath, clock: clock)
+            openedIndex = opened
+            return opened
+        }
+    }
     /// Called with each final path just before a committed file gets its name (for tests).
     var willPublish: ((String) -> Void)?
 
@@ -42,7 +56,8 @@ public final class Cache {
         for name in ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm"] where root.isSymbolicLink(name) {
             throw CacheError.symbolicLink(Path.join(directory, name), what: "its index")
         }
-        index = try CacheIndex(path: Path.join(resolved, "index.sqlite"), clock: clock)
+        indexPath = Path.join(resolved, "index.sqlite")
+        self.clock = clock
     }
 
     /// A reciter's folder, open (created when `create`); a link at its name is refused. Nil when it does not
@@ -179,7 +194,12 @@ public final class Cache {
     /// An unpinned file whose hash `expectation` does not know is looked up in the index again after the file is
     /// opened (a download may have recorded it since); when no hash is recorded yet, `.unvouched` is thrown and
     /// the file is left alone: it is treated as not cached, never deleted as bad.
-    public func readVerified(reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation) throws(CacheError) -> Data {
+    ///
+    /// The file's access time (which orders eviction) is set unless `touching` is false, when the caller calls
+    /// `touch` itself once the bytes are where they are needed (a player, after handing them to its audio thread).
+    public func readVerified(
+        reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation, touching: Bool = true
+    ) throws(CacheError) -> Data {
         let path = path(reciter: reciter, ayah: ayah)
         guard let folder = try folder(reciter.rawValue, create: false), let bytes = try folder.read("\(ayah.fileStem).mp3") else {
             throw CacheError(.io, "\(path) is not in the cache")
@@ -197,10 +217,14 @@ public final class Cache {
             try remove(reciter: reciter, ayah: ayah)
             throw CacheError(.mismatch, "\(path) was removed: \(problem)")
         }
-        // Best effort: the access time only orders eviction, and a cache on a read-only or full file system
-        // must still play.
-        try? index.touch(reciter: reciter.rawValue, ayah: ayah)
+        if touching { touch(reciter: reciter, ayah: ayah) }
         return data
+    }
+
+    /// Sets a file's access time to now. Best effort: the access time only orders eviction, and a cache on a
+    /// read-only or full file system (or whose index cannot be opened) must still play.
+    public func touch(reciter: ReciterID, ayah: AyahRef) {
+        try? index.touch(reciter: reciter.rawValue, ayah: ayah)
     }
 
     /// Whether something is at the ayah's final name (a link included, which reading refuses).

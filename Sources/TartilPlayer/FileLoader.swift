@@ -16,6 +16,9 @@ final class FileLoader {
     private let mailbox: Monitor<Player.Mailbox>
     private var downloader: Downloader?
     private var cache: Cache?
+    /// Files just read from the cache whose access time is set once they are in the mailbox (`Cache.touch`: the
+    /// index is opened then, after the first file is handed over, not before it).
+    private var untouched: [AyahRef] = []
     /// Files asked of the downloader (each once).
     private var requested: Set<AyahRef> = []
     private var seenVersion = -1
@@ -109,6 +112,8 @@ final class FileLoader {
                 box.files[ayah] = state
                 box.filesVersion += 1
             }
+            for read in untouched { cache?.touch(reciter: setup.reciter.id, ayah: read) }
+            untouched.removeAll()
         }
         let headArrived = mailbox.read { box in
             switch wanted.first.flatMap({ box.files[$0] }) {
@@ -252,7 +257,8 @@ final class FileLoader {
                 reciter: setup.reciter.id, ayah: ayah, pinned: setup.table?.files[ayah], unpinnedLimit: setup.unpinnedLimit)
             if cache.hasFile(reciter: setup.reciter.id, ayah: ayah) {
                 do {
-                    let bytes = [UInt8](try cache.readVerified(reciter: setup.reciter.id, ayah: ayah, expectation: expectation))
+                    let bytes = [UInt8](try cache.readVerified(reciter: setup.reciter.id, ayah: ayah, expectation: expectation, touching: false))
+                    untouched.append(ayah)
                     noteReference(bytes)
                     guard setup.table?.files[ayah] == nil else { return .found(.ready(bytes, measured: nil)) }
                     // Counted once, when the file was checked or first played, and remembered in the index.
