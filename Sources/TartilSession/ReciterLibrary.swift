@@ -48,7 +48,7 @@ public struct ReciterLibrary: Sendable {
     /// surah, its surah table's parts, each pinned as the file the cache keeps for it (`SurahTable.playableParts`):
     /// what the cache checks its files against. With `surahs`, a per-ayah table pins those surahs' ayat alone
     /// (`ReciterTable.parse(bytes:file:expected:surahs:)`): for a play of them, nothing else.
-    public func table(for reciter: Reciter, surahs: Set<Int>? = nil) throws(TartilError) -> ReciterTable? {
+    public func table(for reciter: Reciter, surahs: [Int]? = nil) throws(TartilError) -> ReciterTable? {
         if reciter.files == .surah { return try parts(for: reciter)?.pinned }
         guard let path = tablePath(for: reciter) else { return nil }
         return try ReciterTable.parse(bytes: try FileSystem.read(path), file: path, expected: reciter.id, surahs: surahs)
@@ -65,7 +65,7 @@ public struct ReciterLibrary: Sendable {
     /// `play`, `render`, `prefetch` and `resolve` get it. With `surahs`, the per-ayah table pins only their ayat
     /// (see `table(for:surahs:)`).
     public func playbackSource(
-        for reciter: Reciter, surahs: Set<Int>? = nil
+        for reciter: Reciter, surahs: [Int]? = nil
     ) throws(TartilError) -> (table: ReciterTable?, parts: PlayableParts?) {
         guard reciter.files == .surah else { return (try table(for: reciter, surahs: surahs), nil) }
         let parts = try playableParts(for: reciter)

@@ -50,7 +50,7 @@ extension Session {
             throw TartilError(error.code, "surah \(surah) cannot be fetched: \(error.message)")
         }
         // The table rows of the surahs asked for, and Al-Fatiha's for the basmala (1:1).
-        let (table, parts) = try library.playbackSource(for: reciter, surahs: Set(request.ayat.map(\.surah)).union([1]))
+        let (table, parts) = try library.playbackSource(for: reciter, surahs: [1] + request.ayat.map(\.surah))
         var files = PlayFiles.needed(for: request.ayat, files: reciter.files)
         if let parts {
             // A surah-file reciter's parts, as its surah table cuts them (a recording without a basmala has none).

@@ -35,9 +35,10 @@ extension Session {
         // Whether it opened is still waited for before anything changes, after the request passed its checks.
         if state.withLock({ $0.journal == nil }), FileSystem.isRegularFile(settings.journalFile) { startJournal(settings) }
         let prepared = try prepare(request, settings: settings, render: false, isCancelled: isCancelled)
-        let journal = try openJournal(settings)
         // The new output is opened while the old player plays (a sound card that takes one stream at a time is
-        // tried again once the old player has let go of it).
+        // tried again once the old player has let go of it), and while the journal's thread opens it: the journal
+        // is waited for after, before anything changes (an output opened for a play that is then refused is
+        // closed unused).
         var output: Player.OpenedOutput?
         var outputError: AudioError?
         do {
@@ -45,6 +46,7 @@ extension Session {
         } catch {
             outputError = error
         }
+        let journal = try openJournal(settings)
         let previous = state.withLock { $0.player }
         if outputError != nil, let previous, !previous.status.state.isEnded, case .alsa = prepared.setup.output {
             previous.stop()
@@ -225,7 +227,7 @@ extension Session {
         // Only the table rows the plan can play are read: its surahs' and Al-Fatiha's (1:1 is the basmala of a
         // per-ayah reciter, which a change of options while playing can turn on). A whole table is 6236 rows, a
         // quarter of a short play's start-up.
-        let (table, parts) = try library.playbackSource(for: reciter, surahs: Set(plan.ayat.map(\.surah)).union([1]))
+        let (table, parts) = try library.playbackSource(for: reciter, surahs: [1] + plan.ayat.map(\.surah))
         if parts != nil { plan = try PlaybackPlan(ayat: plan.ayat, options: plan.options, files: .surah) }
         var setup = PlayerSetup(
             reciter: reciter, table: table, cacheDirectory: try settings.checkedCacheDirectory(), output: output, plan: plan, start: request.start)

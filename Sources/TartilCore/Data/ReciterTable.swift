@@ -229,7 +229,7 @@ public struct ReciterTable: Sendable {
     /// the whole table on every start). The header is checked as always, and so is any row whose first field is
     /// not a surah number in canonical form.
     public static func parse(
-        bytes: [UInt8], file: String, expected: ReciterID? = nil, surahs: Set<Int>? = nil
+        bytes: [UInt8], file: String, expected: ReciterID? = nil, surahs: [Int]? = nil
     ) throws(TartilError) -> ReciterTable {
         try bytes.withUnsafeBufferPointer { buffer throws(TartilError) in
             try parse(buffer, file: file, expected: expected, surahs: surahs)
@@ -237,7 +237,7 @@ public struct ReciterTable: Sendable {
     }
 
     private static func parse(
-        _ bytes: UnsafeBufferPointer<UInt8>, file: String, expected: ReciterID?, surahs: Set<Int>? = nil
+        _ bytes: UnsafeBufferPointer<UInt8>, file: String, expected: ReciterID?, surahs: [Int]? = nil
     ) throws(TartilError) -> ReciterTable {
         /// Whether each surah's rows are read (all when `surahs` is nil).
         var wanted = [Bool](repeating: surahs == nil, count: Catalog.surahCount + 1)
