@@ -33,10 +33,12 @@ let package = Package(
         // needs only curl.h from libcurl4-openssl-dev to build.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
         systemLibrary("CMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),  // TartilAudio
-        systemLibrary("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),  // TartilAudio
+        // TartilAudio: loaded on first use like libcurl (see its header); needs only the headers of libasound2-dev.
+        .target(name: "CALSA", linkerSettings: [.linkedLibrary("dl")]),
         // TartilAudio: pitch-preserving speed. libsonic-dev has no pkg-config file: the module map links it.
         .systemLibrary(name: "CSonic", providers: [.apt(["libsonic-dev"])]),
-        systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),  // TartilSQLite
+        // TartilSQLite: loaded on first use like libcurl (see its header); needs only the headers of libsqlite3-dev.
+        .target(name: "CSQLite", linkerSettings: [.linkedLibrary("dl")]),
         // TartilCache: SHA-256, loaded on first use like libcurl (see its header); needs only the headers of
         // libssl-dev to build.
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl")]),

@@ -21,7 +21,7 @@ public final class ALSAOutput: AudioOutput {
     public init(device: String) throws(AudioError) {
         self.device = device
         name = "alsa:\(device)"
-        _ = calsa_silence_errors()
+        if let failure = Self.loadFailure { throw AudioError(.output, "cannot open the ALSA device '\(device)': \(failure)") }
         var handle: OpaquePointer?
         let result = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
         guard result == 0, let handle else {
@@ -31,6 +31,13 @@ public final class ALSAOutput: AudioOutput {
         }
         pcm = handle
     }
+
+    /// Why ALSA could not be loaded (`calsa_load`: on first use, once), or nil when it was.
+    static let loadFailure: String? = {
+        var error = [CChar](repeating: 0, count: 512)
+        guard calsa_load(&error, error.count) != 0 else { return nil }
+        return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
 
     deinit {
         if let pcm { snd_pcm_close(pcm) }

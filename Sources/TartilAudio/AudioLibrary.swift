@@ -5,7 +5,7 @@ import CMpg123
 public enum AudioLibrary {
     /// e.g. `mpg123 API 47, ALSA 1.2.8`.
     public static var versionDescription: String {
-        let alsa = String(cString: snd_asoundlib_version())
+        let alsa = ALSAOutput.loadFailure ?? String(cString: snd_asoundlib_version())
         return "mpg123 API \(MPG123_API_VERSION), ALSA \(alsa)"
     }
 }

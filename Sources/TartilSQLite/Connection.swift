@@ -24,8 +24,13 @@ public final class Connection {
     private var progressCheck: ProgressCheck?
     public let path: String
 
-    /// Process-wide settings, made before the first connection opens.
-    private static let configured: Void = { _ = csqlite_disable_memory_statistics() }()
+    /// Why SQLite could not be loaded (`csqlite_load`: on first use, with its process-wide settings), or nil when
+    /// it was.
+    private static let loadFailure: String? = {
+        var error = [CChar](repeating: 0, count: 512)
+        guard csqlite_load(&error, error.count) != 0 else { return nil }
+        return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
 
     /// Opens `path` (`:memory:` for an in-memory database). `path` is always a file name, never a URI: a name
     /// that starts with `file:` (a user's `--journal 'file:x.db'`) is opened as `./file:x.db`, and `?` or `#` in a
@@ -42,7 +47,7 @@ public final class Connection {
     }
 
     private init(name fileName: String, path: String, mode: Mode) throws(SQLiteError) {
-        _ = Self.configured
+        if let failure = Self.loadFailure { throw SQLiteError(code: .cantOpen, message: "\(path): \(failure)") }
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
@@ -233,7 +238,10 @@ public final class Connection {
     }
 
     /// The SQLite library version, e.g. `3.40.1`.
-    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+    public static var libraryVersion: String {
+        if let failure = loadFailure { return failure }
+        return String(cString: sqlite3_libversion())
+    }
 }
 
 @available(*, unavailable) extension Connection: Sendable {}
