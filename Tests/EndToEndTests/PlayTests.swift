@@ -6,7 +6,7 @@ import Testing
 
 /// Runs a shell pipeline and returns its standard output (tests use it for reference decodes by the mpg123 program).
 func shell(_ command: String) throws -> String {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments = ["-c", command]
     let pipe = Pipe()
@@ -398,7 +398,7 @@ func mpg123Reference(_ files: [String], skippingFrames: Int = 0, channels: Int =
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let mirrors = try environment.mirrorsFile([environment.clean], in: directory)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)
         process.arguments = [
             "play", "1:1-4", "--reciter", "fixture", "--output", "silent", "--events", "--mirrors", mirrors, "--tables",

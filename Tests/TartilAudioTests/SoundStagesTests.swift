@@ -14,7 +14,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let script = "sox -q -n -r 22050 -c 1 -b 16 '\(directory)/tone.wav' synth 5 sine 440 gain -6 && lame --quiet -b 64 '\(directory)/tone.wav' '\(directory)/tone.mp3'"
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script]
         try process.run()

@@ -77,7 +77,7 @@ import TartilSystem
             INSERT INTO files VALUES ('r', 112, 1, 13582, 'ab', 5, 'cross-checked');
             PRAGMA user_version = 1;
             """
-        let python = Process()
+        let python = ChildProcess()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         python.arguments = ["-c", "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.executescript(sys.argv[2]); db.commit()", directory + "/index.sqlite", script]
         try python.run()
