@@ -267,7 +267,7 @@ import Testing
     }
 
     @Test func interruptWhileReadingAPipeExits130() throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)
         process.arguments = []
         let input = Pipe()

@@ -69,7 +69,7 @@ import Testing
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             chmod(folder, mode_t(folderMode))
             let socket = folder + "/control.sock"
-            let server = Process()
+            let server = ChildProcess()
             server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
             server.arguments = [home.directory + "/listener.py", socket, mode, received]
             try server.run()

@@ -35,7 +35,7 @@ import Testing
         func spawn(_ arguments: [String], output: Any = FileHandle.nullDevice, environment extra: [String: String] = [:]) throws
             -> Process
         {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: TestPaths.executable)
             process.arguments = arguments + common
             process.environment = [

@@ -6,7 +6,7 @@ import Testing
 /// the checkout), and the man page and completions it installs are the generated ones.
 @Suite struct InstallTests {
     func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment

@@ -23,7 +23,7 @@ import Testing
         #expect(try tartil(["bookmark", "1:1"], in: directory).status == 0)
         signal(SIGPIPE, SIG_IGN)
         // A prompt appending bookmarks, each durable before its "bookmarked" line.
-        let writer = Process()
+        let writer = ChildProcess()
         writer.executableURL = URL(fileURLWithPath: TestPaths.executable)
         writer.arguments = ["--journal", journal]
         writer.environment = ["XDG_RUNTIME_DIR": directory + "/run", "HOME": directory, "XDG_STATE_HOME": directory + "/state"]

@@ -7,7 +7,7 @@ import Testing
 
 /// Runs `tartil` and kills it (SIGKILL) if it has not exited after `deadline` seconds: `hung` says so.
 func runTartilWithDeadline(_ arguments: [String], deadline: Double = 30, home: String) throws -> (result: RunResult, hung: Bool, signalled: Bool) {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: TestPaths.executable)
     process.arguments = arguments
     process.environment = [
@@ -47,7 +47,7 @@ func runTartilWithDeadline(_ arguments: [String], deadline: Double = 30, home: S
 /// Runs a program and returns its exit status.
 @discardableResult
 func runProgram(_ path: String, _ arguments: [String]) -> Int32 {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     process.standardOutput = FileHandle.nullDevice
@@ -160,7 +160,7 @@ enum TestMounts {
             """)
         #expect(try runTartil(["bookmark", "2:255"] + (try common(directory)), home: directory).status == 0)
         let before = try runTartil(["journal", "export"] + (try common(directory)), home: directory).stdout
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)
         process.arguments = ["journal", "merge", other] + (try common(directory))
         process.environment = ["XDG_RUNTIME_DIR": directory + "/run", "HOME": directory]

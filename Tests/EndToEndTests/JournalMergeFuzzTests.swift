@@ -94,7 +94,7 @@ import Testing
             default:  // crafted
                 let (name, sql, status) = Self.crafted[random.below(Self.crafted.count)]
                 try baseBytes.write(to: URL(fileURLWithPath: input))
-                let crafting = Process()
+                let crafting = ChildProcess()
                 crafting.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
                 crafting.arguments = [input, sql]
                 crafting.standardError = FileHandle.nullDevice

@@ -44,7 +44,7 @@ import Testing
 
         // While a tartil holds the journal open, its new events are in the log, and stats counts its bytes.
         signal(SIGPIPE, SIG_IGN)
-        let prompt = Process()
+        let prompt = ChildProcess()
         prompt.executableURL = URL(fileURLWithPath: TestPaths.executable)
         prompt.arguments = ["--journal", one + "/journal.sqlite"]
         prompt.environment = ["XDG_RUNTIME_DIR": one + "/run", "HOME": one, "XDG_STATE_HOME": one + "/state"]

@@ -346,7 +346,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: device.home, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/shared", withIntermediateDirectories: true)
         #expect(try tartil(["bookmark", "1:1"], device).status == 0)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)
         process.arguments = ["journal", "sync", root + "/shared", "--watch", "--interval", "1"]
         process.environment = isolatedEnvironment(home: device.home)

@@ -90,7 +90,7 @@ import Testing
         var random = SeededRandom(seed: seed)
         var acknowledged: [String] = []
         for round in 0..<12 {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: TestPaths.executable)
             process.arguments = ["--mirrors", mirrors, "--journal", directory + "/journal.sqlite"]
             process.environment = ["XDG_RUNTIME_DIR": directory + "/run", "HOME": directory, "XDG_STATE_HOME": directory + "/state"]
@@ -149,7 +149,7 @@ import Testing
         let mirrors = try environment.mirrorsFile([environment.clean], in: directory)
         let common = ["--mirrors", mirrors, "--tables", environment.tables, "--cache-dir", directory + "/cache", "--journal", directory + "/journal.sqlite"]
         // The player appends a position at every ayah (and more: `--repeat 3 --pause 0.2` gives many) for ~20 s.
-        let player = Process()
+        let player = ChildProcess()
         player.executableURL = URL(fileURLWithPath: TestPaths.executable)
         player.arguments = ["play", "1:1-4", "--reciter", "fixture", "--output", "silent", "--repeat", "3", "--pause", "0.2"] + common
         player.environment = ["XDG_RUNTIME_DIR": directory + "/run", "HOME": directory]

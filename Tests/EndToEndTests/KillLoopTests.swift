@@ -12,7 +12,7 @@ import Testing
 
     /// Starts `arguments`, kills it with SIGKILL after `delay` microseconds, and waits for it.
     func killed(_ arguments: [String], home: String, after delay: useconds_t) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)
         process.arguments = arguments
         process.environment = isolatedEnvironment(home: home)

@@ -55,7 +55,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let mirrors = try environment.mirrorsFile([environment.clean], in: directory)
         let common = ["--mirrors", mirrors, "--tables", environment.tables, "--cache-dir", directory + "/cache"]
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)
         process.arguments = ["play", "1", "--reciter", "loose", "--output", "silent"] + common
         process.environment = isolatedEnvironment(home: directory)

@@ -14,7 +14,7 @@ final class SessionBus: Sendable {
     }
 
     let directory = TestPaths.makeTemporaryDirectory()
-    let daemon = Process()
+    let daemon = ChildProcess()
     var address: String { "unix:path=\(directory)/bus" }
 
     init() throws {
@@ -28,7 +28,7 @@ final class SessionBus: Sendable {
 
     /// Runs `program` (playerctl, busctl…) against this bus: its exit status, output and errors.
     func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/" + program)
         process.arguments = arguments
         process.environment = ["DBUS_SESSION_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "HOME": directory]
@@ -372,7 +372,7 @@ struct MPRISTests {
         let home = try ControlTests.Home(environment)
         let monitorOutput = home.directory + "/monitor.txt"
         FileManager.default.createFile(atPath: monitorOutput, contents: nil)
-        let monitor = Process()
+        let monitor = ChildProcess()
         monitor.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
         monitor.arguments = ["--address", bus.address, "type='signal',path='/org/mpris/MediaPlayer2'"]
         monitor.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: monitorOutput))

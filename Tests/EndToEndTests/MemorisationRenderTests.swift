@@ -29,7 +29,7 @@ import Testing
             lock.lock()
             defer { lock.unlock() }
             if let data = decoded[path] { return data }
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["mpg123", "-q", "-s", path]
             let pipe = Pipe()

@@ -159,7 +159,7 @@ import Testing
         let certificates = directory + "/certs"
         try FileManager.default.createDirectory(atPath: certificates, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: TestServer.testAuthorityCertificate, toPath: certificates + "/test-ca.pem")
-        let rehash = Process()
+        let rehash = ChildProcess()
         rehash.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         rehash.arguments = ["openssl", "rehash", certificates]  // adds <hash>.0 beside it
         try rehash.run()

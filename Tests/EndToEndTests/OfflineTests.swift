@@ -339,7 +339,7 @@ final class MountedFileSystem: Sendable {
     }
 
     func unmount() {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/umount")
         process.arguments = ["-l", path]
         try? process.run()
@@ -348,7 +348,7 @@ final class MountedFileSystem: Sendable {
     }
 
     private static func mount(_ arguments: [String]) -> Bool {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/mount")
         process.arguments = arguments
         process.standardError = FileHandle.nullDevice

@@ -94,7 +94,7 @@ final class DownloadEnvironment: Sendable {
 
 /// SHA-256 by the coreutils program, independent of tartil's own.
 func sha256(_ path: String) -> String {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
     process.arguments = [path]
     let pipe = Pipe()
@@ -497,7 +497,7 @@ func sha256(_ path: String) -> String {
         for kill in 0..<12 {
             let reciter = kill % 3 == 2 ? "loose" : "fixture"
             let delay = useconds_t(50_000 + random.next() % 850_000)
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: TestPaths.executable)
             process.arguments = ["prefetch", "1", "112", "--reciter", reciter, "--jobs", String(1 + random.next() % 6), "--mirrors", mirrors,
                                  "--tables", environment.tables, "--cache-dir", directory + "/cache"]
@@ -528,7 +528,7 @@ func sha256(_ path: String) -> String {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let mirrors = try environment.mirrorsFile([environment.fault("slow")], in: directory)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)
         process.arguments = ["prefetch", "1", "112", "--reciter", "fixture", "--jobs", "2", "--mirrors", mirrors,
                              "--tables", environment.tables, "--cache-dir", directory + "/cache"]
@@ -557,7 +557,7 @@ func sha256(_ path: String) -> String {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let mirrors = try environment.mirrorsFile([environment.fault("slow")], in: directory)
         let processes = (0..<2).map { _ in
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: TestPaths.executable)
             process.arguments = ["prefetch", "1", "112", "--reciter", "fixture", "--mirrors", mirrors,
                                  "--tables", environment.tables, "--cache-dir", directory + "/cache"]

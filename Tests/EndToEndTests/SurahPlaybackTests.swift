@@ -282,7 +282,7 @@ import Testing
         let base = "http://127.0.0.1:\(server.port)"
         let (home, common) = try Self.learningHome(timings: base + "/ok/timings/{surah3}.json", mirrors: [("stalls", base + "/stall/{surah3}.mp3")])
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)
         process.arguments = command.map { $0 == "OUT" ? home + "/out.wav" : $0 } + common
         process.environment = isolatedEnvironment(home: home)

@@ -14,7 +14,7 @@ import Testing
 
     /// Runs a program; its standard output.
     static func output(_ arguments: [String], input: String? = nil) throws -> Data {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         let pipe = Pipe()

@@ -139,7 +139,7 @@ import Testing
     /// The committed tables are what tools/gen-tables writes from ../shared/real/full, byte for byte.
     @Test(.enabled(if: TestPaths.sharedReal != nil, "needs ../shared/real (the whole-Qur'an manifests)"))
     func committedTablesAreTheGeneratorsOutput() throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: TestPaths.repository + "/tools/gen-tables")
         process.arguments = ["--check", try #require(TestPaths.sharedReal)]
         try process.run()

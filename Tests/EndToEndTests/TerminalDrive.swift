@@ -23,7 +23,7 @@ struct TerminalDrive {
 
     /// Runs `command` on a terminal `columns` wide with `home` as its home and XDG directories.
     static func run(_ steps: [String], columns: Int = 80, command: [String], home: String) throws -> TerminalDrive {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", driver, "--cols", "\(columns)"] + steps + ["--"] + command
         process.environment = [

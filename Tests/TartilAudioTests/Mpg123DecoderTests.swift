@@ -26,7 +26,7 @@ import Testing
     func pcmEqualsTheMpg123ProgramsDecode(file: String) throws {
         let mpg123 = try #require(Self.mpg123Program)
         let path = "\(Self.fixtureDirectory)/\(file)"
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: mpg123)
         process.arguments = ["-q", "-s", path]
         let pipe = Pipe()

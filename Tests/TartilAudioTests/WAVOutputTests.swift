@@ -88,7 +88,7 @@ import Testing
     }
 
     static func run(_ program: String, _ arguments: [String]) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         let pipe = Pipe()

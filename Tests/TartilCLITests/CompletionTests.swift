@@ -7,7 +7,7 @@ import Testing
 
 /// Runs `program` with `arguments` in a private environment (`isolatedEnvironment`), `tartil` first on PATH.
 private func runProgram(_ program: String, _ arguments: [String], directory: String) throws -> RunResult {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: program)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
@@ -278,7 +278,7 @@ private func program(_ name: String) -> String? {
     @Test(.enabled(if: program("python3") != nil)) func tabCompletesCommandsOptionsAndReciters() throws {
         let home = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: program("python3")!)
         process.arguments = [
             TestPaths.repository + "/tools/pty-drive", "wait:tartil>", "send:pref\\t", "wait:etch ",

@@ -77,7 +77,7 @@ import TartilSystem
             INSERT INTO files VALUES ('r', 112, 1, 13582, 'ab', 5, 'cross-checked');
             PRAGMA user_version = 1;
             """
-        let python = Process()
+        let python = ChildProcess()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         python.arguments = ["-c", "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.executescript(sys.argv[2]); db.commit()", directory + "/index.sqlite", script]
         try python.run()
@@ -169,14 +169,17 @@ import TartilSystem
     @Test func evictionIsLeastRecentlyUsedAndSparesPins() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let cache = try Cache(directory: directory)
+        // Access times come from the cache's clock: a manual one moved between the commits orders them exactly
+        // (real time slept for it before, 2 ms each, and a coarse clock could have tied them).
+        let clock = ManualClock(wallMilliseconds: 1_700_000_000_000)
+        let cache = try Cache(directory: directory, clock: clock)
         let reciter = try ReciterID("r")
         for number in 1...4 {
             let ayah = try AyahRef(112, number)
             let writer = try cache.writer(reciter: reciter, ayah: ayah, expectation: .unknown(maxBytes: 100))
             try Data(repeating: UInt8(number), count: 100).withUnsafeBytes { try writer.append($0) }
             try cache.commit(writer, reciter: reciter, ayah: ayah, validate: { _ in nil })
-            usleep(2000)
+            clock.advance(by: 0.002)
         }
         try cache.setPinned(true, reciter: reciter, ayat: [try AyahRef(112, 1)])
         _ = try cache.readVerified(reciter: reciter, ayah: try AyahRef(112, 2), expectation: try cache.expectation(reciter: reciter, ayah: try AyahRef(112, 2), pinned: nil, unpinnedLimit: 100))

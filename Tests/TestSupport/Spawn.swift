@@ -19,7 +19,7 @@ public struct RunResult: Sendable {
 public func runTartil(
     _ arguments: [String], input: String? = nil, environment: [String: String] = [:], home: String? = nil
 ) throws -> RunResult {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: TestPaths.executable)
     process.arguments = arguments
     let isolatedHome = home ?? TestPaths.makeTemporaryDirectory()
@@ -76,7 +76,7 @@ public func runTartilBounded(
     directory: String, deadline: Double
 ) throws -> BoundedRunResult {
     ignoreBrokenPipes
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: TestPaths.executable)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)

@@ -29,7 +29,7 @@ public final class TestServer: @unchecked Sendable {
     /// a client that does not trust it refuses the servers.
     public static let testAuthority: String = {
         let directory = TestPaths.makeTemporaryDirectory() + "/tls"
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: TestPaths.repository + "/tools/testserver/test-ca")
         process.arguments = [directory]
         try! process.run()
@@ -117,7 +117,7 @@ public final class TestServer: @unchecked Sendable {
     }
 
     private static func launch(_ executable: String, _ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let stdin = Pipe()
