@@ -1,11 +1,22 @@
 // The snd_* functions TartilAudio calls, each forwarding to libasound.so.2 (see CALSA.h).
+#include <assert.h>
 #include <dlfcn.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-// Hidden, as in CSQLite: the C library's headers come first, so that only ALSA's declarations are.
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+// Hidden, as in CSQLite: the C library's headers come first (every one asoundlib.h includes), so that only ALSA's
+// own declarations are.
 #pragma GCC visibility push(hidden)
 #include "CALSA.h"
 
@@ -22,7 +33,7 @@ static struct {
 } alsa;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;           // set by `load` (under pthread_once) when every function was found
+static int loaded;           // set by `load` (under pthread_once) when every function was found; read atomically
 static char failure[512];    // why not, otherwise
 
 static void ignore_error(const char *file, int line, const char *function, int err, const char *fmt, ...) {
@@ -43,7 +54,7 @@ static void load(void) {
     ALSA_FUNCTIONS(FIND)
 #undef FIND
     alsa.snd_lib_error_set_handler(ignore_error);
-    loaded = 1;
+    __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }
 
 int calsa_load(char *error, size_t capacity) {
@@ -56,9 +67,9 @@ int calsa_load(char *error, size_t capacity) {
 // Every call below comes after a `calsa_load` that succeeded (ALSAOutput loads before it opens a device); one that
 // does not is a bug in tartil, stopped here with the reason rather than a jump to null.
 static inline void loaded_or_stop(void) {
-    if (__builtin_expect(loaded, 1)) return;
+    if (__builtin_expect(__atomic_load_n(&loaded, __ATOMIC_ACQUIRE), 1)) return;
     pthread_once(&once, load);
-    if (loaded) return;
+    if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) return;
     fprintf(stderr, "tartil: %s\n", failure);
     abort();
 }

@@ -27,7 +27,7 @@ static struct {
 } sqlite;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;           // set by `load` (under pthread_once) when every function was found
+static int loaded;           // set by `load` (under pthread_once) when every function was found; read atomically
 static char failure[512];    // why not, otherwise
 
 static void load(void) {
@@ -44,7 +44,7 @@ static void load(void) {
     SQLITE_FUNCTIONS(FIND)
 #undef FIND
     sqlite.sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);  // before the first connection opens
-    loaded = 1;
+    __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }
 
 int csqlite_load(char *error, size_t capacity) {
@@ -57,9 +57,9 @@ int csqlite_load(char *error, size_t capacity) {
 // Every call below comes after a `csqlite_load` that succeeded (TartilSQLite's Connection loads before it opens
 // anything); one that does not is a bug in tartil, stopped here with the reason rather than a jump to null.
 static inline void loaded_or_stop(void) {
-    if (__builtin_expect(loaded, 1)) return;
+    if (__builtin_expect(__atomic_load_n(&loaded, __ATOMIC_ACQUIRE), 1)) return;
     pthread_once(&once, load);
-    if (loaded) return;
+    if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) return;
     fprintf(stderr, "tartil: %s\n", failure);
     abort();
 }

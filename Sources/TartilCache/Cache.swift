@@ -25,6 +25,10 @@ public final class Cache {
     private let clock: any TartilClock
     private var openedIndex: CacheIndex?
 
+    /// Opens the index now (a no-op when it is open): for a caller that writes to the cache, so that an index that
+    /// cannot be opened fails at its start, before anything is downloaded, not at the first commit.
+    public func openIndex() throws(CacheError) { _ = try index }
+
     /// The index, opened (created or migrated as needed) the first time it is needed.
     var index: CacheIndex {
         get throws(CacheError) {

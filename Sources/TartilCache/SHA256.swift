@@ -42,9 +42,10 @@ public final class SHA256 {
     /// Starts `prepareLibrary` on a thread of its own, for a command that will hash soon (a play verifies each
     /// cached file before decoding it): libcrypto's loading (about 3 million instructions) then runs beside the
     /// command's own start instead of before its first hash, which waits for it only if it is not done.
-    public static func prepareLibraryInBackground() {
-        NativeThread.start(stackSize: 512 << 10) { prepareLibrary() }
-    }
+    public static func prepareLibraryInBackground() { _ = backgroundPreparation }
+
+    /// The one thread `prepareLibraryInBackground` starts (later calls start none).
+    private static let backgroundPreparation: Void = { NativeThread.start(stackSize: 512 << 10) { prepareLibrary() } }()
 
     /// Why libcrypto could not be loaded (once per process), or nil when it was.
     private static let loadFailure: String? = {

@@ -290,14 +290,21 @@ extension Journal {
             expected = try? expectedSchema(migrations: recorded.count)
         }
         guard let expected else { return }
-        let known = Dictionary(expected.map { ("\($0.type) \($0.name)", $0) }, uniquingKeysWith: { first, _ in first })
-        for object in found where !object.name.hasPrefix("sqlite_stat") {
-            guard known["\(object.type) \(object.name)"] == object else {
-                throw JournalError(
-                    .notAJournal,
-                    "\(path) is not a tartil journal: it has the \(object.type) \(object.name.prefix(80)), which a tartil journal does not have (or not like this)")
-            }
+        /// The first object of `found` that `schema` does not have (just so), if any.
+        func stranger(to schema: [SchemaObject]) -> SchemaObject? {
+            let known = Dictionary(schema.map { ("\($0.type) \($0.name)", $0) }, uniquingKeysWith: { first, _ in first })
+            return found.first { !$0.name.hasPrefix("sqlite_stat") && known["\($0.type) \($0.name)"] != $0 }
         }
+        guard var object = stranger(to: expected) else { return }
+        // The written-out schema is the text of the SQLite this build was tested with: before refusing, this build's
+        // migrations are run on the SQLite loaded now, in case it writes its schema differently.
+        if expected == ownSchema, let made = try? expectedSchema() {
+            guard let still = stranger(to: made) else { return }
+            object = still
+        }
+        throw JournalError(
+            .notAJournal,
+            "\(path) is not a tartil journal: it has the \(object.type) \(object.name.prefix(80)), which a tartil journal does not have (or not like this)")
     }
 
     struct SchemaObject: Hashable {

@@ -93,7 +93,11 @@ public final class Downloader: @unchecked Sendable {
     ) throws(CacheError) {
         try self.init(
             cacheDirectory: cacheDirectory, limits: limits, policy: policy, clock: clock, validate: validate, events: events,
-            openCache: { directory throws(CacheError) in try Cache(directory: directory) })
+            openCache: { directory throws(CacheError) in
+                let cache = try Cache(directory: directory)
+                try cache.openIndex()  // a download thread commits: its index must open before anything is fetched
+                return cache
+            })
     }
 
     init(

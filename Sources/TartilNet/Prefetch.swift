@@ -195,7 +195,9 @@ public enum Prefetch {
 
     private static func open(_ directory: String, clock: any TartilClock) throws(TartilError) -> Cache {
         do {
-            return try Cache(directory: directory, clock: clock)
+            let cache = try Cache(directory: directory, clock: clock)
+            try cache.openIndex()  // before anything is downloaded
+            return cache
         } catch {
             throw TartilError(error.code == .symbolicLink ? .usage : .failure, error.message)
         }

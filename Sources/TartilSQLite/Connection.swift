@@ -238,6 +238,9 @@ public final class Connection {
     }
 
     /// The SQLite library version, e.g. `3.40.1`.
+    /// Whether SQLite is loaded (loading it if it was not yet).
+    static var isLoaded: Bool { loadFailure == nil }
+
     public static var libraryVersion: String {
         if let failure = loadFailure { return failure }
         return String(cString: sqlite3_libversion())

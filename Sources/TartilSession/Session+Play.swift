@@ -164,7 +164,6 @@ extension Session {
     func prepare(
         _ request: PlayRequest, settings: Settings, render: Bool, isCancelled: @escaping @Sendable () -> Bool = { false }
     ) throws(TartilError) -> Prepared {
-        SHA256.prepareLibraryInBackground()  // the player verifies each file it plays
         let carried = render ? Carried() : carried()
         // The output: as given, else the session's (a `play` from another terminal plays where the player it
         // replaces did), else TARTIL_OUTPUT and TARTIL_DEVICE, else the config file, else the sound card.
@@ -201,6 +200,7 @@ extension Session {
         if case .ayah(let ayah)? = request.start, plan.firstItem(of: ayah) == nil {
             throw .usage("--from \(ayah): that ayah is not in \(plan.rangeDescription)")
         }
+        SHA256.prepareLibraryInBackground()  // the request's own words passed: the player verifies each file it plays
         let library = try settings.library()
         let reciter: Reciter
         if let reciterID {

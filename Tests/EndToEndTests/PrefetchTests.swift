@@ -217,6 +217,22 @@ func sha256(_ path: String) -> String {
     /// Links put inside the cache are never followed: a link at the partial file's name is removed and the
     /// download lands in the cache, a link at a cached file's name is refused by prefetch and removed (the link
     /// only) by verify, and a linked reciter folder is refused; the files they point at are untouched.
+    /// A cache index that cannot be opened stops a prefetch before anything is downloaded, not at the first commit
+    /// after every file came: the download threads open the index as they start.
+    @Test func anIndexThatCannotBeOpenedFailsBeforeAnyDownload() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try TestServer.faults(root: TestPaths.fixtures)
+        defer { server.stop() }
+        try FileManager.default.createDirectory(atPath: directory + "/cache", withIntermediateDirectories: true)
+        try Data(String(repeating: "not an index ", count: 400).utf8).write(to: URL(fileURLWithPath: directory + "/cache/index.sqlite"))
+        let result = try environment.tartil(
+            ["prefetch", "112", "--reciter", "fixture"], urls: [server.base + "/ok/fixture/{surah3}{ayah3}.mp3"], in: directory)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("index"), "\(result.stderr)")
+        #expect(server.requestLog.isEmpty, "\(server.requestLog)")
+    }
+
     @Test func linksInsideTheCacheAreNeverFollowed() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
