@@ -29,24 +29,27 @@ let package = Package(
     ],
     targets: [
         // MARK: C libraries (each imported by exactly one Swift module)
+        // Loading a library on first use (dlopen, its functions, its preparation, once): for the C targets below that
+        // load theirs so. Imported by no Swift module.
+        .target(name: "CLoad", linkerSettings: [.linkedLibrary("dl")]),
         // TartilNet. A C target, not a system library: it loads libcurl.so.4 on first use (see its header), and
         // needs only curl.h from libcurl4-openssl-dev to build.
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CCurl", dependencies: ["CLoad"]),
         systemLibrary("CMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),  // TartilAudio
         // TartilAudio: loaded on first use like libcurl (see its header); needs only the headers of libasound2-dev.
-        .target(name: "CALSA", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CALSA", dependencies: ["CLoad"]),
         // TartilAudio: pitch-preserving speed. libsonic-dev has no pkg-config file: the module map links it.
         .systemLibrary(name: "CSonic", providers: [.apt(["libsonic-dev"])]),
         // TartilSQLite: loaded on first use like libcurl (see its header); needs only the headers of libsqlite3-dev.
-        .target(name: "CSQLite", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CSQLite", dependencies: ["CLoad"]),
         // TartilCache: SHA-256, loaded on first use like libcurl (see its header); needs only the headers of
         // libssl-dev to build.
-        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CCrypto", dependencies: ["CLoad"]),
         // TartilShell: libedit for the prompt, loaded on first use like libcurl.
         .target(name: "CEdit", linkerSettings: [.linkedLibrary("dl")]),
         // TartilMPRIS: sd-bus from libsystemd, loaded on first use like libcurl (a machine without libsystemd or a
         // session bus still runs tartil); needs only the headers of libsystemd-dev to build.
-        .target(name: "CSdBus", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CSdBus", dependencies: ["CLoad"]),
         .systemLibrary(name: "CSystem"),  // TartilCache: Linux calls Glibc does not declare (syncfs, O_DIRECT, O_TMPFILE, OFD locks)
 
         // MARK: Swift modules

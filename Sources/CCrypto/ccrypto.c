@@ -1,12 +1,10 @@
 #include "CCrypto.h"
-#include <dlfcn.h>
+#include "CLoad.h"
 #include <openssl/crypto.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
-// The libcrypto functions tartil uses, found in libcrypto.so.3 by `load`.
+// The libcrypto functions tartil uses, found in libcrypto.so.3 by CLoad.
 static struct {
     int (*init_crypto)(uint64_t, const OPENSSL_INIT_SETTINGS *);
     int (*sha256_init)(SHA256_CTX *);
@@ -15,42 +13,26 @@ static struct {
     const char *(*version)(int);
 } crypto;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;           // set by `load` (under pthread_once) when every function was found and init ran
-static char failure[512];    // why not, otherwise
+static const cload_function functions[] = {
+    {"OPENSSL_init_crypto", (void **)&crypto.init_crypto},
+    {"SHA256_Init", (void **)&crypto.sha256_init},
+    {"SHA256_Update", (void **)&crypto.sha256_update},
+    {"SHA256_Final", (void **)&crypto.sha256_final},
+    {"OpenSSL_version", (void **)&crypto.version},
+};
 
-static void load(void) {
-    void *library = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(failure, sizeof failure, "cannot load libcrypto: %s", dlerror());
-        return;
-    }
-#define FIND(field, name)                                                             \
-    if (!(*(void **)&crypto.field = dlsym(library, name))) {                          \
-        snprintf(failure, sizeof failure, "libcrypto.so.3 has no %s", name);          \
-        return;                                                                       \
-    }
-    FIND(init_crypto, "OPENSSL_init_crypto")
-    FIND(sha256_init, "SHA256_Init")
-    FIND(sha256_update, "SHA256_Update")
-    FIND(sha256_final, "SHA256_Final")
-    FIND(version, "OpenSSL_version")
-#undef FIND
-    // By default OpenSSL frees its global state in an atexit handler, while tartil's other threads may still be
-    // running or ending (see TartilCache's SHA256.prepareLibrary).
-    if (crypto.init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL) != 1) {
-        snprintf(failure, sizeof failure, "OPENSSL_init_crypto failed");
-        return;
-    }
-    loaded = 1;
-}
-
-int ccrypto_load(char *error, size_t capacity) {
-    pthread_once(&once, load);
-    if (loaded) return 0;
-    if (error && capacity > 0) snprintf(error, capacity, "%s", failure);
+// By default OpenSSL frees its global state in an atexit handler, while tartil's other threads may still be
+// running or ending (see TartilCache's SHA256.prepareLibrary).
+static int prepare(char *failure, size_t capacity) {
+    if (crypto.init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL) == 1) return 0;
+    snprintf(failure, capacity, "OPENSSL_init_crypto failed");
     return -1;
 }
+
+static cload_library library =
+    CLOAD_LIBRARY("libcrypto.so.3", "libcrypto", "", functions, sizeof functions / sizeof *functions, prepare);
+
+const char *ccrypto_load(void) { return cload(&library); }
 
 int ccrypto_sha256_init(SHA256_CTX *context) { return crypto.sha256_init(context); }
 int ccrypto_sha256_update(SHA256_CTX *context, const void *bytes, size_t count) { return crypto.sha256_update(context, bytes, count); }

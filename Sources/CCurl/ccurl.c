@@ -1,10 +1,9 @@
 #include "CCurl.h"
-#include <dlfcn.h>
-#include <pthread.h>
+#include "CLoad.h"
 #include <stdio.h>
 #include <string.h>
 
-// The libcurl functions tartil uses, found in libcurl.so.4 by `load`.
+// The libcurl functions tartil uses, found in libcurl.so.4 by CLoad.
 static struct {
     CURLcode (*global_init)(long);
     CURL *(*easy_init)(void);
@@ -24,59 +23,47 @@ static struct {
     curl_version_info_data *(*version_info)(CURLversion);
 } curl;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;           // set by `load` (under pthread_once) when every function was found
-static char failure[512];    // why not, otherwise
+static const cload_function functions[] = {
+    {"curl_global_init", (void **)&curl.global_init},
+    {"curl_easy_init", (void **)&curl.easy_init},
+    {"curl_easy_cleanup", (void **)&curl.easy_cleanup},
+    {"curl_easy_strerror", (void **)&curl.easy_strerror},
+    {"curl_easy_setopt", (void **)&curl.easy_setopt},
+    {"curl_easy_getinfo", (void **)&curl.easy_getinfo},
+    {"curl_multi_init", (void **)&curl.multi_init},
+    {"curl_multi_cleanup", (void **)&curl.multi_cleanup},
+    {"curl_multi_setopt", (void **)&curl.multi_setopt},
+    {"curl_multi_add_handle", (void **)&curl.multi_add_handle},
+    {"curl_multi_remove_handle", (void **)&curl.multi_remove_handle},
+    {"curl_multi_perform", (void **)&curl.multi_perform},
+    {"curl_multi_info_read", (void **)&curl.multi_info_read},
+    {"curl_multi_poll", (void **)&curl.multi_poll},
+    {"curl_multi_wakeup", (void **)&curl.multi_wakeup},
+    {"curl_version_info", (void **)&curl.version_info},
+};
 
-static void load(void) {
-    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(failure, sizeof failure, "cannot load libcurl: %s", dlerror());
-        return;
-    }
-#define FIND(field, name)                                                                              \
-    if (!(*(void **)&curl.field = dlsym(library, name))) {                                             \
-        snprintf(failure, sizeof failure, "libcurl.so.4 has no %s (libcurl " CCURL_MINIMUM_VERSION " or later is needed)", name); \
-        return;                                                                                        \
-    }
-    FIND(global_init, "curl_global_init")
-    FIND(easy_init, "curl_easy_init")
-    FIND(easy_cleanup, "curl_easy_cleanup")
-    FIND(easy_strerror, "curl_easy_strerror")
-    FIND(easy_setopt, "curl_easy_setopt")
-    FIND(easy_getinfo, "curl_easy_getinfo")
-    FIND(multi_init, "curl_multi_init")
-    FIND(multi_cleanup, "curl_multi_cleanup")
-    FIND(multi_setopt, "curl_multi_setopt")
-    FIND(multi_add_handle, "curl_multi_add_handle")
-    FIND(multi_remove_handle, "curl_multi_remove_handle")
-    FIND(multi_perform, "curl_multi_perform")
-    FIND(multi_info_read, "curl_multi_info_read")
-    FIND(multi_poll, "curl_multi_poll")
-    FIND(multi_wakeup, "curl_multi_wakeup")
-    FIND(version_info, "curl_version_info")
-#undef FIND
+// Once every function is found: a libcurl new enough, initialized.
+static int prepare(char *failure, size_t capacity) {
     curl_version_info_data *info = curl.version_info(CURLVERSION_NOW);
     if (!info || !ccurl_version_supported(info->version_num)) {
-        snprintf(failure, sizeof failure, "libcurl %s is too old: tartil needs libcurl " CCURL_MINIMUM_VERSION
+        snprintf(failure, capacity, "libcurl %s is too old: tartil needs libcurl " CCURL_MINIMUM_VERSION
                  " or later (for CURLOPT_PROTOCOLS_STR, which keeps downloads to http and https)",
                  info && info->version ? info->version : "(unknown version)");
-        return;
+        return -1;
     }
     CURLcode code = curl.global_init(CURL_GLOBAL_DEFAULT);
     if (code != CURLE_OK) {
-        snprintf(failure, sizeof failure, "curl_global_init failed: %s", curl.easy_strerror(code));
-        return;
+        snprintf(failure, capacity, "curl_global_init failed: %s", curl.easy_strerror(code));
+        return -1;
     }
-    loaded = 1;
+    return 0;
 }
 
-int ccurl_load(char *error, size_t capacity) {
-    pthread_once(&once, load);
-    if (loaded) return 0;
-    if (capacity > 0) snprintf(error, capacity, "%s", failure);
-    return -1;
-}
+static cload_library library = CLOAD_LIBRARY(
+    "libcurl.so.4", "libcurl", " (libcurl " CCURL_MINIMUM_VERSION " or later is needed)", functions, sizeof functions / sizeof *functions,
+    prepare);
+
+const char *ccurl_load(void) { return cload(&library); }
 
 CURL *ccurl_easy_init(void) { return curl.easy_init(); }
 void ccurl_easy_cleanup(CURL *handle) { curl.easy_cleanup(handle); }

@@ -1,9 +1,6 @@
 // The sqlite3_* functions TartilSQLite calls, each forwarding to libsqlite3.so.0 (see CSQLite.h).
-#include <dlfcn.h>
-#include <pthread.h>
+#include "CLoad.h"
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 // Hidden (sqlite3.h's declarations, and so the definitions below): the executable exports its symbols (the Swift
 // runtime links it with -export-dynamic), and an exported sqlite3_free here would take the place of the library's
 // own for the library's internal calls. The C library's headers come first, so that its functions stay default.
@@ -19,51 +16,34 @@
     X(sqlite3_libversion) X(sqlite3_open_v2) X(sqlite3_prepare_v2) X(sqlite3_progress_handler) X(sqlite3_reset)      \
     X(sqlite3_step) X(sqlite3_wal_checkpoint_v2)
 
-// One pointer per function, of the function's own type (from sqlite3.h), found by `load`.
+// One pointer per function, of the function's own type (from sqlite3.h), found by CLoad.
 static struct {
 #define POINTER(name) __typeof__(name) *name;
     SQLITE_FUNCTIONS(POINTER)
 #undef POINTER
 } sqlite;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;           // set by `load` (under pthread_once) when every function was found; read atomically
-static char failure[512];    // why not, otherwise
+static const cload_function functions[] = {
+#define FUNCTION(name) {#name, (void **)&sqlite.name},
+    SQLITE_FUNCTIONS(FUNCTION)
+#undef FUNCTION
+};
 
-static void load(void) {
-    void *library = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(failure, sizeof failure, "cannot load SQLite: %s", dlerror());
-        return;
-    }
-#define FIND(name)                                                                   \
-    if (!(*(void **)&sqlite.name = dlsym(library, #name))) {                         \
-        snprintf(failure, sizeof failure, "libsqlite3.so.0 has no %s", #name);       \
-        return;                                                                      \
-    }
-    SQLITE_FUNCTIONS(FIND)
-#undef FIND
-    sqlite.sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);  // before the first connection opens
-    __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
+// Before the first connection opens: SQLite's memory statistics off.
+static int prepare(char *failure, size_t capacity) {
+    (void)failure, (void)capacity;
+    sqlite.sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    return 0;
 }
 
-int csqlite_load(char *error, size_t capacity) {
-    pthread_once(&once, load);
-    if (loaded) return 0;
-    if (error && capacity > 0) snprintf(error, capacity, "%s", failure);
-    return -1;
-}
+static cload_library library =
+    CLOAD_LIBRARY("libsqlite3.so.0", "SQLite", "", functions, sizeof functions / sizeof *functions, prepare);
+
+const char *csqlite_load(void) { return cload(&library); }
 
 // Every call below comes after a `csqlite_load` that succeeded (TartilSQLite's Connection loads before it opens
-// anything); one that does not is a bug in tartil, stopped here with the reason rather than a jump to null.
-static inline void loaded_or_stop(void) {
-    if (__builtin_expect(__atomic_load_n(&loaded, __ATOMIC_ACQUIRE), 1)) return;
-    pthread_once(&once, load);
-    if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) return;
-    fprintf(stderr, "tartil: %s\n", failure);
-    abort();
-}
-#define CALL(name, ...) (loaded_or_stop(), sqlite.name(__VA_ARGS__))
+// anything).
+#define CALL(name, ...) (cload_or_stop(&library), sqlite.name(__VA_ARGS__))
 
 int sqlite3_backup_finish(sqlite3_backup *p) { return CALL(sqlite3_backup_finish, p); }
 sqlite3_backup *sqlite3_backup_init(sqlite3 *dest, const char *destName, sqlite3 *source, const char *sourceName) {
@@ -92,7 +72,7 @@ int sqlite3_exec(sqlite3 *db, const char *sql, int (*callback)(void *, int, char
 int sqlite3_finalize(sqlite3_stmt *s) { return CALL(sqlite3_finalize, s); }
 void sqlite3_free(void *p) { CALL(sqlite3_free, p); }
 void sqlite3_interrupt(sqlite3 *db) { CALL(sqlite3_interrupt, db); }
-const char *sqlite3_libversion(void) { loaded_or_stop(); return sqlite.sqlite3_libversion(); }
+const char *sqlite3_libversion(void) { cload_or_stop(&library); return sqlite.sqlite3_libversion(); }
 int sqlite3_open_v2(const char *name, sqlite3 **db, int flags, const char *vfs) { return CALL(sqlite3_open_v2, name, db, flags, vfs); }
 int sqlite3_prepare_v2(sqlite3 *db, const char *sql, int bytes, sqlite3_stmt **statement, const char **tail) {
     return CALL(sqlite3_prepare_v2, db, sql, bytes, statement, tail);

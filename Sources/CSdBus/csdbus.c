@@ -1,8 +1,7 @@
 #include "CSdBus.h"
-#include <dlfcn.h>
+#include "CLoad.h"
 #include <errno.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +9,7 @@
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 
-// The sd-bus functions tartil uses, found in libsystemd.so.0 by `load`.
+// The sd-bus functions tartil uses, found in libsystemd.so.0 by CLoad.
 static struct {
     int (*open_user)(sd_bus **);
     sd_bus *(*flush_close_unref)(sd_bus *);
@@ -31,48 +30,30 @@ static struct {
     const unsigned *vtable_format;
 } bus;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;         // set by `load` (under pthread_once) when every function was found
-static char failure[512];  // why not, otherwise
+static const cload_function functions[] = {
+    {"sd_bus_open_user", (void **)&bus.open_user},
+    {"sd_bus_flush_close_unref", (void **)&bus.flush_close_unref},
+    {"sd_bus_add_object_vtable", (void **)&bus.add_object_vtable},
+    {"sd_bus_request_name", (void **)&bus.request_name},
+    {"sd_bus_get_fd", (void **)&bus.get_fd},
+    {"sd_bus_get_events", (void **)&bus.get_events},
+    {"sd_bus_get_timeout", (void **)&bus.get_timeout},
+    {"sd_bus_process", (void **)&bus.process},
+    {"sd_bus_emit_properties_changed_strv", (void **)&bus.emit_properties_changed_strv},
+    {"sd_bus_emit_signal", (void **)&bus.emit_signal},
+    {"sd_bus_reply_method_return", (void **)&bus.reply_method_return},
+    {"sd_bus_message_read", (void **)&bus.message_read},
+    {"sd_bus_message_append", (void **)&bus.message_append},
+    {"sd_bus_message_open_container", (void **)&bus.message_open_container},
+    {"sd_bus_message_close_container", (void **)&bus.message_close_container},
+    {"sd_bus_error_set", (void **)&bus.error_set},
+    {"sd_bus_object_vtable_format", (void **)&bus.vtable_format},
+};
 
-static void load(void) {
-    void *library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(failure, sizeof failure, "cannot load libsystemd: %s", dlerror());
-        return;
-    }
-#define FIND(field, name)                                                                  \
-    if (!(*(void **)&bus.field = dlsym(library, name))) {                                  \
-        snprintf(failure, sizeof failure, "libsystemd.so.0 has no %s (systemd 242 or later is needed)", name); \
-        return;                                                                            \
-    }
-    FIND(open_user, "sd_bus_open_user")
-    FIND(flush_close_unref, "sd_bus_flush_close_unref")
-    FIND(add_object_vtable, "sd_bus_add_object_vtable")
-    FIND(request_name, "sd_bus_request_name")
-    FIND(get_fd, "sd_bus_get_fd")
-    FIND(get_events, "sd_bus_get_events")
-    FIND(get_timeout, "sd_bus_get_timeout")
-    FIND(process, "sd_bus_process")
-    FIND(emit_properties_changed_strv, "sd_bus_emit_properties_changed_strv")
-    FIND(emit_signal, "sd_bus_emit_signal")
-    FIND(reply_method_return, "sd_bus_reply_method_return")
-    FIND(message_read, "sd_bus_message_read")
-    FIND(message_append, "sd_bus_message_append")
-    FIND(message_open_container, "sd_bus_message_open_container")
-    FIND(message_close_container, "sd_bus_message_close_container")
-    FIND(error_set, "sd_bus_error_set")
-    FIND(vtable_format, "sd_bus_object_vtable_format")
-#undef FIND
-    loaded = 1;
-}
+static cload_library library = CLOAD_LIBRARY(
+    "libsystemd.so.0", "libsystemd", " (systemd 242 or later is needed)", functions, sizeof functions / sizeof *functions, NULL);
 
-int csdbus_load(char *error, size_t capacity) {
-    pthread_once(&once, load);
-    if (loaded) return 0;
-    if (capacity > 0) snprintf(error, capacity, "%s", failure);
-    return -1;
-}
+const char *csdbus_load(void) { return cload(&library); }
 
 void csdbus_snapshot_set_text(csdbus_snapshot *snapshot, csdbus_text field, const char *value) {
     if (field < 0 || field >= CSDBUS_TEXT_COUNT) return;
@@ -290,7 +271,11 @@ static void set_error(char *error, size_t capacity, const char *what, int r) {
 }
 
 csdbus_player *csdbus_open(csdbus_callbacks callbacks, char *name, size_t name_capacity, char *error, size_t capacity) {
-    if (csdbus_load(error, capacity) != 0) return NULL;
+    const char *unloaded = csdbus_load();
+    if (unloaded) {
+        if (capacity > 0) snprintf(error, capacity, "%s", unloaded);
+        return NULL;
+    }
     root_vtable[0].x.start.vtable_format_reference = bus.vtable_format;
     player_vtable[0].x.start.vtable_format_reference = bus.vtable_format;
     csdbus_player *player = calloc(1, sizeof *player);

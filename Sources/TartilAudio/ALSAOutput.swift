@@ -33,11 +33,7 @@ public final class ALSAOutput: AudioOutput {
     }
 
     /// Why ALSA could not be loaded (`calsa_load`: on first use, once), or nil when it was.
-    static let loadFailure: String? = {
-        var error = [CChar](repeating: 0, count: 512)
-        guard calsa_load(&error, error.count) != 0 else { return nil }
-        return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }()
+    static let loadFailure: String? = calsa_load().map { String(cString: $0) }
 
     deinit {
         if let pcm { snd_pcm_close(pcm) }

@@ -48,11 +48,7 @@ public final class SHA256 {
     private static let backgroundPreparation: Void = { NativeThread.start(stackSize: 512 << 10) { prepareLibrary() } }()
 
     /// Why libcrypto could not be loaded (once per process), or nil when it was.
-    private static let loadFailure: String? = {
-        var error = [CChar](repeating: 0, count: 512)
-        guard ccrypto_load(&error, error.count) != 0 else { return nil }
-        return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }()
+    private static let loadFailure: String? = ccrypto_load().map { String(cString: $0) }
 
     /// Adds `count` bytes at `bytes` to the digest.
     public func update(_ bytes: UnsafeRawPointer, count: Int) throws(CacheError) {

@@ -86,8 +86,7 @@ public final class MPRISService: Sendable {
     /// named in `environment` (sd-bus connects to the process's `DBUS_SESSION_BUS_ADDRESS`); nil otherwise.
     public static func start(environment: [String: String], enabled: Bool, controller: MPRISController) -> MPRISService? {
         guard enabled, busAddress(environment) != nil else { return nil }
-        var reason = [CChar](repeating: 0, count: 512)
-        guard csdbus_load(&reason, reason.count) == 0 else { return nil }
+        guard csdbus_load() == nil else { return nil }
         let wake = csdbus_eventfd()
         guard wake >= 0 else { return nil }
         let service = MPRISService(wakeDescriptor: wake, controller: controller)
@@ -99,10 +98,7 @@ public final class MPRISService: Sendable {
     public static func availability(environment: [String: String], enabled: Bool) -> String {
         guard enabled else { return "off (--no-mpris or TARTIL_MPRIS=0)" }
         guard busAddress(environment) != nil else { return "off: no session bus (DBUS_SESSION_BUS_ADDRESS is not set)" }
-        var reason = [CChar](repeating: 0, count: 512)
-        guard csdbus_load(&reason, reason.count) == 0 else {
-            return "off: " + text(reason)
-        }
+        if let reason = csdbus_load() { return "off: " + String(cString: reason) }
         return "on while playing, as org.mpris.MediaPlayer2.tartil (sd-bus from libsystemd.so.0)"
     }
 

@@ -7,10 +7,7 @@ public enum NetworkLibrary {
     /// Loads libcurl (once); throws when it cannot be.
     static func load() throws(CacheError) {
         SHA256.prepareLibrary()  // libcurl initializes OpenSSL: without its exit handler, as TartilCache does
-        var reason = [CChar](repeating: 0, count: 512)
-        guard ccurl_load(&reason, reason.count) == 0 else {
-            throw CacheError(.io, String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
+        if let reason = ccurl_load() { throw CacheError(.io, String(cString: reason)) }
     }
 
     /// The oldest libcurl tartil works with (`CCURL_MINIMUM_VERSION` in CCurl.h, the one place it is stated);

@@ -26,11 +26,7 @@ public final class Connection {
 
     /// Why SQLite could not be loaded (`csqlite_load`: on first use, with its process-wide settings), or nil when
     /// it was.
-    private static let loadFailure: String? = {
-        var error = [CChar](repeating: 0, count: 512)
-        guard csqlite_load(&error, error.count) != 0 else { return nil }
-        return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }()
+    private static let loadFailure: String? = csqlite_load().map { String(cString: $0) }
 
     /// Opens `path` (`:memory:` for an in-memory database). `path` is always a file name, never a URI: a name
     /// that starts with `file:` (a user's `--journal 'file:x.db'`) is opened as `./file:x.db`, and `?` or `#` in a

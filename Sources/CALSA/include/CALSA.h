@@ -10,6 +10,7 @@
 
 // Loads libasound.so.2 (once, from any thread) and installs an error handler that drops the library's own stderr
 // chatter, so tartil reports errors once, in its own words (ALSA's handler is variadic, which Swift cannot
-// define). Returns 0, or -1 with the reason in `error` (NUL-terminated, at most `capacity` bytes).
-int calsa_load(char *error, size_t capacity);
+// define). Returns NULL, or why not (text that
+// stays as it is).
+const char *calsa_load(void);
 #endif

@@ -15,9 +15,9 @@
 #include <stddef.h>
 
 // Loads libcrypto.so.3 (once, from any thread) and initializes it without its exit handler
-// (OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT)). Returns 0, or -1 with the reason in `error` (NUL-terminated, at
-// most `capacity` bytes).
-int ccrypto_load(char *error, size_t capacity);
+// (OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT)). Returns NULL, or why not (text that
+// stays as it is).
+const char *ccrypto_load(void);
 
 int ccrypto_sha256_init(SHA256_CTX *context);
 int ccrypto_sha256_update(SHA256_CTX *context, const void *bytes, size_t count);

@@ -18,9 +18,9 @@ static inline int ccurl_version_supported(unsigned int version_num) {
     return version_num >= CCURL_MINIMUM_VERSION_NUM;
 }
 
-// Loads libcurl.so.4 (once, from any thread), checks its version and runs curl_global_init. Returns 0, or -1 with the reason in
-// `error` (NUL-terminated, at most `capacity` bytes).
-int ccurl_load(char *error, size_t capacity);
+// Loads libcurl.so.4 (once, from any thread), checks its version and runs curl_global_init. Returns NULL, or why
+// not (text that stays as it is).
+const char *ccurl_load(void);
 
 CURL *ccurl_easy_init(void);
 void ccurl_easy_cleanup(CURL *handle);

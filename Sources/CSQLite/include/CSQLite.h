@@ -10,9 +10,9 @@
 #include <stddef.h>
 
 // Loads libsqlite3.so.0 (once, from any thread) and turns off SQLite's memory statistics, which take a
-// process-wide mutex on every allocation (threads using separate databases then contended for it). Returns 0, or
-// -1 with the reason in `error` (NUL-terminated, at most `capacity` bytes).
-int csqlite_load(char *error, size_t capacity);
+// process-wide mutex on every allocation (threads using separate databases then contended for it). Returns NULL, or why not (text that
+// stays as it is).
+const char *csqlite_load(void);
 
 // SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import: bind text and
 // blobs through wrappers that ask SQLite to copy the bytes.

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Loads libsystemd.so.0 (once, from any thread). Returns 0, or -1 with the reason in `error` (NUL-terminated, at
-// most `capacity` bytes).
-int csdbus_load(char *error, size_t capacity);
+// Loads libsystemd.so.0 (once, from any thread). Returns NULL, or why not (text that
+// stays as it is).
+const char *csdbus_load(void);
 
 // What the player looks like to MPRIS at this moment, filled by the snapshot callback.
 typedef enum {
