@@ -463,6 +463,8 @@ extension Journal {
                     WHEN kind IN ('bookmark-removed', 'bookmark-note') AND NOT (\(isText("target_id", id))) THEN 'it changes a bookmark without naming it'
                     WHEN kind NOT IN ('bookmark-removed', 'bookmark-note') AND target_id IS NOT NULL THEN 'it names another event, which its kind does not'
                     WHEN kind = 'bookmark-note' AND note IS NULL THEN 'it is a note edit without a note'
+                    WHEN kind IN ('hifz-plan', 'hifz-heard') AND note IS NULL THEN 'it is a hifz plan or session without its note'
+                    WHEN kind = 'hifz-mark' AND (surah IS NULL OR ayah IS NULL OR note IS NULL OR note NOT IN (\(HifzMark.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")))) THEN 'it is a hifz mark without an ayah, or with a mark tartil does not know'
                     END AS problem
                 FROM \(source) AS candidate)
             WHERE problem IS NOT NULL LIMIT 1

@@ -101,6 +101,45 @@ public final class JournalDatabase {
                     BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be deleted'); END;
                 """)
         }
+        // Memorisation plans, marks and what was heard of a day's session (`hifz`): three more kinds, made the
+        // same way as v2's (the events copied over as they are, through a temporary copy).
+        migrator.register("v3-hifz") { db throws(SQLiteError) in
+            try db.execute("""
+                CREATE TEMP TABLE events_v2 AS SELECT * FROM main.events;
+                DROP TABLE main.events;
+                CREATE TABLE events(
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    event_id TEXT NOT NULL UNIQUE,
+                    device_id TEXT NOT NULL,
+                    device_seq INTEGER NOT NULL,
+                    ts_ms INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('position', 'session-start', 'session-end', 'bookmark',
+                                                       'bookmark-removed', 'bookmark-note',
+                                                       'hifz-plan', 'hifz-mark', 'hifz-heard')),
+                    reciter TEXT,
+                    surah INTEGER CHECK (surah BETWEEN 1 AND 114),
+                    ayah INTEGER CHECK (ayah >= 1),
+                    offset_samples INTEGER CHECK (offset_samples >= 0),
+                    offset_ms INTEGER CHECK (offset_ms >= 0),
+                    reason TEXT CHECK (reason IN ('ayah-start', 'pause', 'seek', 'stop', 'quit', 'end')),
+                    note TEXT,
+                    target_id TEXT CHECK ((target_id IS NOT NULL) = (kind IN ('bookmark-removed', 'bookmark-note')))
+                );
+                INSERT INTO main.events(seq, event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah,
+                                        offset_samples, offset_ms, reason, note, target_id)
+                    SELECT seq, event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples,
+                           offset_ms, reason, note, target_id FROM temp.events_v2 ORDER BY seq;
+                DROP TABLE temp.events_v2;
+                CREATE INDEX events_by_time ON events(ts_ms, device_id, event_id);
+                CREATE INDEX events_by_device ON events(device_id, device_seq);
+                CREATE INDEX events_positions ON events(kind, surah, ts_ms);
+                CREATE INDEX events_by_target ON events(target_id) WHERE target_id IS NOT NULL;
+                CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+                    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be updated'); END;
+                CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+                    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be deleted'); END;
+                """)
+        }
         return migrator
     }()
 

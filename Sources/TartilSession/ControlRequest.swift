@@ -11,6 +11,8 @@ public struct PlayRequest: Sendable, Hashable {
         /// From the journal's last position (of the reciter when one is named), within these ayat or this surah
         /// when given.
         case resume(scope: [AyahRef]?, surah: Int?)
+        /// A day's hifz session: its parts in order, each with its own options (`tartil hifz play`).
+        case hifz(HifzSession)
     }
 
     public var source: Source

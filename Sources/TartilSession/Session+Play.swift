@@ -75,13 +75,19 @@ extension Session {
             // The control socket and MPRIS start with the first sound (see `deliver`), not before it.
             state.firstSoundHooks += state.firstPlayerHooks
             state.firstPlayerHooks = []
-            state.playbacks[state.generation] = Playback(
+            var playback = Playback(
                 reciter: setup.reciter, records: setup.output.recordsPositions, note: "play \(setup.plan.rangeDescription)")
+            if case .hifz(let session) = request.source {
+                playback.note = "hifz \(session.day): " + session.parts.map { "\($0.kind.rawValue) \(HifzAyatText.text(inOrder: $0.ayat))" }.joined(separator: "; ")
+                playback.listening = HifzListening(plan: setup.plan, kinds: session.parts.map(\.kind), day: session.day)
+            }
+            state.playbacks[state.generation] = playback
             state.failedAtBegin = journal.failedEvents
             state.playbackFailure = nil
             state.failureReported = false
             state.settings = prepared.settings
             var resolved = PlayRequest(source: .ayat(setup.plan.ayat))
+            if case .hifz = request.source { resolved = PlayRequest(source: request.source) }
             resolved.reciter = setup.reciter.id.rawValue
             state.lastPlay = resolved
             state.carried.output = prepared.output
@@ -174,7 +180,8 @@ extension Session {
                 "--output takes \(OutputChoice.forms), not '\(outputText)'"
                     + (outputText.lowercased().hasSuffix(".wav") ? "; did you mean wav:\(outputText)?" : Suggestion.hint(for: outputText, among: OutputChoice.names)))
         }
-        var ayat: [AyahRef]
+        var ayat: [AyahRef] = []
+        var hifzParts: [PlaybackPlan.Part]?
         var resumeAt: (AyahRef, Int)?
         var resumed: ResumePoint?
         var reciterID: ReciterID?
@@ -187,6 +194,14 @@ extension Session {
             resumeAt = (point.ayah, point.offsetSamples)
             reciterID = try ReciterID(point.reciter)
             resumed = point
+        case .hifz(let session):
+            guard !session.parts.isEmpty else { throw .usage("hifz: nothing is left of \(session.day)'s session") }
+            if !request.layout.isEmpty || request.loop != nil {
+                throw .usage("hifz play: each part plays with its plan's options (change them with 'tartil hifz plan')")
+            }
+            hifzParts = session.parts.map { part in
+                PlaybackPlan.Part(ayat: part.ayat.compactMap { try? AyahRef(global: $0) }, options: part.options)
+            }
         }
         var options = PlaybackOptions()
         if let text = settings.configured("basmala"), !request.layout.contains(where: { if case .basmala = $0 { true } else { false } }) {
@@ -196,7 +211,18 @@ extension Session {
             options.basmala = basmala
         }
         for setting in request.layout { options = options.with(setting) }
-        var plan = try PlaybackPlan(ayat: ayat, options: options)
+        var plan: PlaybackPlan
+        if let hifzParts {
+            // A part's basmala is the plan's, unless that is `auto` and the config file turns it off.
+            let configured = options.basmala
+            plan = try PlaybackPlan(parts: hifzParts.map { part in
+                var partOptions = part.options
+                if partOptions.basmala == .auto { partOptions.basmala = configured }
+                return PlaybackPlan.Part(ayat: part.ayat, options: partOptions)
+            }, fixed: true)
+        } else {
+            plan = try PlaybackPlan(ayat: ayat, options: options)
+        }
         if case .ayah(let ayah)? = request.start, plan.firstItem(of: ayah) == nil {
             throw .usage("--from \(ayah): that ayah is not in \(plan.rangeDescription)")
         }
@@ -228,7 +254,7 @@ extension Session {
         // per-ayah reciter, which a change of options while playing can turn on). A whole table is 6236 rows, a
         // quarter of a short play's start-up.
         let (table, parts) = try library.playbackSource(for: reciter, surahs: [1] + plan.ayat.map(\.surah))
-        if parts != nil { plan = try PlaybackPlan(ayat: plan.ayat, options: plan.options, files: .surah) }
+        if parts != nil { plan = try plan.laidOut(for: .surah) }
         var setup = PlayerSetup(
             reciter: reciter, table: table, cacheDirectory: try settings.checkedCacheDirectory(), output: output, plan: plan, start: request.start)
         if let parts { setup = setup.playing(parts, unlearned: unlearned.mapValues(\.message)) }

@@ -32,8 +32,10 @@ public final class Session: Sendable {
     struct Playback: Sendable {
         let reciter: Reciter
         let records: Bool
-        let note: String
+        var note: String
         var startRecorded = false
+        /// A hifz play's record of what was heard in full, part by part (`hifz-heard` events).
+        var listening: HifzListening?
     }
 
     /// What the next play takes from the last when it does not say (like mpd: one player, its settings kept).
@@ -311,18 +313,34 @@ public final class Session: Sendable {
                     state.withLock { $0.playbacks[generation]?.startRecorded = true }
                     drafts.insert(EventDraft(kind: .sessionStart, reciter: playback.reciter.id.rawValue, note: playback.note), at: 0)
                 }
+                drafts += hifzHeard(event, generation: generation)
                 journal.append(contentsOf: drafts)
             case .end(let final, let message):
+                var drafts = hifzHeard(event, generation: generation)
                 if playback.startRecorded {
                     let note = message.map { "\(final.rawValue): \($0)" } ?? final.rawValue
-                    journal.append(EventDraft(kind: .sessionEnd, note: Self.fitted(JournalNote.cleaned(note), bytes: JournalLimits.noteBytes)))
+                    drafts.append(EventDraft(kind: .sessionEnd, note: Self.fitted(JournalNote.cleaned(note), bytes: JournalLimits.noteBytes)))
                 }
-            default: break
+                journal.append(contentsOf: drafts)
+            default:
+                journal.append(contentsOf: hifzHeard(event, generation: generation))
             }
         }
         if case .end = event { _ = state.withLock { $0.playbacks.removeValue(forKey: generation) } }
         guard current else { return }
         for subscriber in subscribers { subscriber(.player(event)) }
+    }
+
+    /// The `hifz-heard` events a hifz play's event gives (none for another play).
+    private func hifzHeard(_ event: PlayerEvent, generation: Int) -> [EventDraft] {
+        let heard = state.withLock { state -> [HifzListening.Heard] in
+            guard state.playbacks[generation]?.listening != nil else { return [] }
+            return state.playbacks[generation]!.listening!.on(event)
+        }
+        guard !heard.isEmpty, let day = state.withLock({ $0.playbacks[generation]?.listening?.day }) else { return [] }
+        return heard.flatMap { part in
+            HifzHeardNote.notes(day: day, part: part.part, ayat: part.ayat).map { EventDraft(kind: .hifzHeard, note: $0) }
+        }
     }
 
     /// `text` cut on a character boundary to at most `bytes` bytes of UTF-8.

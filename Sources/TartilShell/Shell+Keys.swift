@@ -150,6 +150,9 @@ enum PlaybackFollower {
             case .bookmark:
                 let bookmark = try context.session.bookmark(BookmarkRequest(), settings: context.settings)
                 return "bookmarked \(bookmark.surah):\(bookmark.ayah)"
+            case .markWeak:
+                let marked = try context.session.markHifz(nil, as: .weak, settings: context.settings)
+                return marked.first.map { "marked \($0.surah ?? 0):\($0.ayah ?? 0) weak: it comes back in the next days' revision" }
             case .toggleRepeat:
                 let forever = context.session.status()?.options.repeatEach == .forever
                 try context.session.perform(.set(.repeatEach(forever ? .times(1) : .forever)), verb: "set")

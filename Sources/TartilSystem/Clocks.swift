@@ -125,3 +125,14 @@ public final class ManualClock: TartilClock, @unchecked Sendable {
         lock.update { _ = $0.wakers.removeValue(forKey: token) }
     }
 }
+
+/// Local time as the C library reads it (TZ, /etc/localtime).
+public enum LocalTime {
+    /// Seconds east of UTC of local time at `milliseconds` since 1970 (summer time included).
+    public static func offsetSeconds(atMilliseconds milliseconds: Int64) -> Int {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        guard localtime_r(&seconds, &parts) != nil else { return 0 }
+        return parts.tm_gmtoff
+    }
+}

@@ -175,7 +175,7 @@ import Testing
         #expect(
             help.flatMap(TerminalDrive.fields) == [
                 "keys: space/p pause", "←/→ -/+5 s", "↓/↑ -/+60 s", "</> prev/next ayah", "l loop A/B/off",
-                "r repeat ayah", "[/] -/+0.05 speed", "9/0 -/+5% volume", "b bookmark", "q quit", "? keys",
+                "r repeat ayah", "[/] -/+0.05 speed", "9/0 -/+5% volume", "b bookmark", "w weak", "q quit", "? keys",
             ], "every key, none split: \(help)")
         let below = rows.index(after: last)
         #expect(below < rows.endIndex && TerminalDrive.fieldsMatch(rows[below], Self.liveFields), "\(rows)")

@@ -54,6 +54,42 @@ import Testing
                 return error.code == .usage ? nil : "error code \(error.code), not usage"
             }
         }),
+        Target(name: "hifz plans", corpus: { hifzPlanCorpus }, run: { input in
+            // A plan event's note: it reads, or is refused with a failure; what reads writes back to itself.
+            do throws(TartilError) {
+                let plan = try HifzPlan(encoded: input.text)
+                guard (try? HifzPlan(encoded: plan.encoded)) == plan else { return "a plan that does not read back as itself" }
+                _ = try plan.sequence()
+                return nil
+            } catch {
+                return error.code == .failure ? nil : "error code \(error.code), not failure"
+            }
+        }),
+        Target(name: "hifz plan options", corpus: { hifzPlanCorpus }, run: { input in
+            // `hifz plan --NAME VALUE`: the first word names a field, the rest is its value; a usage error or a
+            // plan whose field reads back as what it now says.
+            let text = input.text
+            let name = HifzPlan.fieldNames[Int(input.first ?? 0) % HifzPlan.fieldNames.count]
+            var plan = HifzPlan()
+            do throws(TartilError) {
+                try plan.set(name, to: text)
+                var again = HifzPlan()
+                try again.set(name, to: plan.text(of: name))
+                return again == plan ? nil : "--\(name) '\(text.prefix(80))' does not read back as '\(plan.text(of: name))'"
+            } catch {
+                return error.code == .usage ? nil : "error code \(error.code), not usage"
+            }
+        }),
+        Target(name: "hifz heard notes", corpus: { hifzHeardCorpus }, run: { input in
+            do throws(TartilError) {
+                let note = try HifzHeardNote(encoded: input.text)
+                guard note.ayat.allSatisfy({ (1...Catalog.totalAyat).contains($0) }) else { return "an ayah out of the catalog" }
+                return (try? HifzHeardNote(encoded: note.encoded)).map { Set($0.ayat) == Set(note.ayat) && $0.day == note.day } == true
+                    ? nil : "a note that does not read back"
+            } catch {
+                return error.code == .failure ? nil : "error code \(error.code), not failure"
+            }
+        }),
         Target(name: "durations", corpus: { durationCorpus }, run: { input in
             // Read in both bare units, then through a range check: a value is finite, in 0…100 h, and in range.
             let text = input.text
@@ -483,6 +519,24 @@ import Testing
         #"{"version": 1e0, "reciters": [{"id": "a", "name": "A", "style": "muallim", "bitrate_kbps": 320, "max_speed": 1e308, "mirrors": [{"name": "m", "url": "http://h/{global}.mp3"}]}]}"#,
         #"{"version": 1, "reciters": [{"id": "a", "name": "A", "style": "murattal", "bitrate_kbps": -0, "max_speed": 1.0000001, "mirrors": [{"name": "m", "url": "http://h/{global}.mp3"}]}]}"#,
         #"[1e308, -1e308, 5e-324, 9007199254740993, -9223372036854775809, 18446744073709551616, 0.1e-400, 1E+2, -0.0]"#,
+    ].map { Array($0.utf8) }
+
+    static let hifzPlanCorpus: [[UInt8]] = {
+        var plan = HifzPlan()
+        try? plan.set("direction", to: "67, 78-114")
+        try? plan.set("memorised", to: "juz 30, 1")
+        try? plan.set("sabaq-options", to: "stepped=window=3 repeat=3 pause=1.5x")
+        return [
+            HifzPlan().encoded, plan.encoded, #"{"v":1}"#, #"{"v":1,"daily":"0.5 pages","sabqi":"2 juz","day-start":"04:30"}"#,
+            #"{"v":2,"daily":"5"}"#, ##"{"v":1,"direction":"#262-#300"}"##, "5 ayat", "7 lines", "0.25p", "2.5x", "off", "23:59",
+            "repeat=99 repeat-range=2 cycle-pause=1:30 basmala=off", "juz 30, page 1-3, hizb 2", "an-nas",
+        ].map { Array($0.utf8) }
+    }()
+
+    static let hifzHeardCorpus: [[UInt8]] = [
+        HifzHeardNote(day: HifzDay(number: 20_790), part: .sabaq, ayat: [1, 2, 3, 6236]).encoded,
+        #"{"v":1,"day":"2026-02-28","part":"manzil","heard":"2:255-3:5, 112-114"}"#, #"{"v":1,"day":"2026-02-29","part":"sabqi","heard":""}"#,
+        #"{"v":1,"day":"9999-12-31","part":"sabqi","heard":"juz 30"}"#,
     ].map { Array($0.utf8) }
 
     static let noteCorpus: [[UInt8]] = [

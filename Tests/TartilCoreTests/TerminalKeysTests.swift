@@ -127,7 +127,7 @@ private extension UInt8 {
     @Test func helpNamesEveryKey() {
         #expect(
             PlayerKeys.helpLine
-                == "keys: space/p pause  ←/→ -/+5 s  ↓/↑ -/+60 s  </> prev/next ayah  l loop A/B/off  r repeat ayah  [/] -/+0.05 speed  9/0 -/+5% volume  b bookmark  q quit  ? keys")
+                == "keys: space/p pause  ←/→ -/+5 s  ↓/↑ -/+60 s  </> prev/next ayah  l loop A/B/off  r repeat ayah  [/] -/+0.05 speed  9/0 -/+5% volume  b bookmark  w weak  q quit  ? keys")
         // No key is in two rows.
         let all = PlayerKeys.bindings.flatMap { $0.keys.keys }
         #expect(Set(all).count == all.count)

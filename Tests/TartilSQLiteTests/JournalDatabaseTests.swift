@@ -62,7 +62,7 @@ import Testing
         let connection = journal.database.connection
         #expect(try connection.scalarText("PRAGMA journal_mode") == "wal")
         #expect(try connection.scalarText("PRAGMA synchronous") == "2")  // FULL
-        #expect(try Migrator.applied(connection) == ["v1-events", "v2-bookmark-edits"])
+        #expect(try Migrator.applied(connection) == ["v1-events", "v2-bookmark-edits", "v3-hifz"])
         try journal.append(.position(reciter: "r", surah: 36, ayah: 1, offsetSamples: 0, sampleRate: 22050, reason: .ayahStart))
         for sql in ["UPDATE events SET kind = 'bookmark'", "DELETE FROM events", "UPDATE meta SET value = 'x'", "DELETE FROM meta"] {
             do {

@@ -199,7 +199,7 @@ import Testing
         // The file was linked into place whole: the schema and the device id are in the file itself.
         let copy = try Connection(uri: Connection.readOnlyURI(path, immutable: true), mode: .readOnly)
         #expect(try copy.scalarText("SELECT value FROM meta WHERE key = 'device_id'") == journal.deviceID)
-        #expect(try Migrator.applied(copy) == ["v1-events", "v2-bookmark-edits"])
+        #expect(try Migrator.applied(copy) == ["v1-events", "v2-bookmark-edits", "v3-hifz"])
         try copy.close()
         journal.close()
         // No temporary file is left beside it.

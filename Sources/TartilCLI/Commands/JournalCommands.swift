@@ -50,7 +50,7 @@ enum JournalCommands {
             .init(names: ["--until"], valueName: "date", help: "Before this time (same forms as --since)."),
             .init(names: ["--reciter"], valueName: "id", help: "Only this reciter's events."),
             .init(names: ["--surah"], valueName: "n|name", help: "Only events in this surah: 1-114 or a name (yasin)."),
-            .init(names: ["--kind"], valueName: "kinds", help: "Only these kinds, comma-separated: \(JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ","))."),
+            .init(names: ["--kind"], valueName: "kinds", help: "Only these kinds, comma-separated (position,bookmark): \(JournalEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))."),
             .init(names: ["--limit"], valueName: "n", help: "Only the latest n events (1-1000000)."),
             OutputFormat.option(),
         ],
@@ -501,6 +501,11 @@ enum JournalCommands {
         case .bookmarkRemoved: return "\(when)  bookmark \(place) removed (\(event.targetID ?? ""))"
         case .bookmarkNote:
             return "\(when)  bookmark \(place) note \(event.note?.isEmpty == false ? "— \(event.note!)" : "cleared") (\(event.targetID ?? ""))"
+        case .hifzPlan: return "\(when)  hifz plan"
+        case .hifzMark: return "\(when)  hifz mark \(place) \(event.note ?? "")"
+        case .hifzHeard:
+            let note = event.note.flatMap { try? HifzHeardNote(encoded: $0) }
+            return "\(when)  hifz \(note.map { "\($0.part.rawValue) of \($0.day) heard \(HifzAyatText.text($0.ayat))" } ?? "heard")"
         case .position:
             let offset = (event.offsetMs ?? 0) > 0 ? " +" + Formatting.duration(seconds: Double(event.offsetMs ?? 0) / 1000) : ""
             return "\(when)  \(event.reason?.rawValue ?? "position") \(place)\(offset)"

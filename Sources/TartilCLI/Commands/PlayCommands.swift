@@ -173,6 +173,12 @@ enum PlayCommands {
             return
         }
         if let resumed = started.resumed { context.console.note(resumeNote(resumed)) }
+        try follow(started, remote: remote, printsEvents: printsEvents, context)
+    }
+
+    /// After a play started (here, or in the player of another process when `remote`): prints its notes, then
+    /// follows it until it ends (from the command line) and turns how it ended into the exit code.
+    static func follow(_ started: PlayStarted, remote: Bool, printsEvents: Bool, _ context: Context) throws {
         for note in started.notes ?? [] { context.console.note(note) }
         if remote {
             if context.settings.json { context.console.json(SessionJSON.json(started.status)) }

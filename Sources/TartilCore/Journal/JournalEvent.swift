@@ -11,6 +11,12 @@ public struct JournalEvent: Sendable, Hashable {
         /// A bookmark's note replaced: `targetID` is the bookmark's event id, `note` the new note (empty: none).
         /// Of several, the latest by (time, device id, event id) wins.
         case bookmarkNote = "bookmark-note"
+        /// A memorisation plan: `note` is the plan (`HifzPlan.encoded`). The latest replaces the earlier ones.
+        case hifzPlan = "hifz-plan"
+        /// A mark on an ayah (`surah`, `ayah`): `note` is `memorised` or `weak` (`HifzMark`).
+        case hifzMark = "hifz-mark"
+        /// Ayat heard in full in a part of a day's hifz session: `note` is `HifzHeardNote.encoded`.
+        case hifzHeard = "hifz-heard"
     }
 
     /// Why a position was recorded.

@@ -39,6 +39,9 @@ extension PlaybackMachine {
                 ? groupStart : plan.group(containing: groupStart - 1).lowerBound
             move(to: PlanPosition(index: target), &actions)
         case .set(let setting):
+            guard !plan.optionsFixed else {
+                throw .usage("set: this plan plays its parts each with its own options (a hifz session: change them with 'tartil hifz plan')")
+            }
             let options = plan.options.with(setting)
             guard options != plan.options else { return actions }
             replan(try PlaybackPlan(ayat: plan.ayat, options: options, files: plan.files), &actions)

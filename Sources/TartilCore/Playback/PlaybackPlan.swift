@@ -98,13 +98,64 @@ public struct PlaybackPlan: Sendable, Hashable {
     /// How the reciter's recordings are cut into files (`PlanItem.files`).
     public let files: FileLayout
 
+    /// One run of ayat laid out with its own options: a plan has one, a hifz session one per part (sabaq, sabqi,
+    /// manzil), played in order.
+    public struct Part: Sendable, Hashable {
+        public let ayat: [AyahRef]
+        public let options: PlaybackOptions
+        /// The first item of the part and the end of its items, in the plan.
+        public let items: Range<Int>
+
+        public init(ayat: [AyahRef], options: PlaybackOptions, items: Range<Int> = 0..<0) {
+            self.ayat = ayat
+            self.options = options
+            self.items = items
+        }
+    }
+
+    /// The parts, in order (one for a plan laid out from one set of options).
+    public let parts: [Part]
+    /// True when each part's options are fixed (a hifz session's come from its plan): `set` is refused.
+    public let optionsFixed: Bool
+
     /// Lays out `ayat` with `options` for a reciter whose recordings are cut into `files`; a usage error when that
     /// would be more than `maximumItems` items.
     public init(ayat: [AyahRef], options: PlaybackOptions, files: FileLayout = .ayah) throws(TartilError) {
-        self.ayat = ayat
-        self.options = options
+        try self.init(parts: [Part(ayat: ayat, options: options)], files: files)
+    }
+
+    /// Lays out each part with its own options, one after the other (groups counted on across parts, cycles within
+    /// each); `ayat` is every part's ayat in order and `options` the first part's. Changing the options while it
+    /// plays (`set`) is for a plan of one part whose options are not `fixed`.
+    public init(parts: [Part], files: FileLayout = .ayah, fixed: Bool = false) throws(TartilError) {
         self.files = files
+        optionsFixed = fixed || parts.count > 1
         var items: [PlanItem] = []
+        var group = 0
+        var laid: [Part] = []
+        for part in parts {
+            let first = items.count
+            try Self.layOut(part.ayat, options: part.options, files: files, group: &group, into: &items)
+            laid.append(Part(ayat: part.ayat, options: part.options, items: first..<items.count))
+        }
+        self.parts = laid
+        self.ayat = parts.flatMap(\.ayat)
+        self.options = parts.first?.options ?? PlaybackOptions()
+        self.items = items
+    }
+
+    /// The same parts laid out for recordings cut into `files`.
+    public func laidOut(for files: FileLayout) throws(TartilError) -> PlaybackPlan {
+        try PlaybackPlan(parts: parts, files: files, fixed: optionsFixed)
+    }
+
+    /// The part item `index` belongs to.
+    public func part(containing index: Int) -> Int? { parts.firstIndex { $0.items.contains(index) } }
+
+    /// Appends the items of `ayat` laid out with `options` to `items`, numbering groups on from `group`.
+    static func layOut(
+        _ ayat: [AyahRef], options: PlaybackOptions, files: FileLayout, group: inout Int, into items: inout [PlanItem]
+    ) throws(TartilError) {
         let each = options.repeatEach.count ?? 1
         let cycles = options.repeatRange.count ?? 1
         let pauses = !options.pause.isNone
@@ -140,7 +191,6 @@ public struct PlaybackPlan: Sendable, Hashable {
                 use fewer repeats, a --stepped window, or inf
                 """)
         }
-        self.items = items
     }
 
     /// Calls `body` with each recitation of the requested ayat in order, and the new ayah a stepped review is

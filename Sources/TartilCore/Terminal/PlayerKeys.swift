@@ -12,6 +12,7 @@
 /// | `[` `]` | slower / faster by 0.05 |
 /// | `9` `0` | quieter / louder by 5 % |
 /// | `b` | bookmark where playback is |
+/// | `w` | mark the ayah being recited weak (a mistake: it comes back in the next days' hifz revision) |
 /// | `q` | quit, saving the position |
 /// | `?` | this help (above the live line when it is too long for it) |
 public enum PlayerKeys {
@@ -21,6 +22,8 @@ public enum PlayerKeys {
         case command(PlaybackMachine.Command)
         /// A bookmark where playback is (like `bookmark` with no ayah).
         case bookmark
+        /// Mark the ayah being recited weak (`hifz mark weak` with no ayah).
+        case markWeak
         /// Repeat each ayah for ever (`set repeat inf`), or back to once when it already does.
         case toggleRepeat
         /// Show the key help.
@@ -71,6 +74,7 @@ public enum PlayerKeys {
                 .character("0"): .command(.setVolume(.by(PlaybackVolume.step))),
             ]),
         Binding(label: "b", help: "bookmark", keys: [.character("b"): .bookmark]),
+        Binding(label: "w", help: "weak", keys: [.character("w"): .markWeak]),
         Binding(label: "q", help: "quit", keys: [.character("q"): .command(.quit)]),
         Binding(label: "?", help: "keys", keys: [.character("?"): .help]),
     ]
