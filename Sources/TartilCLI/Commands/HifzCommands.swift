@@ -98,12 +98,12 @@ enum HifzCommands {
                 context.console.line("hifz \(outlook.session.day) (day \(outlook.days) of the journey)")
                 for part in outlook.session.parts {
                     let (heard, total) = outlook.progress(part)
-                    context.console.line(
-                        Formatting.left(part.kind.rawValue, 8) + HifzAyatText.text(inOrder: part.ayat) + "  (" + Plural.count(part.ayat.count, "ayah") + ", "
+                    wrapped(
+                        context, indent: 8, Formatting.left(part.kind.rawValue, 8) + HifzAyatText.text(inOrder: part.ayat) + "  (" + Plural.count(part.ayat.count, "ayah") + ", "
                             + pagesText(HifzMeasure.weight(of: part.ayat)) + "; " + part.options.hifzText + ")  "
                             + (heard == total ? "done" : "\(heard)/\(total) heard"))
                 }
-                if let lesson = lessonNote(outlook) { context.console.line(lesson) }
+                if let lesson = lessonNote(outlook) { wrapped(context, indent: 2, lesson) }
                 if outlook.session.parts.isEmpty { context.console.line("nothing to recite today") }
             default:
                 context.console.print(Listing(columns: partFields, rows: rows), as: format) {}
@@ -201,20 +201,20 @@ enum HifzCommands {
             let fields = statusObject(outlook)
             context.console.print(report: fields, as: format) {
                 let memorised = outlook.memorisedNow
-                context.console.line(
-                    "memorised     \(Plural.count(memorised.count, "ayah")), \(pagesText(HifzMeasure.weight(of: memorised))), "
+                wrapped(
+                    context, indent: 14, "memorised     \(Plural.count(memorised.count, "ayah")), \(pagesText(HifzMeasure.weight(of: memorised))), "
                         + "\(NumberText.format(rounded(HifzMeasure.juzShare(of: memorised)))) juz")
                 let done = outlook.session.parts.filter { outlook.progress($0).heard == $0.ayat.count }.map(\.kind.rawValue)
                 let left = outlook.session.parts.filter { outlook.progress($0).heard < $0.ayat.count }.map(\.kind.rawValue)
-                context.console.line("today         \(outlook.session.day): done \(done.isEmpty ? "none" : done.joined(separator: ", ")); left \(left.isEmpty ? "none" : left.joined(separator: ", "))")
-                context.console.line("streak        \(Plural.count(outlook.streak, "day")) (longest \(outlook.longestStreak)); \(outlook.daysComplete) of \(Plural.count(outlook.days, "day")) complete since \(outlook.start)")
+                wrapped(context, indent: 14, "today         \(outlook.session.day): done \(done.isEmpty ? "none" : done.joined(separator: ", ")); left \(left.isEmpty ? "none" : left.joined(separator: ", "))")
+                wrapped(context, indent: 14, "streak        \(Plural.count(outlook.streak, "day")) (longest \(outlook.longestStreak)); \(outlook.daysComplete) of \(Plural.count(outlook.days, "day")) complete since \(outlook.start)")
                 let weak = outlook.weak.map { "\(HifzAyatText.text([$0.global])) (\($0.clean)/\(outlook.weakClean))" }
-                context.console.line("weak          " + (weak.isEmpty ? "none" : weak.joined(separator: ", ")))
+                wrapped(context, indent: 14, "weak          " + (weak.isEmpty ? "none" : weak.joined(separator: ", ")))
                 let cycle = outlook.cycle
-                context.console.line(
-                    "manzil        cycle of \(Plural.count(cycle.days, "day")): \(pagesText(cycle.revisedWeight)) of \(pagesText(cycle.poolWeight)) revised in it; "
+                wrapped(
+                    context, indent: 14, "manzil        cycle of \(Plural.count(cycle.days, "day")): \(pagesText(cycle.revisedWeight)) of \(pagesText(cycle.poolWeight)) revised in it; "
                         + (cycle.overdueWeight > 0 ? "overdue \(pagesText(cycle.overdueWeight)) (\(NumberText.format(rounded(cycle.behindDays))) days)" : "on time"))
-                if let lesson = lessonNote(outlook) { context.console.line("new lesson    " + lesson) }
+                if let lesson = lessonNote(outlook) { wrapped(context, indent: 14, "new lesson    " + lesson) }
             }
         })
 
@@ -313,6 +313,13 @@ enum HifzCommands {
     static func pagesText(_ weight: Int) -> String {
         let pages = rounded(HifzMeasure.pages(weight))
         return "\(NumberText.format(pages)) \(pages == 1 ? "page" : "pages")"
+    }
+
+    /// A line of a hifz listing: on a terminal, wrapped at words to its width with its later lines under its
+    /// value; to a pipe or a file, one line.
+    static func wrapped(_ context: Context, indent: Int, _ text: String) {
+        guard let width = context.console.columns() else { return context.console.line(text) }
+        for line in TextWrap.lines(text, width: width, hangingIndent: indent) { context.console.line(line) }
     }
 
     static func capitalized(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
