@@ -117,7 +117,12 @@ public enum HifzSchedule {
 
         /// The pool in the order the manzil takes it: revised longest ago first, ties in the order learnt.
         func queue(on day: Int) -> [Int] {
-            order[..<recentStart(on: day)].sorted { (lastRevised[$0] ?? Int.min, orderIndex[$0]) < (lastRevised[$1] ?? Int.min, orderIndex[$1]) }
+            // One whole number per ayah (the day, then the place learnt: under 2^13 of them), so the sort compares
+            // integers.
+            let keys = order[..<recentStart(on: day)].map { global in
+                ((lastRevised[global] ?? -1_000_000) &+ 1_000_000) << 13 | orderIndex[global]
+            }
+            return keys.sorted().map { order[$0 & 0x1FFF] }
         }
 
         func cycleNumbers(on day: Int, pool: ArraySlice<Int>) -> HifzOutlook.Cycle {
