@@ -157,8 +157,10 @@ public enum HifzSchedule {
             }
             // Sabqi: the recent, then weak ayat not already in today's revision.
             var sabqi = Array(order[recent...])
-            let inRevision = Set(sabqi).union(manzil)
-            sabqi += weak.keys.filter { !inRevision.contains($0) }.sorted { (place[$0] ?? Int.max, $0) < (place[$1] ?? Int.max, $1) }
+            var inRevision = [Bool](repeating: false, count: Catalog.totalAyat + 1)
+            for global in sabqi { inRevision[global] = true }
+            for global in manzil { inRevision[global] = true }
+            sabqi += weak.keys.filter { !inRevision[$0] }.sorted { (place[$0] ?? Int.max, $0) < (place[$1] ?? Int.max, $1) }
             // Sabaq: the next unlearnt ayat, unless revision is far behind.
             var sabaq: [Int] = []
             var lesson = HifzSession.Lesson.new
@@ -212,7 +214,8 @@ public enum HifzSchedule {
         /// Applies a day's records, in an order of their own (so any order of the journal's events gives the same).
         mutating func apply(_ records: [HifzRecord], on day: HifzDay, session: HifzSession) {
             let recent = recentStart(on: day.number)
-            let inPool = Set(order[..<recent])
+            var inPool = [Bool](repeating: false, count: Catalog.totalAyat + 1)
+            for global in order[..<recent] { inPool[global] = true }
             var learntToday: Set<Int> = []
             var revisedToday: Set<Int> = []
             var markedWeak: Set<Int> = []
@@ -221,7 +224,7 @@ public enum HifzSchedule {
                 case .heard(let part, let ayat):
                     for global in ayat {
                         if part == .sabaq && learnt[global] == nil { learntToday.insert(global) }
-                        if learnt[global] != nil && (part != .sabaq || inPool.contains(global)) { revisedToday.insert(global) }
+                        if learnt[global] != nil && (part != .sabaq || inPool[global]) { revisedToday.insert(global) }
                     }
                 case .mark(let mark, let ayat):
                     for global in ayat {
