@@ -61,7 +61,7 @@ import Testing
         ("manzil", "0"), ("manzil", "366"), ("revision-cap", "0.5x"), ("revision-cap", "0.1"), ("pause-new-after", "soon"),
         ("weak-clean", "0"), ("day-start", "24:00"), ("day-start", "4:3"), ("direction", "2:300"), ("direction", ""),
         ("memorised", "115"), ("sabaq-options", "repeat=inf"), ("sabaq-options", "repeat-range=inf"), ("sabaq-options", "repeat"),
-        ("sabaq-options", "speed=2"), ("nonsense", "1"),
+        ("sabaq-options", "speed=2"), ("sabaq-options", "="), ("manzil-options", "repeat=2 ="), ("sabqi-options", "=3"), ("nonsense", "1"),
     ])
     func badPlanFieldsAreUsageErrors(_ name: String, _ value: String) {
         var plan = HifzPlan()
@@ -240,6 +240,49 @@ import Testing
         #expect(next.session.part(.sabaq)?.ayat == Self.refs("112:4"))
         let all = records + [HifzRecord(day: Self.day1.adding(1), what: .heard(.sabaq, Self.refs("112:4")))]
         #expect(try Self.outlook(plan, all, on: Self.day1.adding(2)).session.lesson == .complete)
+    }
+
+    @Test func aDayMadeUpLaterLeavesTodaysSessionAsItWas() throws {
+        let plan = Self.plan([("daily", "3"), ("memorised", "114"), ("manzil", "2"), ("direction", "an-nas")])
+        let today = Self.day1.adding(1)
+        let before = try Self.outlook(plan, [], on: today)
+        // Yesterday's session, heard today (`--date` yesterday): it counts for yesterday, and from tomorrow.
+        let yesterday = try Self.outlook(plan, [], on: Self.day1).session
+        let madeUp = yesterday.parts.map { HifzRecord(day: Self.day1, what: .heard($0.kind, $0.ayat), appliedDay: today) }
+        let after = try Self.outlook(plan, madeUp, on: today)
+        #expect(after.session == before.session)
+        #expect(try Self.outlook(plan, madeUp, on: Self.day1).session.isDone(Self.outlook(plan, madeUp, on: Self.day1).heard))
+        #expect(try Self.outlook(plan, madeUp, on: today.adding(1)).memorised.count == 9)
+    }
+
+    @Test func aWeakMarkOnAnAyahNotLearntLeavesItToTheLesson() throws {
+        let plan = Self.plan([("daily", "3"), ("direction", "78")])
+        let marked = [HifzRecord(day: Self.day1, what: .mark(.weak, Self.refs("78:2")))]
+        let next = try Self.outlook(plan, marked, on: Self.day1.adding(1))
+        #expect(next.session.part(.sabaq)?.ayat == Self.refs("78:1-3"))
+        #expect(next.weak.isEmpty && next.memorised.isEmpty)
+    }
+
+    @Test func aCapBelowTheShareIsRaisedToIt() throws {
+        let plan = Self.plan([("memorised", "juz 30"), ("manzil", "7"), ("revision-cap", "0.5")])
+        let today = try Self.outlook(plan, [], on: Self.day1)
+        #expect(HifzMeasure.weight(of: today.session.part(.manzil)!.ayat) >= today.cycle.poolWeight / 7)
+    }
+
+    @Test func behindCountsTheDaysPastTheCycle() throws {
+        let plan = Self.plan([("memorised", "112-114"), ("manzil", "3")])
+        #expect(try Self.outlook(plan, [], on: Self.day1.adding(2)).cycle.behindDays == 0)
+        #expect(try Self.outlook(plan, [], on: Self.day1.adding(90)).cycle.behindDays == 88)
+        #expect(try Self.outlook(plan, [], on: Self.day1.adding(90)).session.part(.sabaq) == nil)  // paused
+    }
+
+    @Test func partsNumberTheirGroupsOnFromEachOther() throws {
+        let plan = try PlaybackPlan(parts: [
+            .init(ayat: [try AyahRef(78, 1)], options: PlaybackOptions(repeatEach: .times(2))),
+            .init(ayat: [try AyahRef(1, 1), try AyahRef(1, 2)], options: PlaybackOptions()),
+        ])
+        #expect(plan.items.map(\.group) == [1, 1, 1, 2, 3])  // basmala and two recitations of 78:1, then 1:1, 1:2
+        #expect(plan.group(containing: 2) == 0..<3)
     }
 
     @Test func beforeTheJourneyThereIsNoOutlook() throws {

@@ -145,7 +145,9 @@ enum HifzCommands {
             var wanted = Set(HifzPart.allCases)
             if let text = invocation.value("--part") {
                 wanted = []
-                for word in text.split(separator: ",").map({ $0.trimmedWhitespace.lowercased() }) {
+                let words = text.split(separator: ",").map { $0.trimmedWhitespace.lowercased() }.filter { !$0.isEmpty }
+                guard !words.isEmpty else { throw TartilError(.usage, "--part takes parts, comma-separated: sabaq, sabqi, manzil") }
+                for word in words {
                     guard let part = HifzPart(rawValue: word) else {
                         throw Suggestion.unknownValue(word, for: "--part", among: HifzPart.allCases.map(\.rawValue))
                     }
@@ -190,7 +192,8 @@ enum HifzCommands {
             Memorised: the plan's declared ayat, every ayah heard in full in a sabaq, and every ayah marked; in \
             ayat, pages (each ayah its page's share) and juz (each juz's share covered, added). A streak is days in a \
             row whose whole session was heard (today counts once it is). Overdue is \
-            what has gone longer than a cycle unrevised, in pages and in days of even shares. Fields (json, ndjson, csv): \(statusFields.joined(separator: ", ")).
+            what has gone longer than a cycle unrevised, in pages; behind_days how many days past its cycle the \
+            ayah revised longest ago is. Fields (json, ndjson, csv): \(statusFields.joined(separator: ", ")).
             """,
         options: [dateOption, OutputFormat.option()],
         examples: ["tartil hifz status", "tartil hifz status --format csv"],
@@ -282,6 +285,9 @@ enum HifzCommands {
         if let text = invocation.value("--date") {
             guard let given = HifzDay(text: text) else { throw TartilError(.usage, "--date takes a date as yyyy-mm-dd (2026-12-03), not '\(text)'") }
             day = given
+        }
+        if let day, day.number > context.session.hifzToday(plan: nil).number + 366 {
+            throw TartilError(.usage, "--date \(day) is more than a year ahead: look at most 366 days ahead")
         }
         let (journey, outlook) = try context.session.hifzOutlook(on: day, settings: context.settings)
         guard journey.plan != nil else {

@@ -19,10 +19,14 @@ public struct HifzRecord: Sendable, Hashable {
     /// counts for the day it was planned for); a mark's local day.
     public let day: HifzDay
     public let what: What
+    /// The day it changes what comes after: its own day, or for a session of an earlier day heard later (a day
+    /// made up with `--date`) the day it was heard, so that the session of the day it was heard on stays as it was.
+    public let appliedDay: HifzDay
 
-    public init(day: HifzDay, what: What) {
+    public init(day: HifzDay, what: What, appliedDay: HifzDay? = nil) {
         self.day = day
         self.what = what
+        self.appliedDay = max(day, appliedDay ?? day)
     }
 }
 
@@ -105,7 +109,7 @@ public struct HifzJourney: Sendable {
             case .hifzHeard:
                 do {
                     let note = try HifzHeardNote(encoded: event.note ?? "")
-                    records.append(HifzRecord(day: note.day, what: .heard(note.part, note.ayat)))
+                    records.append(HifzRecord(day: note.day, what: .heard(note.part, note.ayat), appliedDay: day(event)))
                 } catch {
                     problems.append("the event \(event.eventID.prefix(8)) is left out: \(error.message)")
                 }

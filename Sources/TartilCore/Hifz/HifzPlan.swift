@@ -280,8 +280,11 @@ extension PlaybackOptions {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
         if words.count == 1 && (words[0].lowercased() == "none" || words[0].lowercased() == "plain") { return options }
         for word in words {
-            let pieces = word.split(separator: "=", maxSplits: 1).map(String.init)
-            let name = pieces[0].lowercased()
+            let pieces = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard let first = pieces.first, !first.isEmpty else {
+                throw .usage("\(what): '\(word)' has no setting name; it takes \(hifzForms)")
+            }
+            let name = first.lowercased()
             let value = pieces.count > 1 ? pieces[1] : (name == "stepped" ? "on" : "")
             guard pieces.count > 1 || name == "stepped" else {
                 throw .usage("\(what): '\(word)' has no value; it takes \(hifzForms)")

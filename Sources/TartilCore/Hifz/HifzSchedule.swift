@@ -15,13 +15,15 @@
 /// - **Manzil**: a cycle of `cycleDays` days through the rest of what is memorised (the *pool*). Each day's portion
 ///   is the pool's ayat revised longest ago (ties in the order learnt; so, once round, the same order every
 ///   cycle), whole ayat up to at least the day's even share (the pool ÷ `cycleDays`) and at least everything that
-///   has gone a whole cycle unrevised, but never past the cap (a first ayah larger than the cap is still given):
+///   has gone a whole cycle unrevised, but never past the cap (never less than the share; a first ayah larger than
+///   the cap is still given):
 ///   what is not heard stays at the front, carried forward in order, and a missed day never piles up beyond the
 ///   cap. Kept to every day, every ayah of the pool comes round within `cycleDays` days: what is ahead of an ayah
 ///   just revised is at most the pool, and the shares take all of it within the cycle. An ayah counts as revised
 ///   on a day it is heard in full in any part (learning it counts). Declared ayat count as revised the day before
 ///   the journey.
-/// - **Behind** (overdue): what has gone longer than a cycle unrevised, in days of even shares.
+/// - **Behind**: how many days past its cycle the ayah revised longest ago is (overdue: the pages gone longer than
+///   a cycle unrevised).
 /// - **Weak** ayat: from the day after the mark, in every day's revision, until revised cleanly on `weakClean`
 ///   days (revised in full in the sabqi or manzil, and not marked weak again that day).
 public enum HifzSchedule {
@@ -29,16 +31,22 @@ public enum HifzSchedule {
     public static func outlook(journey: HifzJourney, today: HifzDay) throws(TartilError) -> HifzOutlook? {
         guard let plan = journey.plan, let start = journey.start, start <= today else { return nil }
         var replay = try Replay(plan: plan, start: start)
-        var byDay: [Int: [HifzRecord]] = [:]
-        for record in journey.records where record.day <= today { byDay[max(record.day.number, start.number), default: []].append(record) }
+        // Records change the state from the end of the day they apply on; a day's own records say what of its
+        // session was heard.
+        var applied: [Int: [HifzRecord]] = [:]
+        var heardOn: [Int: [HifzRecord]] = [:]
+        for record in journey.records where record.day <= today {
+            applied[max(record.appliedDay.number, start.number), default: []].append(record)
+            heardOn[max(record.day.number, start.number), default: []].append(record)
+        }
         var streak = 0
         var longest = 0
         var complete = 0
         var day = start
         while true {
             let session = replay.session(on: day)
-            let records = byDay[day.number] ?? []
-            let heard = Replay.heard(records)
+            let records = applied[day.number] ?? []
+            let heard = Replay.heard(heardOn[day.number] ?? [])
             if day == today {
                 let done = session.isDone(heard)
                 let current = done ? streak + 1 : streak
@@ -130,10 +138,10 @@ public enum HifzSchedule {
             let cycle = plan.cycleDays
             let recent = HifzMeasure.weight(of: pool.lazy.filter { day - (lastRevised[$0] ?? Int.min / 2) <= cycle })
             let overdue = HifzMeasure.weight(of: pool.lazy.filter { day - (lastRevised[$0] ?? Int.min / 2) > cycle })
-            let share = Double(poolWeight) / Double(cycle)
+            let oldest = pool.lazy.map { day - (lastRevised[$0] ?? day) }.max() ?? 0
             return HifzOutlook.Cycle(
                 days: cycle, poolAyat: pool.count, poolWeight: poolWeight, revisedWeight: recent, overdueWeight: overdue,
-                behindDays: share > 0 ? Double(overdue) / share : 0)
+                behindDays: Double(max(0, oldest - cycle)))
         }
 
         /// The session of `day`, from the state at its start.
@@ -151,7 +159,7 @@ public enum HifzSchedule {
             var taken = 0
             for global in queue where taken < due {
                 let weight = HifzMeasure.weights[global]
-                if !manzil.isEmpty && taken + weight > cap { break }
+                if !manzil.isEmpty && taken + weight > cap && taken >= share { break }
                 manzil.append(global)
                 taken += weight
             }
@@ -195,10 +203,12 @@ public enum HifzSchedule {
         }
 
         /// The most manzil a day asks for, in millionths of a page.
+        /// Never less than the day's even share: a cap below it could never keep the cycle.
         static func cap(_ plan: HifzPlan, poolWeight: Int) -> Int {
+            let share = (poolWeight + plan.cycleDays - 1) / plan.cycleDays
             switch plan.cap {
-            case .pages(let hundredths): hundredths * HifzMeasure.page / 100
-            case .share(let hundredths): max(poolWeight / plan.cycleDays * hundredths / 100, 1)
+            case .pages(let hundredths): return max(hundredths * HifzMeasure.page / 100, share, 1)
+            case .share(let hundredths): return max(share * hundredths / 100, share, 1)
             }
         }
 
@@ -228,7 +238,7 @@ public enum HifzSchedule {
                     }
                 case .mark(let mark, let ayat):
                     for global in ayat {
-                        if learnt[global] == nil { learntToday.insert(global) }
+                        if mark == .memorised && learnt[global] == nil { learntToday.insert(global) }
                         if mark == .weak { markedWeak.insert(global) }
                     }
                 }
@@ -238,7 +248,8 @@ public enum HifzSchedule {
                 let clean = weak[global]! + 1
                 weak[global] = clean >= plan.weakClean ? nil : clean
             }
-            for global in markedWeak { weak[global] = 0 }
+            // A mistake in an ayah not memorised (yet) is the lesson's business, not revision's.
+            for global in markedWeak where learnt[global] != nil || learntToday.contains(global) { weak[global] = 0 }
             for global in learntToday.sorted(by: { (place[$0] ?? Int.max, $0) < (place[$1] ?? Int.max, $1) }) {
                 learnt[global] = day.number
                 lastRevised[global] = day.number
@@ -307,7 +318,7 @@ public struct HifzOutlook: Sendable {
         public let revisedWeight: Int
         /// Of the pool, what has gone longer than a cycle unrevised.
         public let overdueWeight: Int
-        /// `overdueWeight` in days of even shares (0: on time).
+        /// Days past its cycle of the ayah revised longest ago (0: on time).
         public let behindDays: Double
     }
 

@@ -159,7 +159,6 @@ public struct PlaybackPlan: Sendable, Hashable {
         let each = options.repeatEach.count ?? 1
         let cycles = options.repeatRange.count ?? 1
         let pauses = !options.pause.isNone
-        var group = 0
         var tooLong = false
         for cycle in 1...cycles {
             if cycle > 1 && options.cyclePauseSeconds > 0, let last = items.last {
