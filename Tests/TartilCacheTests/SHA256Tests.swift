@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TartilSystem
 
 @testable import TartilCache
 
@@ -59,5 +60,15 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory + "/taken/x", withIntermediateDirectories: true)
         #expect(throws: CacheError.self) { try AtomicFile.write(Data("x".utf8), to: directory + "/taken") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["taken"])
+    }
+}
+
+/// `ResidentPages` unmaps this process's clean code pages; the code still runs and hashes the same afterwards.
+@Suite struct ResidentPagesTests {
+    @Test func releasedCodeRunsAgain() throws {
+        let before = try SHA256.hash(Data("abc".utf8))
+        let released = try ResidentPages.releaseStartupPages()
+        #expect(released.mappings > 0 && released.residentKiB > 0)
+        #expect(try SHA256.hash(Data("abc".utf8)) == before)
     }
 }
