@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(
             name: "TartilCLITests", dependencies: ["TartilCLI", "TartilCore", "TartilSession", "TartilPlayer", "TestSupport"],
             exclude: ["Golden"]),
-        .testTarget(name: "TartilSessionTests", dependencies: ["TartilSession", "TartilCore", "TartilSystem", "TestSupport"]),
+        .testTarget(name: "TartilSessionTests", dependencies: ["TartilSession", "TartilControl", "TartilCore", "TartilSystem", "TestSupport"]),
         .testTarget(name: "TartilMPRISTests", dependencies: ["TartilMPRIS", "TartilCore", "TartilPlayer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TartilCore", "TestSupport"], exclude: ["Golden"]),
         // Fuzzing every parser, in-process and through the built executable (tools/fuzz runs a longer budget).

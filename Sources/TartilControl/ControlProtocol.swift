@@ -96,20 +96,26 @@ public enum ControlProtocol {
     }
 
     /// A reply as a tartil client reads it.
-    public struct Reply: Sendable, Decodable {
+    public struct Reply: Sendable {
         public let exitCode: Int32
         public let error: String?
         public let result: ControlResult?
 
-        enum CodingKeys: String, CodingKey {
-            case exitCode = "exit_code"
-            case error, result
+        /// The reply in `node`: `exit_code` (a whole number in `Int32`'s range), and `error` and `result` when they
+        /// are there and not `null`; `result` as `JSONEncoder` wrote it (`ControlResult.init(encoded:)`).
+        public init(_ node: JSONNode) throws(JSONNode.ShapeError) {
+            let members = try node.members("the reply")
+            exitCode = try members.required("exit_code").int32("exit_code")
+            error = try members.optionalString("error")
+            result = try members.optional("result").map { node throws(JSONNode.ShapeError) in try ControlResult(encoded: node) }
         }
     }
 
-    /// The reply in `line`, or nil when the line is not one (an event line of `watch`).
+    /// The reply in `line`, or nil when the line is not one (an event line of `watch`) or does not read as one.
+    /// Read with TartilCore's `JSONNode`, not Foundation's `JSONDecoder`, whose generic metadata and conformance
+    /// lookups were most of a `tartil status` process's instructions (issue 24).
     public static func reply(_ line: String) -> Reply? {
-        guard line.contains("\"exit_code\"") else { return nil }
-        return try? JSONDecoder().decode(Reply.self, from: Data(line.utf8))
+        guard line.contains("\"exit_code\""), let node = try? JSONNode.parse(Array(line.utf8)) else { return nil }
+        return try? Reply(node)
     }
 }

@@ -299,9 +299,12 @@ import Testing
             return Self.problem(inReply: reply)
         }),
         Target(name: "control socket replies and status output", corpus: { controlReplyCorpus }, run: { input in
-            // What a client reads (a hostile or broken server included); a result it accepts renders as the
-            // status JSON and a reply again, and that decodes to the same result.
+            // What a client reads (a hostile or broken server included); a reply it accepts, Foundation's
+            // JSONDecoder reads the same (the reader over JSONNode is never more lenient than the Decodable
+            // conformances it replaced); a result it accepts renders as the status JSON and a reply again, and that
+            // decodes to the same result.
             guard let reply = ControlProtocol.reply(input.text) else { return nil }
+            if let problem = Self.differsFromJSONDecoder(reply, input) { return problem }
             guard let result = reply.result else { return nil }
             let again = ControlProtocol.reply(
                 id: .null, code: reply.exitCode, data: SessionJSON.data(result), error: reply.error, result: result)
@@ -420,6 +423,14 @@ import Testing
         #expect(throws: Never.self) { try SurahTimings.parse(Self.timingsCorpus[1], format: .mp3quran, surah: 112, file: "t.json") }
         #expect(throws: Never.self) { try SurahTimings.parse(Self.timingsCorpus[2], format: .quranstatic, surah: 1, file: "t.json") }
         #expect(throws: Never.self) { try ReciterTable.parse(bytes: Self.wholeTableCorpus[0], file: "ibrahim-alakhdar.tsv") }
+        // The replies: read where JSONDecoder reads them (the first is a status of a build before PlanItem's `files`,
+        // which neither reads), with their results.
+        for line in Self.controlReplyCorpus.map(\.text) {
+            let decoded = try? JSONDecoder().decode(DecodedReply.self, from: Data(line.utf8))
+            let reply = ControlProtocol.reply(line)
+            #expect((reply != nil) == (decoded != nil) && (reply?.result != nil) == (decoded?.result != nil), "\(line.prefix(120))")
+        }
+        #expect(Self.controlReplyCorpus.compactMap { ControlProtocol.reply($0.text)?.result }.count == 4)
         for duration in Self.durationCorpus {
             #expect(DurationText.seconds(duration.text) != .notANumber, "\(duration.text)")
         }
@@ -556,6 +567,47 @@ import Testing
         return nil
     }
 
+    /// The reply as `ControlProtocol.reply` read it before it read with `JSONNode`: Foundation's `JSONDecoder`
+    /// over the result's synthesized `Decodable` conformances.
+    struct DecodedReply: Decodable {
+        let exitCode: Int32
+        let error: String?
+        let result: ControlResult?
+
+        enum CodingKeys: String, CodingKey {
+            case exitCode = "exit_code"
+            case error, result
+        }
+    }
+
+    /// What differs between `reply` and `JSONDecoder`'s reading of the same input, or nil. A clock's nanoseconds
+    /// above 2^53 are compared as the nearest Doubles (see `JSONNode.uint64(_:)`).
+    static func differsFromJSONDecoder(_ reply: ControlProtocol.Reply, _ input: [UInt8]) -> String? {
+        guard let decoded = try? JSONDecoder().decode(DecodedReply.self, from: Data(input.text.utf8)) else {
+            return "read a reply JSONDecoder refuses"
+        }
+        func rounded(_ result: ControlResult?) -> ControlResult? {
+            func round(_ status: PlayerStatus) -> PlayerStatus {
+                var status = status
+                if let motion = status.motion {
+                    let nanoseconds = Double(motion.since.nanoseconds)
+                    let since = nanoseconds >= 18_446_744_073_709_551_616.0 ? UInt64.max : UInt64(nanoseconds)
+                    status.motion = PlayerStatus.Motion(since: ClockInstant(nanoseconds: since), limitSamples: motion.limitSamples)
+                }
+                return status
+            }
+            switch result {
+            case .status(let status)?: return .status(round(status))
+            case .started(let started)?: return .started(PlayStarted(status: round(started.status), resumed: started.resumed, notes: started.notes))
+            default: return result
+            }
+        }
+        guard decoded.exitCode == reply.exitCode, decoded.error == reply.error, rounded(decoded.result) == rounded(reply.result) else {
+            return "read otherwise than JSONDecoder: \(reply.exitCode) \(reply.error ?? "-") \(String(describing: reply.result).prefix(300)) against \(decoded.exitCode) \(decoded.error ?? "-") \(String(describing: decoded.result).prefix(300))"
+        }
+        return nil
+    }
+
     static let controlRequestCorpus: [[UInt8]] = [
         "status", "status --json", "seek 1:00", "seek +5", "pause", "play 36:1-5 --repeat 3 --pause 1x", "set repeat inf",
         "loop 0:05 0:10 3", "sleep 20m", "stop-after 5 ayat", "volume +10", "speed 1.25", "bookmark 2:255 --note 'a \"note\"'",
@@ -569,6 +621,10 @@ import Testing
         #"{"request_id":7,"exit_code":0,"data":{"state":"playing","reciter":"fixture","surah":112,"ayah":1,"item":{"index":0,"surah":112,"ayah":1,"kind":"basmala","repetition":1,"cycle":1,"review_for":null},"items":5,"position_ms":1000,"position_samples":22050,"duration_ms":7931,"duration_samples":316926,"sample_rate":22050,"estimated":false,"speed":1.0,"volume":100,"buffering":null,"skipped":[],"options":"","cycle":1,"loop":null,"stop_after":null,"sleep_left_ms":null},"result":{"status":{"_0":{"totalSamples":316926,"durationSamples":316926,"maximumSpeed":2,"options":{"cyclePauseSeconds":0,"basmala":"auto","repeatEach":{"times":{"_0":1}},"repeatRange":{"times":{"_0":1}},"pause":{"seconds":{"_0":0}}},"cycle":1,"isEstimated":false,"durationSeconds":7.931020408163265,"positionSeconds":1,"positionSamples":22050,"ayahStarts":[0,3.1314285714285717,4.6997732426303855,6.317641723356009],"state":"playing","item":{"ayah":[112,1],"repetition":1,"group":1,"cycle":1,"kind":{"basmala":{}}},"sampleRate":22050,"writtenFrames":30720,"volume":100,"hasNext":true,"index":0,"skipped":[],"surah":112,"speed":1,"reciter":"fixture","itemCount":5,"writtenSeconds":1.3931972789115645,"motion":{"since":{"nanoseconds":5796420586503},"limitSamples":22050}}}}}"#,
         #"{"request_id":null,"exit_code":0,"data":{"event_id":"a96dd0c2-c450-448f-8ab2-873b88c87fbc","surah":112,"ayah":1,"reciter":"fixture","note":"x","ts_ms":1796179201660,"device_id":"2d947d31-11e6-4e97-9c8b-8e6887542b03"},"result":{"bookmark":{"_0":{"eventID":"a96dd0c2-c450-448f-8ab2-873b88c87fbc","surah":112,"ayah":1,"note":"x","timeMs":1796179201660,"reciter":"fixture","deviceID":"2d947d31-11e6-4e97-9c8b-8e6887542b03"}}}}"#,
         #"{"request_id":null,"exit_code":3,"data":{"state":"stopped"},"result":"stopped"}"#,
+        #"{"request_id":null,"exit_code":3,"data":{"state":"stopped"},"result":{"stopped":{}}}"#,
+        // A play that resumed, with every optional part of a status set (the forms of each enum's other cases).
+        #"{"request_id":2,"exit_code":0,"result":{"started":{"_0":{"notes":["single-source: 112:2"],"resumed":{"reciter":"fixture","ayah":[112,2],"offsetSamples":22050,"offsetMs":1000,"reason":"pause","recordedMs":1796179201660,"after":[112,1]},"status":{"state":"buffering","reciter":"fixture","index":7,"item":{"kind":{"pause":{"_0":{"multiple":{"_0":1.5}}}},"ayah":[112,2],"repetition":2,"group":3,"cycle":2,"reviewOf":[112,1],"files":"surah"},"itemCount":20,"surah":112,"positionSeconds":2.5,"positionSamples":55125,"durationSeconds":7.9,"durationSamples":174195,"sampleRate":22050,"isEstimated":true,"ayahStarts":[0,3.13,4.7],"bufferingAyah":[112,3],"skipped":[[112,4],"every mirror failed"],"skippedBasmala":[[112,1],"1:1 failed"],"totalSamples":348390,"writtenFrames":60000,"writtenSeconds":2.72,"endMessage":"x\"y\/\u00e9","options":{"basmala":"off","repeatEach":{"forever":{}},"repeatRange":{"times":{"_0":2}},"pause":{"seconds":{"_0":0.5}},"cyclePauseSeconds":5,"stepped":{"window":3}},"cycle":2,"loop":{"startSeconds":1,"endSeconds":3.5,"passesLeft":2},"loopMarkSeconds":0.25,"stopAfter":{"seconds":{"_0":1200}},"sleepSecondsLeft":1199.5,"speed":1.25,"volume":80,"maximumSpeed":1.5,"hasNext":false,"motion":{"since":{"nanoseconds":9007199254740993},"limitSamples":61000}}}}}}"#,
+        #"{"request_id":3,"exit_code":0,"result":{"status":{"_0":{"state":"paused","reciter":"fixture","index":0,"item":{"kind":{"cyclePause":{"seconds":5}},"ayah":[1,7],"repetition":1,"group":7,"cycle":1,"files":"ayah"},"itemCount":8,"surah":1,"positionSeconds":0,"positionSamples":0,"durationSeconds":0,"durationSamples":0,"sampleRate":44100,"isEstimated":false,"ayahStarts":[],"skipped":[],"totalSamples":0,"writtenFrames":0,"writtenSeconds":0,"options":{"basmala":"auto","repeatEach":{"times":{"_0":1}},"repeatRange":{"times":{"_0":1}},"pause":{"seconds":{"_0":0}},"cyclePauseSeconds":0,"stepped":{}},"cycle":1,"stopAfter":{"ayat":{"_0":5}},"speed":1,"volume":100,"maximumSpeed":2,"hasNext":true}}}}"#,
         #"{"request_id":1,"exit_code":64,"error":"seek: 1:39:00 is past the end"}"#,
     ].map { Array($0.utf8) }
 

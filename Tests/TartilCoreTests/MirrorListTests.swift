@@ -291,6 +291,16 @@ import Testing
     func syntaxErrorsNameLineAndColumn(text: String, line: Int, column: Int, message: String) {
         #expect(throws: JSONNode.SyntaxError(line: line, column: column, message: message)) { try JSONNode.parse(Array(text.utf8)) }
     }
+
+    /// A `\u` escape is four hex digits, exactly: no sign, no space (found by the control reply fuzz target, where
+    /// `JSONDecoder` refused `"\u+5e9"` and this parser read it as U+05E9).
+    @Test(arguments: [
+        (#""\u05e9""#, "\u{05E9}"), (#""\u05E9\uFFFF""#, "\u{05E9}\u{FFFF}"), (#""\u+5e9""#, nil), (#""\u-5e9""#, nil), (#""\u 5e9""#, nil),
+        (#""\u5e9""#, nil), (#""\u05g9""#, nil), (#""\u0x59""#, nil),
+    ] as [(String, String?)])
+    func unicodeEscapesAreFourHexDigits(text: String, expected: String?) {
+        #expect((try? JSONNode.parse(Array(text.utf8)))?.string == expected, "\(text)")
+    }
 }
 
 @Suite struct PathTextTests {

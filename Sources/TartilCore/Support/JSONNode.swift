@@ -225,9 +225,19 @@ public enum JSONNode: Sendable, Equatable {
             return rest.isEmpty
         }
 
+        /// Four hex digits, exactly (`UInt32(_:radix:)` alone would also take a sign: `\u+5e9`).
         mutating func hex4() throws(SyntaxError) -> UInt32 {
-            guard bytes.count - index >= 4, let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16) else {
-                throw error("invalid \\u escape")
+            guard bytes.count - index >= 4 else { throw error("invalid \\u escape") }
+            var value: UInt32 = 0
+            for byte in bytes[index..<(index + 4)] {
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: throw error("invalid \\u escape")
+                }
+                value = value << 4 | UInt32(digit)
             }
             index += 4
             return value
