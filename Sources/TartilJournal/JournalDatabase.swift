@@ -91,15 +91,7 @@ public final class JournalDatabase {
                     SELECT seq, event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples,
                            offset_ms, reason, note FROM temp.events_v1 ORDER BY seq;
                 DROP TABLE temp.events_v1;
-                CREATE INDEX events_by_time ON events(ts_ms, device_id, event_id);
-                CREATE INDEX events_by_device ON events(device_id, device_seq);
-                CREATE INDEX events_positions ON events(kind, surah, ts_ms);
-                CREATE INDEX events_by_target ON events(target_id) WHERE target_id IS NOT NULL;
-                CREATE TRIGGER events_no_update BEFORE UPDATE ON events
-                    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be updated'); END;
-                CREATE TRIGGER events_no_delete BEFORE DELETE ON events
-                    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be deleted'); END;
-                """)
+                """ + eventIndexesAndTriggers)
         }
         // Memorisation plans, marks and what was heard of a day's session (`hifz`): three more kinds, made the
         // same way as v2's (the events copied over as they are, through a temporary copy).
@@ -130,18 +122,23 @@ public final class JournalDatabase {
                     SELECT seq, event_id, device_id, device_seq, ts_ms, kind, reciter, surah, ayah, offset_samples,
                            offset_ms, reason, note, target_id FROM temp.events_v2 ORDER BY seq;
                 DROP TABLE temp.events_v2;
-                CREATE INDEX events_by_time ON events(ts_ms, device_id, event_id);
-                CREATE INDEX events_by_device ON events(device_id, device_seq);
-                CREATE INDEX events_positions ON events(kind, surah, ts_ms);
-                CREATE INDEX events_by_target ON events(target_id) WHERE target_id IS NOT NULL;
-                CREATE TRIGGER events_no_update BEFORE UPDATE ON events
-                    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be updated'); END;
-                CREATE TRIGGER events_no_delete BEFORE DELETE ON events
-                    BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be deleted'); END;
-                """)
+                """ + eventIndexesAndTriggers)
         }
         return migrator
     }()
+
+    /// The events table's indexes and append-only triggers as v2 and later make them, after making the table anew
+    /// (they go with the table it replaces).
+    static let eventIndexesAndTriggers = """
+        CREATE INDEX events_by_time ON events(ts_ms, device_id, event_id);
+        CREATE INDEX events_by_device ON events(device_id, device_seq);
+        CREATE INDEX events_positions ON events(kind, surah, ts_ms);
+        CREATE INDEX events_by_target ON events(target_id) WHERE target_id IS NOT NULL;
+        CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+            BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be updated'); END;
+        CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+            BEGIN SELECT RAISE(ABORT, 'the journal is append-only: events cannot be deleted'); END;
+        """
 
     /// True when the events table has the `target_id` column (migration v2; a journal made by an older tartil
     /// and opened read-only has not had it yet).

@@ -48,7 +48,6 @@ public struct PlayRequest: Sendable, Hashable {
             guard !invocation.arguments.isEmpty else { throw .usage("play needs <ref> (or --resume)") }
             source = .ayat(ReferenceParser.uniqueAyat(of: try ReferenceParser.parse(invocation.arguments)))
         }
-        reciter = invocation.value("--reciter")
         if let text = invocation.value("--basmala") {
             guard let basmala = PlaybackOptions.Basmala(rawValue: text) else {
                 throw Suggestion.unknownValue(text, for: "--basmala", among: PlaybackOptions.Basmala.allCases.map(\.rawValue))
@@ -62,14 +61,22 @@ public struct PlayRequest: Sendable, Hashable {
             layout.append(.cyclePause(seconds: try PlaybackOptions.cyclePause(text, for: "--cycle-pause")))
         }
         if let text = invocation.value("--stepped") { layout.append(.stepped(try Stepped.parse(text, for: "--stepped"))) }
-        stopAfter = try invocation.value("--stop-after").flatMap { text throws(TartilError) in try StopAfter.parse(text, for: "--stop-after") }
         loop = try invocation.value("--loop").map { text throws(TartilError) in try LoopRequest.parse([text]) }
+        start = try invocation.value("--from").map(SeekTarget.parse)
+        if case .offset? = start { throw .usage("--from takes a time, a share or an ayah, not a relative move") }
+        try take(invocation)
+    }
+
+    /// Takes what any play names besides what to play and its layout, from the options `invocation` has of
+    /// them: `--reciter`, `--stop-after`, `--speed`, `--volume`, `--output`, `--device` and the timeouts (`play`,
+    /// `resume` and `hifz play` share them).
+    public mutating func take(_ invocation: Invocation) throws(TartilError) {
+        reciter = invocation.value("--reciter")
+        stopAfter = try invocation.value("--stop-after").flatMap { text throws(TartilError) in try StopAfter.parse(text, for: "--stop-after") }
         speed = try invocation.value("--speed").map { text throws(TartilError) in try PlaybackSpeed.parse(text, for: "--speed") }
         if let text = invocation.value("--volume"), case .to(let level) = try PlaybackVolume.parse(text, relative: false, for: "--volume") {
             volume = level
         }
-        start = try invocation.value("--from").map(SeekTarget.parse)
-        if case .offset? = start { throw .usage("--from takes a time, a share or an ayah, not a relative move") }
         output = invocation.value("--output")
         device = invocation.value("--device")
         let timeouts = try DownloadLimits().with(invocation)

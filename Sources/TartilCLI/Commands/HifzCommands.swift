@@ -165,17 +165,7 @@ enum HifzCommands {
                         : "\(outlook.session.day)'s \(wanted.count == 3 ? "session was" : "parts asked for were") heard in full already (--all plays them again)")
             }
             var request = PlayRequest(source: .hifz(HifzSession(day: outlook.session.day, parts: parts, lesson: outlook.session.lesson)))
-            request.reciter = invocation.value("--reciter")
-            request.stopAfter = try invocation.value("--stop-after").flatMap { text throws(TartilError) in try StopAfter.parse(text, for: "--stop-after") }
-            request.speed = try invocation.value("--speed").map { text throws(TartilError) in try PlaybackSpeed.parse(text, for: "--speed") }
-            if let text = invocation.value("--volume"), case .to(let level) = try PlaybackVolume.parse(text, relative: false, for: "--volume") {
-                request.volume = level
-            }
-            request.output = invocation.value("--output")
-            request.device = invocation.value("--device")
-            let timeouts = try DownloadLimits().with(invocation)
-            if invocation.value("--connect-timeout") != nil { request.connectTimeout = timeouts.connectTimeout }
-            if invocation.value("--stall-timeout") != nil { request.stallSeconds = timeouts.stallSeconds }
+            try request.take(invocation)
             for part in parts {
                 context.console.note("\(part.kind.rawValue): \(HifzAyatText.text(inOrder: part.ayat)) (\(part.options.hifzText))")
             }

@@ -301,17 +301,7 @@ extension PlaybackOptions {
 
     /// These options as `hifz` reads them (`repeat=5 pause=1x`); `none` for the defaults.
     public var hifzText: String {
-        var words: [String] = []
-        if basmala != .auto { words.append("basmala=\(basmala.rawValue)") }
-        if repeatEach != .times(1) { words.append("repeat=\(repeatEach)") }
-        if repeatRange != .times(1) { words.append("repeat-range=\(repeatRange)") }
-        switch pause {
-        case .seconds(let seconds) where seconds > 0: words.append("pause=\(NumberText.format(seconds))")
-        case .multiple(let multiple) where multiple > 0: words.append("pause=\(NumberText.format(multiple))x")
-        default: break
-        }
-        if cyclePauseSeconds > 0 { words.append("cycle-pause=\(NumberText.format(cyclePauseSeconds))") }
-        if let stepped { words.append(stepped.window.map { "stepped=window=\($0)" } ?? "stepped") }
+        let words = settings.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }
         return words.isEmpty ? "none" : words.joined(separator: " ")
     }
 }

@@ -197,20 +197,26 @@ public struct PlaybackOptions: Sendable, Hashable, Codable {
         return try DurationText.parse(text, in: 0...maximumCyclePause, for: what)
     }
 
+    /// The options that are not the defaults, as `set` names them, each with its value (nil: `--stepped` alone),
+    /// in order: what `summary` and `hifzText` spell.
+    public var settings: [(name: String, value: String?)] {
+        var settings: [(name: String, value: String?)] = []
+        if basmala != .auto { settings.append(("basmala", basmala.rawValue)) }
+        if repeatEach != .times(1) { settings.append(("repeat", "\(repeatEach)")) }
+        if repeatRange != .times(1) { settings.append(("repeat-range", "\(repeatRange)")) }
+        switch pause {
+        case .seconds(let seconds) where seconds > 0: settings.append(("pause", NumberText.format(seconds)))
+        case .multiple(let multiple) where multiple > 0: settings.append(("pause", NumberText.format(multiple) + "x"))
+        default: break
+        }
+        if cyclePauseSeconds > 0 { settings.append(("cycle-pause", NumberText.format(cyclePauseSeconds))) }
+        if let stepped { settings.append(("stepped", stepped.window.map { "window=\($0)" })) }
+        return settings
+    }
+
     /// The options as the command line writes them (`--repeat 3 --pause 1x`), for status and messages; empty
     /// for the defaults.
     public var summary: String {
-        var parts: [String] = []
-        if basmala != .auto { parts.append("--basmala \(basmala.rawValue)") }
-        if repeatEach != .times(1) { parts.append("--repeat \(repeatEach)") }
-        if repeatRange != .times(1) { parts.append("--repeat-range \(repeatRange)") }
-        switch pause {
-        case .seconds(let seconds) where seconds > 0: parts.append("--pause \(NumberText.format(seconds))")
-        case .multiple(let multiple) where multiple > 0: parts.append("--pause \(NumberText.format(multiple))x")
-        default: break
-        }
-        if cyclePauseSeconds > 0 { parts.append("--cycle-pause \(NumberText.format(cyclePauseSeconds))") }
-        if let stepped { parts.append(stepped.window.map { "--stepped window=\($0)" } ?? "--stepped") }
-        return parts.joined(separator: " ")
+        settings.map { "--\($0.name)" + ($0.value.map { " " + $0 } ?? "") }.joined(separator: " ")
     }
 }
