@@ -20,6 +20,15 @@ let staticLibstdcxx: [LinkerSetting] = {
     return [.unsafeFlags(["-L", directory], .when(configuration: .release))]
 }()
 
+/// Links a C library's static archive (from its Debian -dev package) into whatever links the target: the linker
+/// takes only the archive's objects tartil calls, and binds them when tartil is linked instead of at every start.
+/// `--exclude-libs` keeps the archive's symbols out of the executable's dynamic symbol table (the Swift runtime
+/// links executables with -export-dynamic), so a shared library loaded later (libcurl's libcrypto.so.3) keeps its
+/// own functions.
+func staticArchive(_ archive: String) -> [LinkerSetting] {
+    [.unsafeFlags(["-Xlinker", "-l:" + archive, "-Xlinker", "--exclude-libs=" + archive])]
+}
+
 let package = Package(
     name: "tartil",
     platforms: [.macOS(.v15)],
@@ -40,11 +49,11 @@ let package = Package(
         .target(name: "CALSA", dependencies: ["CLoad"]),
         // TartilAudio: pitch-preserving speed. libsonic-dev has no pkg-config file: the module map links it.
         .systemLibrary(name: "CSonic", providers: [.apt(["libsonic-dev"])]),
-        // TartilSQLite: loaded on first use like libcurl (see its header); needs only the headers of libsqlite3-dev.
-        .target(name: "CSQLite", dependencies: ["CLoad"]),
-        // TartilCache: SHA-256, loaded on first use like libcurl (see its header); needs only the headers of
-        // libssl-dev to build.
-        .target(name: "CCrypto", dependencies: ["CLoad"]),
+        // TartilSQLite: linked from libsqlite3-dev's static archive (see its header).
+        .target(name: "CSQLite", linkerSettings: staticArchive("libsqlite3.a")),
+        // TartilCache: SHA-256, linked from libssl-dev's static libcrypto.a; the shared libcrypto libcurl uses is
+        // prepared on first use like libcurl (see its header).
+        .target(name: "CCrypto", dependencies: ["CLoad"], linkerSettings: staticArchive("libcrypto.a")),
         // TartilShell: libedit for the prompt, loaded on first use like libcurl.
         .target(name: "CEdit", linkerSettings: [.linkedLibrary("dl")]),
         // TartilMPRIS: sd-bus from libsystemd, loaded on first use like libcurl (a machine without libsystemd or a
@@ -81,7 +90,11 @@ let package = Package(
         .target(
             name: "TartilShell",
             dependencies: ["TartilCLI", "TartilCore", "TartilSystem", "TartilSession", "TartilControl", "TartilMPRIS", "CEdit"]),
-        .executableTarget(name: "tartil", dependencies: ["TartilShell"], linkerSettings: staticLibstdcxx),
+        // The Swift driver links executables with -export-dynamic; tartil's own symbols need not be in its dynamic
+        // symbol table (7,300 of them, which the loader and the runtime's dladdr search at every start).
+        .executableTarget(
+            name: "tartil", dependencies: ["TartilShell"],
+            linkerSettings: staticLibstdcxx + [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]),
 
         // MARK: Tests
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -11,17 +11,16 @@ import TartilSystem
 /// try hasher.update(chunk)
 /// let hex = try hasher.finalize()   // 64 lowercase hex digits
 /// ```
-/// The corresponding C functions are `SHA256_Init`, `SHA256_Update` and `SHA256_Final` (through CCrypto, which loads
-/// libcrypto on first use): the same code as EVP's
-/// SHA-256 without its provider layer, whose first use (openssl.cnf read, default provider started, method
-/// fetched) cost a one-ayah play about 5 million instructions, a tenth of its whole run.
+/// The corresponding C functions are `SHA256_Init`, `SHA256_Update` and `SHA256_Final`, linked from libcrypto's
+/// static archive (see CCrypto.h): the same code as EVP's SHA-256 without its provider layer, whose first use
+/// (openssl.cnf read, default provider started, method fetched) cost a one-ayah play about 5 million instructions,
+/// a tenth of its whole run.
 /// An instance is confined to one thread at a time.
 public final class SHA256 {
     private let context: UnsafeMutablePointer<SHA256_CTX>
     private var finished = false
 
     public init() throws(CacheError) {
-        if let failure = Self.loadFailure { throw CacheError(.crypto, failure) }
         context = .allocate(capacity: 1)
         guard ccrypto_sha256_init(context) == 1 else {
             context.deallocate()
@@ -30,25 +29,6 @@ public final class SHA256 {
     }
 
     deinit { context.deallocate() }
-
-    /// Loads libcrypto (on first use: see CCrypto.h) and initializes it without its exit handler, before anything
-    /// else uses it (libcurl included: call this before loading libcurl). By default OpenSSL frees its global state
-    /// in an `atexit` handler, while tartil's other threads may still be running (the writing threads, a player's
-    /// threads) or ending, and a thread that ends frees its OpenSSL thread-local state: the two raced and crashed
-    /// about one `render` in 150 at exit (`malloc_consolidate(): invalid chunk size`). The process's memory goes back
-    /// to the system at exit anyway.
-    public static func prepareLibrary() { _ = loadFailure }
-
-    /// Starts `prepareLibrary` on a thread of its own, for a command that will hash soon (a play verifies each
-    /// cached file before decoding it): libcrypto's loading (about 3 million instructions) then runs beside the
-    /// command's own start instead of before its first hash, which waits for it only if it is not done.
-    public static func prepareLibraryInBackground() { _ = backgroundPreparation }
-
-    /// The one thread `prepareLibraryInBackground` starts (later calls start none).
-    private static let backgroundPreparation: Void = { NativeThread.start(stackSize: 512 << 10) { prepareLibrary() } }()
-
-    /// Why libcrypto could not be loaded (once per process), or nil when it was.
-    private static let loadFailure: String? = ccrypto_load().map { String(cString: $0) }
 
     /// Adds `count` bytes at `bytes` to the digest.
     public func update(_ bytes: UnsafeRawPointer, count: Int) throws(CacheError) {
@@ -131,11 +111,21 @@ public final class SHA256 {
         return (try hasher.finalize(), total)
     }
 
-    /// The libcrypto version string, e.g. `OpenSSL 3.0.19 …` (loading libcrypto), or why it cannot be loaded.
-    public static var libraryVersion: String {
-        if let failure = loadFailure { return failure }
-        return String(cString: ccrypto_version())
-    }
+    /// The version of the libcrypto SHA-256 is linked from, e.g. `OpenSSL 3.0.19 …`.
+    public static var libraryVersion: String { String(cString: ccrypto_version()) }
 }
 
 @available(*, unavailable) extension SHA256: Sendable {}
+
+/// The shared libcrypto.so.3 that libcurl's TLS loads (SHA-256 does not use it: see CCrypto.h).
+public enum SharedLibcrypto {
+    /// Loads libcrypto.so.3 and initializes it without its exit handler, before libcurl loads it. By default
+    /// OpenSSL frees its global state in an `atexit` handler, while tartil's other threads may still be running
+    /// (the writing threads, a player's threads) or ending, and a thread that ends frees its OpenSSL thread-local
+    /// state: the two raced and crashed about one `render` in 150 at exit (`malloc_consolidate(): invalid chunk
+    /// size`). The process's memory goes back to the system at exit anyway. A libcrypto that cannot be loaded is
+    /// left to libcurl's own load to report.
+    public static func prepare() { _ = prepared }
+
+    private static let prepared: Void = { _ = ccrypto_prepare_shared() }()
+}

@@ -6,7 +6,7 @@ import TartilCache
 public enum NetworkLibrary {
     /// Loads libcurl (once); throws when it cannot be.
     static func load() throws(CacheError) {
-        SHA256.prepareLibrary()  // libcurl initializes OpenSSL: without its exit handler, as TartilCache does
+        SharedLibcrypto.prepare()  // libcurl's TLS initializes OpenSSL: without its exit handler
         if let reason = ccurl_load() { throw CacheError(.io, String(cString: reason)) }
     }
 

@@ -81,13 +81,10 @@ public enum Prefetch {
         var missingParts: [(AyahRef, FileExpectation)] = []
         var wholeFiles: [AyahRef: [AyahRef]] = [:]
         // A long prefetch gives back the code pages its start-up left resident (`MemoryMappings`): once here, with
-        // libcrypto and SQLite loaded, and once more when the downloader has started (libcurl loaded, its first
+        // SQLite's cache index open, and once more when the downloader has started (libcurl loaded, its first
         // transfer begun), before the blocks and transfers it holds at its peak. Whole Qur'an, peak RSS 29 → 22 MiB.
         let releasesPages = MemoryMappings.releasesStartupPages(files: order.ayat.count)
-        if releasesPages {
-            SHA256.prepareLibrary()
-            releaseStartupPages()
-        }
+        if releasesPages { releaseStartupPages() }
         do throws(CacheError) {
             for ayah in order.ayat {
                 let pinned = order.table?.files[ayah]

@@ -24,9 +24,8 @@ public final class Connection {
     private var progressCheck: ProgressCheck?
     public let path: String
 
-    /// Why SQLite could not be loaded (`csqlite_load`: on first use, with its process-wide settings), or nil when
-    /// it was.
-    private static let loadFailure: String? = csqlite_load().map { String(cString: $0) }
+    /// SQLite's process-wide settings (`csqlite_prepare`), made once before the first connection opens.
+    private static let prepared: Void = csqlite_prepare()
 
     /// Opens `path` (`:memory:` for an in-memory database). `path` is always a file name, never a URI: a name
     /// that starts with `file:` (a user's `--journal 'file:x.db'`) is opened as `./file:x.db`, and `?` or `#` in a
@@ -43,7 +42,7 @@ public final class Connection {
     }
 
     private init(name fileName: String, path: String, mode: Mode) throws(SQLiteError) {
-        if let failure = Self.loadFailure { throw SQLiteError(code: .cantOpen, message: "\(path): \(failure)") }
+        _ = Self.prepared
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
@@ -234,13 +233,7 @@ public final class Connection {
     }
 
     /// The SQLite library version, e.g. `3.40.1`.
-    /// Whether SQLite is loaded (loading it if it was not yet).
-    static var isLoaded: Bool { loadFailure == nil }
-
-    public static var libraryVersion: String {
-        if let failure = loadFailure { return failure }
-        return String(cString: sqlite3_libversion())
-    }
+    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 }
 
 @available(*, unavailable) extension Connection: Sendable {}

@@ -31,10 +31,7 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         return error.code.primary == pattern.primary
     }
 
-    public var description: String {
-        guard Connection.isLoaded else { return "SQLite result code \(rawValue)" }
-        return String(cString: sqlite3_errstr(rawValue))
-    }
+    public var description: String { String(cString: sqlite3_errstr(rawValue)) }
 }
 
 /// An SQLite failure: the result code, SQLite's own message (`sqlite3_errmsg`) and the SQL that failed.

@@ -226,7 +226,6 @@ extension Session {
         if case .ayah(let ayah)? = request.start, plan.firstItem(of: ayah) == nil {
             throw .usage("--from \(ayah): that ayah is not in \(plan.rangeDescription)")
         }
-        SHA256.prepareLibraryInBackground()  // the request's own words passed: the player verifies each file it plays
         let library = try settings.library()
         let reciter: Reciter
         if let reciterID {

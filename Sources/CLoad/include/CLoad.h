@@ -1,9 +1,10 @@
 #ifndef CLOAD_H
 #define CLOAD_H
 // Loading a C library on first use, for the C targets that reach one through dlopen instead of linking it
-// (CCurl, CCrypto, CSQLite, CALSA, CSdBus): the library is opened once, from whichever thread asks first, every
-// function the target uses is found in it, and the target's own preparation runs (a version check, a global
-// init); the outcome, with the reason for a failure, is kept for every later ask. No Swift module imports this.
+// (CCurl, CALSA, CSdBus, and CCrypto for the shared libcrypto libcurl uses): the library is opened once, from
+// whichever thread asks first, every function the target uses is found in it, and the target's own preparation
+// runs (a version check, a global init); the outcome, with the reason for a failure, is kept for every later ask.
+// No Swift module imports this.
 #include <pthread.h>
 #include <stddef.h>
 

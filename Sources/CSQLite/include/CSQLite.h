@@ -1,18 +1,16 @@
 #ifndef CSQLITE_H
 #define CSQLITE_H
-// SQLite for TartilSQLite, loaded on first use instead of linked: libsqlite3 binds some 1,600 symbols as it loads
-// (about 1.5 million instructions at every start of tartil), and the commands that touch no database (`status`,
-// listings, help) never need it. sqlite3.h is used for its types and constants; the sqlite3_* functions TartilSQLite
-// calls are defined in csqlite.c, each calling libsqlite3.so.0 through a pointer found by dlsym (hidden from the
-// dynamic symbol table, so the library's own calls stay its own). `csqlite_load` must have succeeded before any of
-// them is called.
+// SQLite for TartilSQLite, linked from Debian's static archive (libsqlite3-dev's libsqlite3.a: the same SQLite as
+// libsqlite3.so.0, built the same way). The shared library bound some 1,600 symbols as it was loaded, about a
+// million instructions at the first open of every process; the archive's code is bound when tartil is linked. Its
+// symbols are kept out of the executable's dynamic symbol table (`--exclude-libs`, see Package.swift), so a
+// library loaded later that uses a shared SQLite of its own keeps its own.
 #include <sqlite3.h>
 #include <stddef.h>
 
-// Loads libsqlite3.so.0 (once, from any thread) and turns off SQLite's memory statistics, which take a
-// process-wide mutex on every allocation (threads using separate databases then contended for it). Returns NULL, or why not (text that
-// stays as it is).
-const char *csqlite_load(void);
+// SQLite's process-wide settings, once (any thread), before the first connection opens: memory statistics off,
+// since they take a process-wide mutex on every allocation (threads using separate databases contended for it).
+void csqlite_prepare(void);
 
 // SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import: bind text and
 // blobs through wrappers that ask SQLite to copy the bytes.
