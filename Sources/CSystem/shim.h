@@ -4,6 +4,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <stdio.h>
 
 // syncfs(2): writes back every dirty page of the file system holding `descriptor` and flushes the device once,
@@ -64,5 +66,18 @@ static inline int csystem_try_lock_byte(int descriptor, long offset) {
 #else
     return fcntl(descriptor, 37, &lock);  // F_OFD_SETLK, the same number on every Linux architecture
 #endif
+}
+// O_NOATIME (glibc's __O_NOATIME, exported under _GNU_SOURCE): a read that leaves the file's access time alone.
+// open(2) refuses it with EPERM on a file the process neither owns nor has CAP_FOWNER for.
+static const int csystem_o_noatime = __O_NOATIME;
+
+// Sets the access time of `name` in the directory open at `directory` (a symbolic link itself, never followed)
+// to `milliseconds` since 1970, leaving its modification time as it is.
+static inline int csystem_set_access_time_at(int directory, const char *name, long long milliseconds) {
+    struct timespec times[2] = {
+        {.tv_sec = milliseconds / 1000, .tv_nsec = (milliseconds % 1000) * 1000000},
+        {.tv_sec = 0, .tv_nsec = UTIME_OMIT},
+    };
+    return utimensat(directory, name, times, AT_SYMLINK_NOFOLLOW);
 }
 #endif

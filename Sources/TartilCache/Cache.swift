@@ -179,6 +179,7 @@ public final class Cache {
             do throws(CacheError) {
                 willPublish?(files[index].writer.finalPath)
                 try files[index].writer.publish()
+                touch(reciter: files[index].reciter, ayah: files[index].ayah)
                 folders[files[index].writer.folderPath] = files[index].writer
             } catch {
                 results[index] = .failure(error)
@@ -225,10 +226,14 @@ public final class Cache {
         return data
     }
 
-    /// Sets a file's access time to now. Best effort: the access time only orders eviction, and a cache on a
-    /// read-only or full file system (or whose index cannot be opened) must still play.
+    /// Sets a file's access time (what eviction goes by) to the clock's wall time now. It is the file's own
+    /// access time (atime), which tartil sets itself and its reads leave alone (`O_NOATIME`): setting it is one
+    /// metadata change that needs no fsync and no index, so a play from the cache opens no database. (The index
+    /// held it until 2026-12: a write, and a checkpoint with three fsyncs, at every exit of a play.) Best effort:
+    /// the access time only orders eviction, and a cache on a read-only file system must still play.
     public func touch(reciter: ReciterID, ayah: AyahRef) {
-        try? index.touch(reciter: reciter.rawValue, ayah: ayah)
+        guard let folder = try? folder(reciter.rawValue, create: false) else { return }
+        folder.setAccessTime("\(ayah.fileStem).mp3", milliseconds: clock.wallMilliseconds)
     }
 
     /// Whether something is at the ayah's final name (a link included, which reading refuses).
@@ -281,7 +286,8 @@ public final class Cache {
         public let ayah: AyahRef
         public let path: String
         public let bytes: Int
-        /// Last read (or written), in milliseconds since 1970; 0 when the index does not know the file.
+        /// Last played (or written), in milliseconds since 1970: the file's access time, which tartil sets (`touch`);
+        /// 0 for a symbolic link.
         public let accessedMilliseconds: Int64
         /// The hash recorded when it was written, if any.
         public let recordedSHA256: String?
@@ -302,6 +308,9 @@ public final class Cache {
             return (status.st_mode & S_IFMT) == S_IFDIR
         }.sorted()
     }
+
+    /// A file time in milliseconds since 1970.
+    static func milliseconds(_ time: timespec) -> Int64 { Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000 }
 
     /// Every `SSSAAA.mp3` under the cache (or one reciter's folder), in order.
     public func files(reciter: String? = nil) throws(CacheError) -> [CachedFile] {
@@ -325,7 +334,7 @@ public final class Cache {
                 let entry = indexed[CacheIndex.key(folder, ayah)]
                 result.append(CachedFile(
                     reciter: folder, ayah: ayah, path: path, bytes: link ? 0 : Int(status.st_size),
-                    accessedMilliseconds: entry?.accessedMilliseconds ?? 0, recordedSHA256: entry?.sha256, isSymbolicLink: link,
+                    accessedMilliseconds: link ? 0 : Self.milliseconds(status.st_atim), recordedSHA256: entry?.sha256, isSymbolicLink: link,
                     mark: entry?.mark, length: entry?.length, source: entry?.source))
             }
         }

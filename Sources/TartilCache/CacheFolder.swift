@@ -56,8 +56,14 @@ final class CacheFolder {
     /// Opens the regular file `name` with `flags` (`O_NOFOLLOW` and `O_CLOEXEC` added). A link at that name is
     /// removed first when `removingLink` (a name of tartil's own: a partial file, a lock), else refused; anything
     /// but a regular file is refused. Returns -1 when there is nothing at that name (and no `O_CREAT`).
+    /// `O_NOATIME` in `flags` is dropped for a file the system refuses it for (one tartil does not own).
     func openFile(_ name: String, _ flags: Int32, mode: mode_t = 0o644, removingLink: Bool, what: String) throws(CacheError) -> Int32 {
+        var flags = flags
         var descriptor = openat(descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+        if descriptor < 0 && Errno.current == .notPermitted && flags & csystem_o_noatime != 0 {
+            flags &= ~csystem_o_noatime
+            descriptor = openat(self.descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+        }
         if descriptor < 0 && Errno.current == .tooManySymbolicLinks {
             guard removingLink else { throw CacheError.symbolicLink(Path.join(path, name), what: what) }
             guard unlinkat(self.descriptor, name, 0) == 0 || Errno.current == .noEntry else {
@@ -91,6 +97,13 @@ final class CacheFolder {
         guard renameat(descriptor, from, descriptor, to) == 0 else { throw CacheError.system("rename", path: Path.join(path, to)) }
     }
 
+    /// Sets the access time of `name` (a link itself is never followed) to `milliseconds` since 1970, leaving its
+    /// modification time; false when it cannot be (nothing at that name, a read-only file system).
+    @discardableResult
+    func setAccessTime(_ name: String, milliseconds: Int64) -> Bool {
+        csystem_set_access_time_at(descriptor, name, milliseconds) == 0
+    }
+
     /// fsyncs the folder, so names made in it survive a power cut.
     func sync() throws(CacheError) {
         guard fsync(descriptor) == 0 else { throw CacheError.system("fsync", path: path) }
@@ -115,10 +128,12 @@ final class CacheFolder {
         return names
     }
 
-    /// Reads the whole regular file `name`, refusing a link; nil when there is nothing at that name.
+    /// Reads the whole regular file `name`, refusing a link; nil when there is nothing at that name. The file's
+    /// access time is left as it is (`O_NOATIME`): it is tartil's record of when the file was last played
+    /// (`setAccessTime`), which reading to check or list a file must not change.
     func read(_ name: String) throws(CacheError) -> [UInt8]? {
         // O_NONBLOCK: a FIFO put at the name must not hang the open (it is then refused as not a regular file).
-        let descriptor = try openFile(name, O_RDONLY | O_NONBLOCK, removingLink: false, what: "a cached file")
+        let descriptor = try openFile(name, O_RDONLY | O_NONBLOCK | csystem_o_noatime, removingLink: false, what: "a cached file")
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var status = stat()

@@ -16,6 +16,8 @@ final class CacheIndex {
         let ayah: AyahRef
         let bytes: Int
         let sha256: String
+        /// When it was recorded (`accessed_ms`). Eviction goes by the file's own access time (`Cache.touch`); the
+        /// column is still written, for the tartil versions before that, which read it.
         let accessedMilliseconds: Int64
         /// The cross-check's mark (unpinned files downloaded since marks exist).
         let mark: SourceMark?
@@ -206,12 +208,6 @@ final class CacheIndex {
     func entries(reciter: String?) throws(CacheError) -> [Entry] {
         if let reciter { return try entries(where: "reciter = ?", [.text(reciter)]) }
         return try entries(where: "1", [])
-    }
-
-    func touch(reciter: String, ayah: AyahRef) throws(CacheError) {
-        try run(
-            "UPDATE files SET accessed_ms = ? WHERE reciter = ? AND surah = ? AND ayah = ?",
-            [.integer(clock.wallMilliseconds), .text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))])
     }
 
     func remove(reciter: String, ayah: AyahRef) throws(CacheError) {

@@ -1,4 +1,5 @@
 import CCrypto
+import CSystem
 import FoundationEssentials
 import Glibc
 import TartilCore
@@ -90,7 +91,11 @@ public final class SHA256 {
     /// SHA-256 and size of the file at `path`, read in 1 MiB blocks with one pass. With `followingLinks: false`
     /// a symbolic link at `path` is refused (`.symbolicLink`), as the cache's own files are read.
     public static func hash(fileAt path: String, followingLinks: Bool = true) throws(CacheError) -> (sha256: String, bytes: Int) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
+        // O_NOATIME: checking a cached file is not playing it (its access time orders eviction: `Cache.touch`);
+        // dropped for a file the system refuses it for (one tartil does not own).
+        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW)
+        var descriptor = open(path, flags | csystem_o_noatime)
+        if descriptor < 0 && Errno.current == .notPermitted { descriptor = open(path, flags) }
         if descriptor < 0 && Errno.current == .tooManySymbolicLinks && !followingLinks { throw CacheError.symbolicLink(path, what: "a cached file") }
         guard descriptor >= 0 else { throw CacheError.system("open", path: path) }
         defer { close(descriptor) }

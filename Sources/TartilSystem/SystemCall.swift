@@ -21,6 +21,8 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public static let notDirectory = Errno(rawValue: ENOTDIR)
     public static let isDirectory = Errno(rawValue: EISDIR)
     public static let permissionDenied = Errno(rawValue: EACCES)
+    /// EPERM: what `open` reports for `O_NOATIME` on a file the process does not own.
+    public static let notPermitted = Errno(rawValue: EPERM)
     public static let invalidArgument = Errno(rawValue: EINVAL)
     public static let notSupported = Errno(rawValue: EOPNOTSUPP)
     /// ELOOP: what `O_NOFOLLOW` reports for a symbolic link at the name.

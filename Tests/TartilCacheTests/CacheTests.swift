@@ -60,10 +60,17 @@ import TartilSystem
         let ayah = try AyahRef(112, 1)
         let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
         try store(data, in: cache, expectation: .pinned(try pinned()))
-        #expect(try cache.index.entry(reciter: "r", ayah: ayah)?.accessedMilliseconds == 1_700_000_000_000)
+        #expect(try cache.files(reciter: "r").map(\.accessedMilliseconds) == [1_700_000_000_000])
         clock.advance(by: 60)
         _ = try cache.readVerified(reciter: try ReciterID("r"), ayah: ayah, expectation: .pinned(try pinned()))
-        #expect(try cache.index.entry(reciter: "r", ayah: ayah)?.accessedMilliseconds == 1_700_000_060_000)
+        #expect(try cache.files(reciter: "r").map(\.accessedMilliseconds) == [1_700_000_060_000])
+        // It is the file's own access time: reading the file without playing it (listing, verifying) leaves it.
+        clock.advance(by: 60)
+        _ = try cache.readVerified(reciter: try ReciterID("r"), ayah: ayah, expectation: .pinned(try pinned()), touching: false)
+        _ = Cache.verify(try cache.files(reciter: "r"), tables: [:])
+        var status = stat()
+        #expect(stat(cache.path(reciter: try ReciterID("r"), ayah: ayah), &status) == 0)
+        #expect(Int64(status.st_atim.tv_sec) * 1000 + Int64(status.st_atim.tv_nsec) / 1_000_000 == 1_700_000_060_000)
     }
 
     /// An index made by the version before lengths (user_version 1) gains the columns, its rows kept.
