@@ -13,11 +13,11 @@ struct CommandSpec: Sendable {
     let run: (@Sendable (Invocation, Context) throws -> Void)?
 
     init(
-        path: [String], overview: String, discussion: String? = nil, arguments: [Argument] = [], options: [Option] = [],
-        examples: [String] = [], hidden: Bool = false, run: (@Sendable (Invocation, Context) throws -> Void)?
+        path: [String], overview: String, discussion: @autoclosure @escaping @Sendable () -> String? = nil, arguments: [Argument] = [],
+        options: [Option] = [], examples: [String] = [], hidden: Bool = false, run: (@Sendable (Invocation, Context) throws -> Void)?
     ) {
         syntax = CommandSyntax(
-            path: path, overview: overview, discussion: discussion, arguments: arguments, options: options, examples: examples,
+            path: path, overview: overview, discussion: discussion(), arguments: arguments, options: options, examples: examples,
             hidden: hidden, isGroup: run == nil)
         self.run = run
     }

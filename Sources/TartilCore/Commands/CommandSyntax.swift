@@ -88,7 +88,11 @@ public struct CommandSyntax: Sendable {
     /// The words that name the command (`["table", "build"]`).
     public let path: [String]
     public let overview: String
-    public var discussion: String? = nil
+    /// The help page's text, made each time it is asked for (help, the man page), not when the command table is
+    /// built: many discussions spell out tables (keys, fields, plan forms), and making them all cost every start
+    /// of tartil about 1.5 million instructions, a third of a short command's whole run.
+    public var discussion: String? { makeDiscussion() }
+    private let makeDiscussion: @Sendable () -> String?
     public var arguments: [Argument] = []
     public var options: [Option] = []
     public var examples: [String] = []
@@ -98,12 +102,12 @@ public struct CommandSyntax: Sendable {
     public var isGroup = false
 
     public init(
-        path: [String], overview: String, discussion: String? = nil, arguments: [Argument] = [], options: [Option] = [],
-        examples: [String] = [], hidden: Bool = false, isGroup: Bool = false
+        path: [String], overview: String, discussion: @autoclosure @escaping @Sendable () -> String? = nil, arguments: [Argument] = [],
+        options: [Option] = [], examples: [String] = [], hidden: Bool = false, isGroup: Bool = false
     ) {
         self.path = path
         self.overview = overview
-        self.discussion = discussion
+        self.makeDiscussion = discussion
         self.arguments = arguments
         self.options = options
         self.examples = examples
