@@ -115,7 +115,8 @@ public enum ControlProtocol {
     /// Read with TartilCore's `JSONNode`, not Foundation's `JSONDecoder`, whose generic metadata and conformance
     /// lookups were most of a `tartil status` process's instructions (issue 24).
     public static func reply(_ line: String) -> Reply? {
-        guard line.contains("\"exit_code\""), let node = try? JSONNode.parse(Array(line.utf8)) else { return nil }
+        let bytes = Array(line.utf8)
+        guard bytes.contains(bytes: Array("\"exit_code\"".utf8)), let node = try? JSONNode.parse(bytes) else { return nil }
         return try? Reply(node)
     }
 }

@@ -246,14 +246,7 @@ public struct Settings: Sendable {
     /// Whether `bytes` hold `-----BEGIN CERTIFICATE-----`, searched in the bytes themselves (the system's bundle is
     /// about 200 KB, read on every start of a play: no String is made of it).
     static func holdsPEMCertificate(_ bytes: [UInt8]) -> Bool {
-        let marker = Array("-----BEGIN CERTIFICATE-----".utf8)
-        return bytes.withUnsafeBufferPointer { buffer in
-            guard buffer.count >= marker.count else { return false }
-            for start in 0...(buffer.count - marker.count) where buffer[start] == marker[0] {
-                if buffer[start..<start + marker.count].elementsEqual(marker) { return true }
-            }
-            return false
-        }
+        bytes.contains(bytes: Array("-----BEGIN CERTIFICATE-----".utf8))
     }
 
     /// The REPL's history file.

@@ -149,37 +149,34 @@ public enum JSONNode: Sendable, Equatable {
             }
         }
 
+        /// A string's bytes are gathered as UTF-8, escapes included (each encoded as UTF-8), and decoded once
+        /// at the end (ill-formed UTF-8 repaired as `String(decoding:as:)` does: an escape never joins or splits
+        /// an ill-formed sequence, so this equals decoding each run between escapes on its own).
         mutating func string() throws(SyntaxError) -> String {
             index += 1
-            var scalars = String.UnicodeScalarView()
-            var run: [UInt8] = []
+            var utf8: [UInt8] = []
             while true {
                 guard let byte = current else { throw error("unterminated string") }
                 if byte == UInt8(ascii: "\"") {
                     index += 1
-                    scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
-                    return String(scalars)
+                    return String(decoding: utf8, as: UTF8.self)
                 }
                 if byte < 0x20 { throw error("control character in a string (escape it)") }
                 if byte != UInt8(ascii: "\\") {
-                    run.append(byte)
+                    utf8.append(byte)
                     index += 1
                     continue
                 }
-                scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
-                run.removeAll()
                 index += 1
                 guard let escape = current else { throw error("unterminated string") }
                 index += 1
                 switch escape {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{8}")
-                case UInt8(ascii: "f"): scalars.append("\u{C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
                 case UInt8(ascii: "u"):
                     var code = try hex4()
                     if (0xD800..<0xDC00).contains(code) {
@@ -192,7 +189,7 @@ public enum JSONNode: Sendable, Equatable {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                     guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
-                    scalars.append(scalar)
+                    UTF8.encode(scalar) { utf8.append($0) }
                 default:
                     throw error("invalid escape in a string")
                 }
