@@ -318,7 +318,15 @@ enum HifzCommands {
         for line in TextWrap.lines(text, width: width, hangingIndent: indent) { context.console.line(line) }
     }
 
-    static func capitalized(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
+    /// `text` with its first letter in capitals, for help and field texts, which are English (ASCII): done on
+    /// the bytes, since the generic Unicode case mapping's first use cost every start of tartil 250,000
+    /// instructions (the options' help is made with the command table).
+    static func capitalized(_ text: String) -> String {
+        var bytes = Array(text.utf8)
+        guard let first = bytes.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") else { return text }
+        bytes[0] = first - 32
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
 }

@@ -17,7 +17,7 @@ enum OutputFormat: String, CaseIterable, Sendable {
     /// The `--format` option of a command printing one of `allowed` (`default` without one).
     static func option(_ allowed: [OutputFormat] = allCases, default: OutputFormat = .text) -> CommandSpec.Option {
         .init(
-            names: ["--format"], valueName: allowed.map(\.rawValue).joined(separator: "|"),
+            names: ["--format"], valueName: allowed.dropFirst().reduce(allowed.first?.rawValue ?? "") { $0 + "|" + $1.rawValue },
             help: "The output format (default \(`default`.rawValue)); README: Scripts and JSON.")
     }
 
