@@ -80,4 +80,11 @@ static inline int csystem_set_access_time_at(int directory, const char *name, lo
     };
     return utimensat(directory, name, times, AT_SYMLINK_NOFOLLOW);
 }
+
+// The same, to the system's time now (UTIME_NOW): allowed to anyone who may write the file, where an explicit
+// time needs its owner (a cache shared with another user).
+static inline int csystem_set_access_time_now_at(int directory, const char *name) {
+    struct timespec times[2] = {{.tv_sec = 0, .tv_nsec = UTIME_NOW}, {.tv_sec = 0, .tv_nsec = UTIME_OMIT}};
+    return utimensat(directory, name, times, AT_SYMLINK_NOFOLLOW);
+}
 #endif

@@ -98,10 +98,13 @@ final class CacheFolder {
     }
 
     /// Sets the access time of `name` (a link itself is never followed) to `milliseconds` since 1970, leaving its
-    /// modification time; false when it cannot be (nothing at that name, a read-only file system).
+    /// modification time; false when it cannot be (nothing at that name, a read-only file system). A file of
+    /// another user's, which only its owner may give a time, gets the system's time now (which anyone who may
+    /// write it may set).
     @discardableResult
     func setAccessTime(_ name: String, milliseconds: Int64) -> Bool {
-        csystem_set_access_time_at(descriptor, name, milliseconds) == 0
+        if csystem_set_access_time_at(descriptor, name, milliseconds) == 0 { return true }
+        return Errno.current == .notPermitted && csystem_set_access_time_now_at(descriptor, name) == 0
     }
 
     /// fsyncs the folder, so names made in it survive a power cut.

@@ -1,5 +1,4 @@
 import CCrypto
-import CSystem
 import FoundationEssentials
 import Glibc
 import TartilCore
@@ -91,11 +90,8 @@ public final class SHA256 {
     /// SHA-256 and size of the file at `path`, read in 1 MiB blocks with one pass. With `followingLinks: false`
     /// a symbolic link at `path` is refused (`.symbolicLink`), as the cache's own files are read.
     public static func hash(fileAt path: String, followingLinks: Bool = true) throws(CacheError) -> (sha256: String, bytes: Int) {
-        // O_NOATIME: checking a cached file is not playing it (its access time orders eviction: `Cache.touch`);
-        // dropped for a file the system refuses it for (one tartil does not own).
-        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW)
-        var descriptor = open(path, flags | csystem_o_noatime)
-        if descriptor < 0 && Errno.current == .notPermitted { descriptor = open(path, flags) }
+        // Checking a cached file is not playing it: its access time is left as it is.
+        let descriptor = UntouchedReads.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
         if descriptor < 0 && Errno.current == .tooManySymbolicLinks && !followingLinks { throw CacheError.symbolicLink(path, what: "a cached file") }
         guard descriptor >= 0 else { throw CacheError.system("open", path: path) }
         defer { close(descriptor) }
@@ -116,8 +112,9 @@ public final class SHA256 {
         return (try hasher.finalize(), total)
     }
 
-    /// The version of the libcrypto SHA-256 is linked from, e.g. `OpenSSL 3.0.19 …`.
-    public static var libraryVersion: String { String(cString: ccrypto_version()) }
+    /// The libcrypto SHA-256 is linked from, e.g. `OpenSSL 3.0.19 27 Jan 2026 (SHA-256 linked in)`: the version
+    /// tartil was built with, which TLS's shared libcrypto (libcurl's line) may have moved past since.
+    public static var libraryVersion: String { String(cString: ccrypto_version()) + " (SHA-256 linked in)" }
 }
 
 @available(*, unavailable) extension SHA256: Sendable {}

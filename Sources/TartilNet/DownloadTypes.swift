@@ -50,6 +50,9 @@ public struct DownloadRequest: Sendable, Hashable {
 }
 
 extension DownloadRequest {
+    /// Whether this asks for one part of a surah's file alone, by its range (not a run, a whole file or a recheck).
+    public var isRangedPart: Bool { window != nil && carried.isEmpty && wholeFile == nil && !recheck }
+
     /// A part this run carries as a request of its own: the same reciter, mirrors and priority, the part's range.
     public func alone(_ part: Cache.SurahFilePart) -> DownloadRequest {
         DownloadRequest(reciter: reciter, ayah: part.ayah, mirrors: mirrors, expectation: part.expectation, priority: priority, window: part.bytes)

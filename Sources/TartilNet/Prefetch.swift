@@ -137,9 +137,26 @@ public enum Prefetch {
             throw TartilError(.failure, error.message)
         }
         if let downloader {
-            fetch(
-                requests, with: downloader, firstSubmitted: true, wholeFiles: wholeFiles, partBytes: order.byteRanges.mapValues(\.count),
-                progress: &progress, clock: clock, isCancelled: isCancelled, report: report)
+            let partBytes = order.byteRanges.mapValues(\.count)
+            if let probe = rangeProbe(requests) {
+                // Parts of one file asked for by range, more than one: the first goes (with what comes before it)
+                // until its answer shows whether the mirrors honour ranges; a server that ignores them then gets
+                // each surah's remaining parts as one run, its body cut into them as it passes, instead of
+                // sending the file up to each part again for every part.
+                fetch(
+                    Array(requests[...probe]), with: downloader, firstSubmitted: true, finishing: false, wholeFiles: wholeFiles,
+                    partBytes: partBytes, progress: &progress, clock: clock, isCancelled: isCancelled, report: report)
+                let rest = regrouped(
+                    Array(requests[(probe + 1)...]), support: downloader.downloader.rangeSupport(of: order.reciter.id),
+                    ranges: order.byteRanges)
+                fetch(
+                    rest, with: downloader, firstSubmitted: false, wholeFiles: wholeFiles, partBytes: partBytes,
+                    progress: &progress, clock: clock, isCancelled: isCancelled, report: report)
+            } else {
+                fetch(
+                    requests, with: downloader, firstSubmitted: true, wholeFiles: wholeFiles, partBytes: partBytes,
+                    progress: &progress, clock: clock, isCancelled: isCancelled, report: report)
+            }
         }
         var evicted = 0
         if let budget = order.budget {
@@ -185,6 +202,50 @@ public enum Prefetch {
             }
         }
         return (requests, wholeFiles)
+    }
+
+    /// The index of the request whose answer shows whether the mirrors honour range requests (the first part asked
+    /// for by its range), when another part follows it; nil when there are not two such parts.
+    static func rangeProbe(_ requests: [DownloadRequest]) -> Int? {
+        guard let first = requests.firstIndex(where: \.isRangedPart), requests[(first + 1)...].contains(where: \.isRangedPart) else {
+            return nil
+        }
+        return first
+    }
+
+    /// `requests` as they go once the mirrors have answered a range request: with ranges ignored, the parts asked
+    /// for by range in runs (`PartRequests`: one request per surah from its first part on, the later parts
+    /// carried, each stored as the body passes it), each run where its first part was; the rest, and everything
+    /// when ranges are honoured, as they are.
+    static func regrouped(
+        _ requests: [DownloadRequest], support: PartRequests.RangeSupport, ranges: [AyahRef: ClosedRange<Int>]
+    ) -> [DownloadRequest] {
+        guard support == .ignored else { return requests }
+        let parts = requests.filter(\.isRangedPart)
+        let byAyah = Dictionary(parts.map { ($0.ayah, $0) }, uniquingKeysWith: { first, _ in first })
+        let steps = PartRequests.steps(
+            order: parts.map(\.ayah), upcoming: parts.map(\.ayah), ranges: ranges, support: .ignored, taken: { _ in false })
+        let stepOf = Dictionary(steps.map { ($0.parts[0], $0) }, uniquingKeysWith: { first, _ in first })
+        var result: [DownloadRequest] = []
+        for request in requests {
+            guard request.isRangedPart else {
+                result.append(request)
+                continue
+            }
+            guard let step = stepOf[request.ayah] else { continue }  // carried by a run placed before it
+            let ayat = step.parts
+            guard ayat.count > 1, let last = byAyah[ayat.last!] else {
+                result.append(request)
+                continue
+            }
+            let carried = ayat.dropLast().map { ayah in
+                Cache.SurahFilePart(ayah: ayah, bytes: byAyah[ayah]!.window!, expectation: byAyah[ayah]!.expectation)
+            }
+            result.append(DownloadRequest(
+                reciter: last.reciter, ayah: last.ayah, mirrors: last.mirrors, expectation: last.expectation, priority: last.priority,
+                window: last.window, carried: carried))
+        }
+        return result
     }
 
     /// Fetches `requests` (files known not to be in the cache, as `cache verify --repair` has them).
@@ -241,11 +302,12 @@ public enum Prefetch {
     }
 
     /// Downloads `requests` until every one is settled (or cancelling settles the rest), reporting as it goes.
-    /// `firstSubmitted`: the downloader was already given `requests[0]`.
+    /// `firstSubmitted`: the downloader was already given `requests[0]`. `finishing`: the downloader is ended
+    /// afterwards (not when another `fetch` follows on it).
     /// `wholeFiles`: the parts each request for a surah's whole file stands for (by the ayah it is named by), whose
     /// events are reported for each part; `partBytes`: each part's size.
     private static func fetch(
-        _ requests: [DownloadRequest], with run: Run, firstSubmitted: Bool, wholeFiles: [AyahRef: [AyahRef]] = [:],
+        _ requests: [DownloadRequest], with run: Run, firstSubmitted: Bool, finishing: Bool = true, wholeFiles: [AyahRef: [AyahRef]] = [:],
         partBytes: [AyahRef: Int] = [:], progress: inout PrefetchProgress,
         clock: any TartilClock, isCancelled: @Sendable () -> Bool, report: Report
     ) {
@@ -255,9 +317,15 @@ public enum Prefetch {
         // files make room for more. The window holds twice what may be in flight, so a settled file's slot is
         // refilled at once.
         let window = max(64, downloader.limits.transfersInFlight * 2)
-        var next = max(alreadySubmitted, min(window, requests.count))
-        downloader.submit(Array(requests[alreadySubmitted..<next]))
-        var outstanding = requests.count
+        // Counted by files: a run settles each part it carries on its own.
+        var outstanding = requests.reduce(0) { $0 + 1 + $1.carried.count }
+        if isCancelled() && !firstSubmitted {
+            // Cancelled before this group began (between a probe and the rest): none of it is handed over.
+            progress.cancelled += requests.reduce(0) { $0 + ($1.wholeFile?.parts.count ?? 1 + $1.carried.count) }
+            outstanding = 0
+        }
+        var next = outstanding == 0 ? requests.count : max(alreadySubmitted, min(window, requests.count))
+        downloader.submit(Array(requests[min(alreadySubmitted, next)..<next]))
         var cancelling = false
         var lastDrain = clock.now
         while outstanding > 0 {
@@ -271,8 +339,8 @@ public enum Prefetch {
                 cancelling = true
                 downloader.cancel()
                 // Requests never handed to the downloader are cancelled too.
-                outstanding -= requests.count - next
-                progress.cancelled += requests[next...].reduce(0) { $0 + ($1.wholeFile?.parts.count ?? 1) }
+                outstanding -= requests[next...].reduce(0) { $0 + 1 + $1.carried.count }
+                progress.cancelled += requests[next...].reduce(0) { $0 + ($1.wholeFile?.parts.count ?? 1 + $1.carried.count) }
                 next = requests.count
             }
             let drained = queue.drain()
@@ -290,7 +358,7 @@ public enum Prefetch {
                 next = end
             }
         }
-        run.finish()
+        if finishing { run.finish() }
         progress.bytes = downloader.totalBytesReceived
         progress.connections = downloader.statistics
     }

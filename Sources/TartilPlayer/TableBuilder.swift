@@ -177,9 +177,13 @@ public enum TableBuilder {
     public static func measure(_ path: String, expected: (bytes: Int, sha256: String)? = nil, length: AudioLength? = nil)
         throws(TartilError) -> PinnedFile
     {
+        // Read once, without changing the file's access time (a cached file's is when it was last played), then
+        // hashed and, when its length is not known, decoded from memory.
+        let contents: [UInt8]
         let hash: (sha256: String, bytes: Int)
         do {
-            hash = try SHA256.hash(fileAt: path)
+            contents = try UntouchedReads.contents(of: path)
+            hash = (try SHA256.hash(bytes: contents[...]), contents.count)
         } catch {
             throw TartilError(.io, error.message)
         }
@@ -190,7 +194,7 @@ public enum TableBuilder {
         if let length { return PinnedFile(bytes: hash.bytes, sha256: hash.sha256, samples: length.samples, sampleRate: length.sampleRate) }
         do {
             let decoder = try Mpg123Decoder()
-            let decoded = try decoder.countSamples(path)
+            let decoded = try decoder.countSamples(bytes: contents, name: path)
             return PinnedFile(
                 bytes: hash.bytes, sha256: hash.sha256, samples: decoded.samples, sampleRate: decoded.format.sampleRate)
         } catch {

@@ -416,6 +416,51 @@ import Testing
         }
     }
 
+    /// `prefetch` of a third of a surah (its parts asked for by range, not its whole file): from a server that
+    /// ignores ranges, the first part's answer shows it and the other parts come as one run, the body cut into
+    /// them as it passes: two requests and about the file up to the last part, not the file up to each part again
+    /// for every part. From one that honours ranges, each part is its own range request, as before. Every part
+    /// is in the cache as its range of the file.
+    /// (The fault server's `ok` answers a closed range with the whole file too, so nginx is the server that
+    /// honours them.)
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: ["ignore-range", "nginx"])
+    func prefetchingPartOfASurahFromAServerThatIgnoresRangesAsksForItOnce(server kind: String) throws {
+        let (folder, tablePath) = try Self.surah67()
+        let server = kind == "nginx" ? try TestServer.nginx(root: folder) : try TestServer.faults(root: folder)
+        defer { server.stop() }
+        let path = kind == "nginx" ? "" : "/" + kind
+        let (home, common) = try Self.home(url: "http://127.0.0.1:\(server.port)\(path)/{surah3}.mp3")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.removeItem(atPath: home + "/tables/\(Self.reciter).tsv")
+        try FileManager.default.copyItem(atPath: tablePath, toPath: home + "/tables/\(Self.reciter).tsv")
+        let table = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: tablePath))), file: tablePath)
+        let file = try #require(table.file(surah: 67))
+        let fetched = try runTartil(["prefetch", "67:1-10"] + common, home: home)
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        Thread.sleep(forTimeInterval: 0.3)  // the server logs an answer once it has written it
+        let wanted = file.parts.filter { $0.ayah <= 10 }  // with the basmala's part (ayah 0)
+        if kind == "nginx" {
+            // nginx's log: `SERIAL PROTOCOL STATUS URI`; a range answered is a 206.
+            let log = server.accessLog
+            #expect(log.count == wanted.count && log.allSatisfy { $0.contains(" 206 /067.mp3") }, "\(log)")
+        } else {
+            let log = server.requestLog
+            #expect(log.allSatisfy { $0.contains(" bytes=") }, "parts by range, not the whole file: \(log)")
+            #expect(log.allSatisfy { $0.hasPrefix("200 ") }, "\(log)")
+            #expect(log.count == 2, "the first part, then one run: \(log)")
+            let sent = log.compactMap { Int($0.split(separator: " ")[1]) }.reduce(0, +)
+            let upToLast = wanted.map { $0.bytes.upperBound + 1 }.max()!
+            #expect(sent <= 2 * upToLast + 65536 * log.count, "\(sent) bytes for parts up to byte \(upToLast): \(log)")
+            let partByPart = wanted.reduce(0) { $0 + $1.bytes.upperBound + 1 }
+            #expect(partByPart > 3 * upToLast, "\(partByPart)")
+        }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: folder + "/067.mp3"))
+        for part in wanted {
+            let name = home + "/cache/\(Self.reciter)/" + AyahRef(unchecked: 67, part.ayah).fileStem + ".mp3"
+            #expect(try Data(contentsOf: URL(fileURLWithPath: name)) == whole[part.bytes], "\(name)")
+        }
+    }
+
     /// A surah fetched whole from a mirror that serves it with a flipped bit fails its hash and comes from the
     /// next mirror; one whose connection is reset midway is resumed from where it stopped (a range request for
     /// the rest); a server that ignores range requests sends each surah once. A single ayah is still a range.

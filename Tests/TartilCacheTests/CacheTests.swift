@@ -73,6 +73,25 @@ import TartilSystem
         #expect(Int64(status.st_atim.tv_sec) * 1000 + Int64(status.st_atim.tv_nsec) / 1_000_000 == 1_700_000_060_000)
     }
 
+    /// Measuring or hashing a file (`UntouchedReads`, `SHA256.hash(fileAt:)`) leaves its access time. (Its access
+    /// time is more than a day old, so on a file system mounted `relatime`, Linux's default, a plain read would
+    /// move it.)
+    @Test func untouchedReadsLeaveTheAccessTime() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/a.mp3"
+        try Data(try Data(contentsOf: URL(fileURLWithPath: fixture))).write(to: URL(fileURLWithPath: path))
+        func accessSeconds() -> Int {
+            var status = stat()
+            return stat(path, &status) == 0 ? Int(status.st_atim.tv_sec) : -1
+        }
+        var old = [timespec(tv_sec: 1_600_000_000, tv_nsec: 0), timespec(tv_sec: 1_600_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &old, 0) == 0)
+        _ = try UntouchedReads.contents(of: path)
+        _ = try SHA256.hash(fileAt: path)
+        #expect(accessSeconds() == 1_600_000_000)
+    }
+
     /// An index made by the version before lengths (user_version 1) gains the columns, its rows kept.
     @Test func aVersion1IndexIsMigrated() throws {
         let directory = TestPaths.makeTemporaryDirectory()

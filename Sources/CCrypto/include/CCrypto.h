@@ -24,7 +24,7 @@ int ccrypto_sha256_init(SHA256_CTX *context);
 int ccrypto_sha256_update(SHA256_CTX *context, const void *bytes, size_t count);
 int ccrypto_sha256_final(unsigned char *digest, SHA256_CTX *context);
 
-// OpenSSL_version(OPENSSL_VERSION) of the linked SHA-256: "OpenSSL 3.0.19 …".
+// The version of the libcrypto headers (and static archive) SHA-256 was built from: "OpenSSL 3.0.19 27 Jan 2026".
 const char *ccrypto_version(void);
 
 // Loads libcrypto.so.3 (once, from any thread) and initializes it without its exit handler
