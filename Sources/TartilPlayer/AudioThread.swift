@@ -24,10 +24,6 @@ final class AudioThread {
         case file(remaining: Int?)
         case silence(remaining: Int)
     }
-    /// The part of each file's decode that is played (a part of a surah's file: its byte range's decode less its
-    /// first `skip` samples, `count` long); a file without one is played whole.
-    private let windows: [AyahRef: SampleWindow]
-
     private var source: Source?
     private var format: PCMFormat?
     private var draining = false
@@ -36,10 +32,13 @@ final class AudioThread {
     private var ended = false
     /// What the machine has been told of each file, and the mailbox's files version it was told from.
     private var told: [AyahRef: Told] = [:]
-    /// The estimated lengths the machine has been told.
+    /// The estimated and the known lengths the machine has been told.
     private var toldEstimates = 0
+    private var toldKnown = 0
     private var seenFilesVersion = -1
     private var bufferingAyah: AyahRef?
+    /// The surah the loader is learning (from the mailbox, for the status).
+    private var learningSurah: Int?
     private var writtenFrames = 0
     /// Whether the first PCM handed to the output was traced (`StartTrace`); true from the start when the trace is off.
     private var firstSampleTraced = !StartTrace.isOn
@@ -55,10 +54,9 @@ final class AudioThread {
 
     init(
         channels: Player.Channels, machine: PlaybackMachine, output: any AudioOutput, decoders: (Mpg123Decoder, Mpg123Decoder),
-        windows: [AyahRef: SampleWindow] = [:], clock: any TartilClock
+        clock: any TartilClock
     ) {
         self.channels = channels
-        self.windows = windows
         self.clock = clock
         self.machine = machine
         self.output = output
@@ -154,19 +152,30 @@ final class AudioThread {
     /// Tells the machine what changed in the mailbox's files since it was last told.
     private func tellFiles() {
         guard channels.mailbox.read({ $0.filesVersion != seenFilesVersion }) else { return }
-        let (files, version, estimates) = channels.mailbox.read { box in
+        let (files, version, estimates, known, learning) = channels.mailbox.read { box in
             (box.files.mapValues { state -> (Told, (samples: Int, rate: Int)?, String?) in
                 switch state {
-                case .ready(_, let measured): (.ready, measured, nil)
+                case .ready(_, let measured, _): (.ready, measured, nil)
                 case .downloading: (.downloading, nil, nil)
                 case .failed(let reason): (.failed, nil, reason)
                 }
-            }, box.filesVersion, box.estimates.count == toldEstimates ? [:] : box.estimates)
+            }, box.filesVersion, box.estimates.count == toldEstimates ? [:] : box.estimates,
+             box.knownLengths.count == toldKnown ? [:] : box.knownLengths, box.learningSurah)
         }
         seenFilesVersion = version
+        if learning != learningSurah {
+            learningSurah = learning
+            publishStatus()
+        }
         if !estimates.isEmpty {
             toldEstimates = estimates.count
             execute(machine.on(.lengthsEstimated(estimates)))
+            if ended { return }
+            publishStatus()
+        }
+        if !known.isEmpty {
+            toldKnown = known.count
+            execute(machine.on(.lengthsKnown(known)))
             if ended { return }
             publishStatus()
         }
@@ -273,12 +282,11 @@ final class AudioThread {
             source = .silence(remaining: machine.timeline.lengths[position.index].samples - position.offset)
             return
         }
-        guard case .ready(let bytes, _)? = channels.mailbox.read({ $0.files[file] }) else {
+        guard case .ready(let bytes, _, let window)? = channels.mailbox.read({ $0.files[file] }) else {
             told[file] = nil
             execute(machine.on(.openedFileGone(file)))
             return
         }
-        let window = windows[file]
         do {
             if preparedIndex == position.index && position.offset == 0 {
                 swap(&decoder, &spare)  // opened at its window's start
@@ -305,12 +313,13 @@ final class AudioThread {
 
     /// Opens item `index`'s file in the spare decoder; before any file has played, its format is the output's.
     private func prepare(_ index: Int) {
-        guard let file = machine.plan.items[index].file, case .ready(let bytes, _)? = channels.mailbox.read({ $0.files[file] }) else {
+        guard let file = machine.plan.items[index].file, case .ready(let bytes, _, let window)? = channels.mailbox.read({ $0.files[file] })
+        else {
             return
         }
         do {
             try spare.open(bytes: bytes, name: "\(file.fileStem).mp3")
-            if let window = windows[file], window.skip > 0 { try spare.skip(frames: window.skip) }
+            if let window, window.skip > 0 { try spare.skip(frames: window.skip) }
             preparedIndex = index
             if format == nil { try adopt(spare.format) }
         } catch {
@@ -423,6 +432,7 @@ final class AudioThread {
         var status = Self.status(
             of: machine, reciter: channels.reciter, bufferingAyah: bufferingAyah, writtenFrames: writtenFrames,
             writtenSeconds: writtenSeconds)
+        status.learningSurah = learningSurah
         let now = clock.now
         if output.isPaced && machine.state == .playing && (source != nil || draining), machine.heard.index < machine.plan.items.count {
             let timeline = machine.timeline

@@ -8,9 +8,19 @@ import TartilSystem
 /// The player's loader thread: reads each wanted file from the cache with its hash re-checked, hands the bytes
 /// to the audio thread, and asks the downloader (at playback priority) for files that are not cached yet.
 /// Owns its `Cache` (and so its index connection) and the `Downloader`, which it starts only when a file is
-/// missing (playing from a full cache starts no download threads).
+/// missing (playing from a full cache starts no download threads). For a surah-file reciter it also learns, on a
+/// thread of its own and one at a time (`LearningOrder`), the surahs of the plan that no table covers yet, and
+/// plays their parts once learned.
 final class FileLoader {
     private let setup: PlayerSetup
+    /// A surah-file reciter's parts and the table of pinned files: the setup's, with the surahs learned since.
+    private var parts: PlayableParts?
+    private var table: ReciterTable?
+    /// Surahs to learn as they are wanted or next (`setup.learnable` less those learned), why each that could not
+    /// be was not, and the one being learned.
+    private var learnable: Set<Int>
+    private var learnFailures: [Int: String] = [:]
+    private var learning: Int?
     /// The player's clock: the cache's access times come from it.
     private let clock: any TartilClock
     private let mailbox: Monitor<Player.Mailbox>
@@ -34,6 +44,9 @@ final class FileLoader {
         self.setup = setup
         self.clock = clock
         self.mailbox = mailbox
+        parts = setup.parts
+        table = setup.table
+        learnable = setup.learnable
     }
 
     func run() {
@@ -44,17 +57,20 @@ final class FileLoader {
         }
         var lengthsAsked = false
         while true {
-            let (wanted, events, heads, ended) = mailbox.wait(
+            let (wanted, events, heads, learned, ended) = mailbox.wait(
                 until: { [seenVersion] in
-                    $0.wantedVersion != seenVersion || !$0.downloadEvents.isEmpty || !$0.fileHeads.isEmpty || $0.audioEnded
+                    $0.wantedVersion != seenVersion || !$0.downloadEvents.isEmpty || !$0.fileHeads.isEmpty || !$0.learned.isEmpty
+                        || $0.audioEnded
                 }
             ) { box in
-                let taken = (box.wanted, box.downloadEvents, box.fileHeads, box.audioEnded)
+                let taken = (box.wanted, box.downloadEvents, box.fileHeads, box.learned, box.audioEnded)
                 box.downloadEvents.removeAll()
                 box.fileHeads.removeAll()
+                box.learned.removeAll()
                 seenVersion = box.wantedVersion
                 return taken
             }
+            for (surah, result) in learned { took(surah, result) }
             if ended { break }
             for head in heads { sizes[head.ayah] = (head.bytes, MPEGHead.parse(head.first)) }
             if !heads.isEmpty { estimateLengths() }
@@ -63,6 +79,7 @@ final class FileLoader {
                 if case .failed(let ayah, let reason) = event { failures[ayah] = reason }
             }
             load(wanted, failures: failures)
+            startLearning(wanted)
             // Once the first sound is here (its download is never shared with length probes).
             let firstHere = wanted.first.map { first in mailbox.read { box in if case .ready? = box.files[first] { true } else { false } } } ?? false
             if !lengthsAsked && firstHere {
@@ -72,7 +89,60 @@ final class FileLoader {
         }
         downloader?.cancel()
         downloader?.shutdown()
+        // A surah being learned stops at its next check of the end (`SurahLearning`), keeping nothing of it.
+        if learning != nil { mailbox.wait(until: { !$0.learned.isEmpty }) { _ in } }
         mailbox.update { $0.loaderEnded = true }
+    }
+
+    // MARK: - Learning surahs while playing
+
+    /// Starts learning the surah `LearningOrder` names, when none is being learned.
+    private func startLearning(_ wanted: [AyahRef]) {
+        guard learning == nil, !learnable.isEmpty else { return }
+        let from = wanted.first.flatMap { planFiles.firstIndex(of: $0) } ?? planFiles.endIndex
+        guard let surah = LearningOrder.next(
+            wanted: wanted, upcoming: Array(planFiles[from...]), needsLearning: { learnable.contains($0) && learnFailures[$0] == nil })
+        else { return }
+        learning = surah
+        mailbox.update { box in
+            box.learningSurah = surah
+            box.filesVersion += 1
+        }
+        let (reciter, directory, limits, clock, mailbox) = (setup.reciter, setup.cacheDirectory, setup.limits, clock, mailbox)
+        NativeThread.start(stackSize: 2 << 20) {
+            NativeThread.lowerPriority(by: 10)  // the sound comes first
+            let result: Result<SurahTable.File, TartilError>
+            do throws(TartilError) {
+                result = .success(try SurahLearning.learn(
+                    surah, reciter: reciter, cacheDirectory: directory, limits: limits, clock: clock,
+                    isCancelled: { mailbox.read { $0.audioEnded } }))
+            } catch {
+                result = .failure(error)
+            }
+            mailbox.update { $0.learned.append((surah, result)) }
+        }
+    }
+
+    /// Takes what learning `surah` came to: its parts join the table (their exact lengths to the audio thread,
+    /// for the scrubber), or its files fail with why.
+    private func took(_ surah: Int, _ result: Result<SurahTable.File, TartilError>) {
+        learning = nil
+        var lengths: [AyahRef: Timeline.Length] = [:]
+        switch result {
+        case .success(let file):
+            let added = SurahTable(reciter: setup.reciter.id, source: "", files: [file]).playableParts()
+            parts = parts?.adding(added) ?? added
+            table = parts?.pinned
+            learnable.remove(surah)
+            for (ayah, pinned) in added.pinned.files { lengths[ayah] = Timeline.Length(samples: pinned.samples, rate: pinned.sampleRate) }
+        case .failure(let error):
+            if error.code != .interrupted { learnFailures[surah] = error.message }
+        }
+        mailbox.update { box in
+            box.learningSurah = nil
+            box.knownLengths.merge(lengths) { _, new in new }
+            box.filesVersion += 1
+        }
     }
 
     /// Makes each wanted file ready (or downloading, or failed), and lets go of the bytes of files no longer
@@ -140,7 +210,7 @@ final class FileLoader {
     /// from what its mirrors have answered to range requests (runs of the plan's next parts from a server that
     /// ignores them).
     private func partSteps(_ order: [AyahRef], downloader: Downloader) -> [PartRequests.Step] {
-        guard let parts = setup.parts else { return order.map { .part($0) } }
+        guard let parts else { return order.map { .part($0) } }
         let from = planFiles.firstIndex(of: order[0]) ?? planFiles.endIndex
         return PartRequests.steps(
             order: order, upcoming: Array(planFiles[from...]), ranges: parts.byteRanges,
@@ -159,10 +229,10 @@ final class FileLoader {
             } else {
                 guard let cache else { throw CacheError(.io, "the cache at \(setup.cacheDirectory) cannot be opened") }
                 expectations.append(try cache.expectation(
-                    reciter: setup.reciter.id, ayah: ayah, pinned: setup.table?.files[ayah], unpinnedLimit: setup.unpinnedLimit))
+                    reciter: setup.reciter.id, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: setup.unpinnedLimit))
             }
         }
-        let ranges = setup.parts?.byteRanges ?? [:]
+        let ranges = parts?.byteRanges ?? [:]
         let carried = zip(ayat, expectations).dropLast().map { Cache.SurahFilePart(ayah: $0, bytes: ranges[$0]!, expectation: $1) }
         return DownloadRequest(
             reciter: setup.reciter.id, ayah: ayat.last!, mirrors: setup.reciter.mirrors, expectation: expectations.last!,
@@ -239,10 +309,12 @@ final class FileLoader {
     /// Looks a wanted file up in the cache.
     private func find(_ ayah: AyahRef) -> Lookup {
         guard let cache else { return .found(.failed("the cache at \(setup.cacheDirectory) cannot be opened")) }
-        if let parts = setup.parts, parts.pinned.files[ayah] == nil {
-            // A surah-file reciter plays only what its table cuts out of its files.
-            let covered = parts.byteRanges.keys.contains { $0.surah == ayah.surah }
-            if !covered, let reason = setup.unlearned[ayah.surah] { return .found(.failed("surah \(ayah.surah) could not be learned: \(reason)")) }
+        if let parts, parts.pinned.files[ayah] == nil {
+            // A surah-file reciter plays only what its table cuts out of its files; a surah not learned yet is
+            // waited for (`startLearning`).
+            let covered = parts.surahFiles[ayah.surah] != nil
+            if !covered, let reason = learnFailures[ayah.surah] { return .found(.failed("surah \(ayah.surah) could not be learned: \(reason)")) }
+            if !covered, learnable.contains(ayah.surah) { return .found(.downloading) }
             return .found(.failed(
                 covered && ayah.isBasmalaPart
                     ? "\(setup.reciter.id)'s recording of surah \(ayah.surah) has no basmala before ayah 1 (its table has no ayah 0 row)"
@@ -250,17 +322,17 @@ final class FileLoader {
         }
         do {
             // Mirrors that disagree with no majority: it is not played until `cache choose` picks a copy.
-            if setup.table?.files[ayah] == nil, let dispute = try cache.dispute(reciter: setup.reciter.id, ayah: ayah) {
+            if table?.files[ayah] == nil, let dispute = try cache.dispute(reciter: setup.reciter.id, ayah: ayah) {
                 return .found(.failed(dispute.message))
             }
             let expectation = try cache.expectation(
-                reciter: setup.reciter.id, ayah: ayah, pinned: setup.table?.files[ayah], unpinnedLimit: setup.unpinnedLimit)
+                reciter: setup.reciter.id, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: setup.unpinnedLimit)
             if cache.hasFile(reciter: setup.reciter.id, ayah: ayah) {
                 do {
                     let bytes = [UInt8](try cache.readVerified(reciter: setup.reciter.id, ayah: ayah, expectation: expectation, touching: false))
                     untouched.append(ayah)
                     noteReference(bytes)
-                    guard setup.table?.files[ayah] == nil else { return .found(.ready(bytes, measured: nil)) }
+                    guard table?.files[ayah] == nil else { return .found(.ready(bytes, measured: nil, window: parts?.windows[ayah])) }
                     // Counted once, when the file was checked or first played, and remembered in the index.
                     if let length = try? cache.rememberedLength(reciter: setup.reciter.id, ayah: ayah) {
                         return .found(.ready(bytes, measured: (length.samples, length.sampleRate)))

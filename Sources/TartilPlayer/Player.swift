@@ -65,9 +65,10 @@ public final class Player: Sendable {
     }
 
     /// A file for the audio thread: its verified bytes (with its length when the table does not pin it, counted
-    /// by the loader so the audio thread need not), or that it is downloading, or why it cannot be had.
+    /// by the loader so the audio thread need not, and for a surah-file reciter's part the samples its decode
+    /// keeps), or that it is downloading, or why it cannot be had.
     enum FileState: Sendable {
-        case ready([UInt8], measured: (samples: Int, rate: Int)?)
+        case ready([UInt8], measured: (samples: Int, rate: Int)?, window: SampleWindow? = nil)
         case downloading
         case failed(String)
     }
@@ -90,7 +91,13 @@ public final class Player: Sendable {
         var files: [AyahRef: FileState] = [:]
         /// Lengths of files not here yet, estimated from their sizes (`LengthEstimate`), set by the loader thread.
         var estimates: [AyahRef: Timeline.Length] = [:]
+        /// Exact lengths of files not here yet (the parts of a surah learned while playing), set by the loader.
+        var knownLengths: [AyahRef: Timeline.Length] = [:]
         var filesVersion = 0
+        /// The surah being learned while playing (`LearningOrder`), set by the loader thread (for the status).
+        var learningSurah: Int?
+        /// Surahs learned, or that could not be, by the loader's learning thread, for the loader thread.
+        var learned: [(surah: Int, result: Result<SurahTable.File, TartilError>)] = []
         /// From the downloader, for the loader thread.
         var downloadEvents: [DownloadEvent] = []
         /// Answers to length probes, from the downloader, for the loader thread.
@@ -182,7 +189,7 @@ public final class Player: Sendable {
             throw error
         }
         let audio = UnsafeHandOver(AudioThread(
-                channels: channels, machine: machine, output: output, decoders: decoders, windows: setup.parts?.windows ?? [:], clock: clock))
+                channels: channels, machine: machine, output: output, decoders: decoders, clock: clock))
         let queue = channels.events
         NativeThread.start(stackSize: 256 << 10) { Self.deliverEvents(queue, to: events) }
         NativeThread.start(stackSize: 512 << 10) { audio.value.run(startActions) }

@@ -37,16 +37,18 @@ public struct PlayerSetup: Sendable {
     /// (each an ayah's or basmala's byte range, pinned), fetched by range from the surah's file and played within
     /// their windows. Set with `playing(_:)`.
     public private(set) var parts: PlayableParts?
-    /// Why each surah of the plan that a surah-file reciter's table does not cover could not be learned.
-    public private(set) var unlearned: [Int: String] = [:]
+    /// The surahs of the plan that no table covers yet and that the player learns as it plays (`SurahLearning`,
+    /// in `LearningOrder`: the one playback waits for, or the next one the plan plays), for a surah-file reciter
+    /// that publishes its timings.
+    public private(set) var learnable: Set<Int> = []
 
-    /// This setup playing a surah-file reciter's `parts` (its table becomes theirs); `unlearned`: why each surah
-    /// that could not be learned was not.
-    public func playing(_ parts: PlayableParts, unlearned: [Int: String] = [:]) -> PlayerSetup {
+    /// This setup playing a surah-file reciter's `parts` (its table becomes theirs), learning the surahs
+    /// `learnable` as it plays.
+    public func playing(_ parts: PlayableParts, learnable: Set<Int> = []) -> PlayerSetup {
         var setup = self
         setup.parts = parts
         setup.table = parts.pinned
-        setup.unlearned = unlearned
+        setup.learnable = learnable
         return setup
     }
 

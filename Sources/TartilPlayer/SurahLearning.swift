@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import TartilCache
 import TartilCore
@@ -19,8 +18,9 @@ public enum SurahLearning {
 
     /// Where the rows learned for `reciter` are kept.
     public static func tablePath(cacheDirectory: String, reciter: ReciterID) -> String {
-        Path.join(Path.join(cacheDirectory, reciter.rawValue), "surah-table.tsv")
+        Path.join(Path.join(cacheDirectory, reciter.rawValue), learnedTableName)
     }
+    static let learnedTableName = "surah-table.tsv"
 
     /// The learned table of `reciter` in `cacheDirectory`, or nil when none was learned. A learned table that
     /// does not read (damaged, or edited by hand) counts as none: it is a cache file, and its surahs are learned
@@ -43,37 +43,55 @@ public enum SurahLearning {
         _ surahs: [Int], reciter: Reciter, cacheDirectory: String, limits: DownloadLimits, clock: any TartilClock = SystemClock.shared,
         isCancelled: @escaping @Sendable () -> Bool
     ) throws(TartilError) -> [Int: TartilError] {
-        guard let timings = reciter.timings else {
-            throw .usage("\(reciter.id) publishes no ayah timings (\"timings\" in mirrors.json) and no table covers surah \(surahs.first ?? 0)")
-        }
-        let cache: Cache
-        do {
-            cache = try Cache(directory: cacheDirectory, clock: clock)
-        } catch {
-            throw TartilError(.failure, error.message)
-        }
         var failures: [Int: TartilError] = [:]
         for surah in surahs {
             do throws(TartilError) {
-                let timingURL = timings.template.url(forSurah: surah)
-                let timingBytes = try fetch(timingURL, maxBytes: maximumTimingBytes, limits: limits, clock: clock, isCancelled: isCancelled)
-                    .mapError { TartilError(.failure, "surah \(surah)'s timings (\(timingURL)): \($0.message)") }.get()
-                let parsed: SurahTimings
-                do throws(TartilError) {
-                    parsed = try SurahTimings.parse(timingBytes, format: timings.format, surah: surah, file: timingURL)
-                } catch {
-                    throw TartilError(.failure, "surah \(surah)'s timings are not usable: \(error.message)")
-                }
-                let (bytes, source) = try fetchFile(surah, reciter: reciter, limits: limits, clock: clock, isCancelled: isCancelled)
-                let measured = try SurahTableBuilder.measure(bytes, name: "\(AyahRef.pad3(surah)).mp3", timings: parsed, isCancelled: isCancelled)
-                try keep(measured.file, of: bytes, reciter: reciter.id, cache: cache)
-                try record(measured.file, reciter: reciter.id, cacheDirectory: cacheDirectory, source: "\(source); timings from \(timings.template)")
-            } catch {
-                if isCancelled() || error.code == .interrupted { throw TartilError(.interrupted, "stopped: surah \(surah) was not learned") }
+                _ = try learn(surah, reciter: reciter, cacheDirectory: cacheDirectory, limits: limits, clock: clock, isCancelled: isCancelled)
+            } catch where error.code != .interrupted && error.code != .usage {
                 failures[surah] = error
             }
         }
         return failures
+    }
+
+    /// Learns `surah` for `reciter` (which must publish its timings) and returns its rows, now in the learned
+    /// table. The rows are written before the parts are kept: a crash between the two leaves rows whose parts are
+    /// then fetched by range and checked against them, never parts in the cache that no table vouches for; and a
+    /// part that cannot be kept (a full disk) is fetched the same way later. Throws why the surah could not be
+    /// learned (an interruption as `.interrupted`).
+    public static func learn(
+        _ surah: Int, reciter: Reciter, cacheDirectory: String, limits: DownloadLimits, clock: any TartilClock = SystemClock.shared,
+        isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> SurahTable.File {
+        guard let timings = reciter.timings else {
+            throw .usage("\(reciter.id) publishes no ayah timings (\"timings\" in mirrors.json) and no table covers surah \(surah)")
+        }
+        do throws(TartilError) {
+            let cache: Cache
+            do {
+                cache = try Cache(directory: cacheDirectory, clock: clock)
+            } catch {
+                throw TartilError(.failure, error.message)
+            }
+            let timingURL = timings.template.url(forSurah: surah)
+            let timingBytes = try fetch(timingURL, maxBytes: maximumTimingBytes, limits: limits, clock: clock, isCancelled: isCancelled)
+                .mapError { TartilError(.failure, "surah \(surah)'s timings (\(timingURL)): \($0.message)") }.get()
+            let parsed: SurahTimings
+            do throws(TartilError) {
+                parsed = try SurahTimings.parse(timingBytes, format: timings.format, surah: surah, file: timingURL)
+            } catch {
+                throw TartilError(.failure, "surah \(surah)'s timings are not usable: \(error.message)")
+            }
+            let (bytes, source) = try fetchFile(surah, reciter: reciter, limits: limits, clock: clock, isCancelled: isCancelled)
+            let measured = try SurahTableBuilder.measure(bytes, name: "\(AyahRef.pad3(surah)).mp3", timings: parsed, isCancelled: isCancelled)
+            if isCancelled() { throw TartilError(.interrupted, "interrupted") }
+            try record(measured.file, reciter: reciter.id, cache: cache, source: "\(source); timings from \(timings.template)")
+            try? keep(measured.file, of: bytes, reciter: reciter.id, cache: cache)
+            return measured.file
+        } catch {
+            if isCancelled() || error.code == .interrupted { throw TartilError(.interrupted, "stopped: surah \(surah) was not learned") }
+            throw error
+        }
     }
 
     /// `url` whole, asked up to `attempts` times; the last reason when it could not be had.
@@ -187,29 +205,19 @@ public enum SurahLearning {
     }
 
     /// Adds `file`'s rows to the learned table (replacing the surah's, if any), atomically, under a lock on the
-    /// reciter's learned table: two processes learning at once both keep what they learned.
-    private static func record(_ file: SurahTable.File, reciter: ReciterID, cacheDirectory: String, source: String) throws(TartilError) {
-        let path = tablePath(cacheDirectory: cacheDirectory, reciter: reciter)
-        let lock: Int32
-        do throws(Errno) {
-            lock = try SystemCall.retrying { open(path + ".lock", O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o644) }
+    /// reciter's learned table (`Cache.rewrite`): two processes learning at once both keep what they learned.
+    private static func record(_ file: SurahTable.File, reciter: ReciterID, cache: Cache, source: String) throws(TartilError) {
+        let path = tablePath(cacheDirectory: cache.directory, reciter: reciter)
+        do throws(CacheError) {
+            try cache.rewrite(reciter: reciter, file: learnedTableName) { current in
+                // A learned table that does not read counts as none (see `learnedTable`).
+                let earlier = current.flatMap { try? SurahTable.parse(bytes: $0, file: path, expected: reciter) }
+                let files = (earlier?.files ?? []).filter { $0.surah != file.surah } + [file]
+                let sources = Set((earlier?.source.split(separator: "|").map { $0.trimmedWhitespace } ?? []) + [source]).sorted()
+                return Array(SurahTable(reciter: reciter, source: sources.joined(separator: " | "), files: files).rendered().utf8)
+            }
         } catch {
-            throw TartilError(.io, "cannot open \(path).lock: \(error)")
-        }
-        defer { close(lock) }  // closing the descriptor releases the flock
-        do throws(Errno) {
-            _ = try SystemCall.retrying { flock(lock, LOCK_EX) }
-        } catch {
-            throw TartilError(.io, "cannot lock \(path).lock: \(error)")
-        }
-        let earlier = learnedTable(cacheDirectory: cacheDirectory, reciter: reciter)
-        let files = (earlier?.files ?? []).filter { $0.surah != file.surah } + [file]
-        let sources = Set((earlier?.source.split(separator: "|").map { $0.trimmedWhitespace } ?? []) + [source]).sorted()
-        let table = SurahTable(reciter: reciter, source: sources.joined(separator: " | "), files: files)
-        do {
-            try AtomicFile.write(Data(table.rendered().utf8), to: path)
-        } catch {
-            throw TartilError(.io, "cannot write the learned table: \(error)")
+            throw TartilError(.io, "cannot write the learned table: \(error.message)")
         }
     }
 }

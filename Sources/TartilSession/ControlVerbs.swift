@@ -129,8 +129,10 @@ public enum ControlVerbs {
         discussion: """
             Fields (json, ndjson, csv): state, reciter, surah, ayah, item, items, position_ms, position_samples, \
             duration_ms, duration_samples (the surah's part of the plan), sample_rate, estimated, speed, volume, \
-            buffering, skipped (surah, ayah, kind, reason: kind basmala is the basmala before that ayah 1, played \
-            from 1:1; kind ayah the ayah itself), options, cycle, loop, stop_after, sleep_left_ms. Times are recitation time whatever \
+            buffering (the file waited for; ayah 0 is a surah file's basmala), learning_surah (the surah a reciter \
+            of one file per surah is learning as it plays), skipped (surah, ayah, kind, reason: kind basmala is the \
+            basmala before that ayah 1, played from 1:1; kind ayah the ayah itself), options, cycle, loop, stop_after, \
+            sleep_left_ms. Times are recitation time whatever \
             the speed. While sound plays the position moves on continuously (from the player's last report of what \
             the output played), never backwards.
             With nothing playing, status prints stopped (json: state "stopped", the other fields null) and exits 3.

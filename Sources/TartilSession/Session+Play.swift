@@ -20,10 +20,9 @@ extension Session {
     /// reciter, `--from`, the speed against the reciter's `max_speed`, the journal, the output): a request that
     /// cannot play throws and the running player goes on as it was. `settings` are the requesting front end's;
     /// nil (a request from the control socket, which names no paths) uses those of the session's last play.
-    /// `isCancelled` stops what comes before playback (learning a surah-file reciter's surahs) when it says so.
-    public func play(
-        _ request: PlayRequest, settings: Settings?, isCancelled: @escaping @Sendable () -> Bool = { false }
-    ) throws(TartilError) -> PlayStarted {
+    /// Nothing is fetched before the player starts: a surah-file reciter's surahs that no table covers are learned
+    /// by the player as it plays (`LearningOrder`).
+    public func play(_ request: PlayRequest, settings: Settings?) throws(TartilError) -> PlayStarted {
         settingUp.wait(until: { !$0 }) { $0 = true }
         defer { settingUp.update { $0 = false } }
         guard let settings = settings ?? playSettings else {
@@ -34,7 +33,7 @@ extension Session {
         // only when this session has none open (so a refused request leaves the session's journal as it was).
         // Whether it opened is still waited for before anything changes, after the request passed its checks.
         if state.withLock({ $0.journal == nil }), FileSystem.isRegularFile(settings.journalFile) { startJournal(settings) }
-        let prepared = try prepare(request, settings: settings, render: false, isCancelled: isCancelled)
+        let prepared = try prepare(request, settings: settings, render: false)
         // The new output is opened while the old player plays (a sound card that takes one stream at a time is
         // tried again once the old player has let go of it), and while the journal's thread opens it: the journal
         // is waited for after, before anything changes (an output opened for a play that is then refused is
@@ -242,12 +241,18 @@ extension Session {
             throw .usage("\(library.mirrorsFile) lists no reciters")
         }
         // A reciter of one file per surah plays its table's parts, and each surah's own basmala.
-        // A surah-file reciter's surahs that no table covers are learned first, from its published timings: a
-        // render needs them all; a play skips the ayat of one that cannot be learned, saying why.
-        let unlearned = try Self.learnSurahs(
-            of: plan.ayat, reciter: reciter, library: library, settings: settings, clock: clock, isCancelled: isCancelled)
-        if render, let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
-            throw TartilError(error.code, "surah \(surah) cannot be rendered: \(error.message)")
+        // A surah-file reciter's surahs that no table covers are learned from its published timings: a render
+        // learns them all first (it needs them all); a play learns each as it plays (`LearningOrder`: the one it
+        // waits for, or the next one), and skips the ayat of one that cannot be learned, saying why.
+        var learnable: Set<Int> = []
+        if render {
+            let unlearned = try Self.learnSurahs(
+                of: plan.ayat, reciter: reciter, library: library, settings: settings, clock: clock, isCancelled: isCancelled)
+            if let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
+                throw TartilError(error.code, "surah \(surah) cannot be rendered: \(error.message)")
+            }
+        } else if reciter.files == .surah, reciter.timings != nil {
+            learnable = Set(try library.unlearnedSurahs(plan.ayat.map(\.surah), for: reciter))
         }
         // Only the table rows the plan can play are read: its surahs' and Al-Fatiha's (1:1 is the basmala of a
         // per-ayah reciter, which a change of options while playing can turn on). A whole table is 6236 rows, a
@@ -256,7 +261,7 @@ extension Session {
         if parts != nil { plan = try plan.laidOut(for: .surah) }
         var setup = PlayerSetup(
             reciter: reciter, table: table, cacheDirectory: try settings.checkedCacheDirectory(), output: output, plan: plan, start: request.start)
-        if let parts { setup = setup.playing(parts, unlearned: unlearned.mapValues(\.message)) }
+        if let parts { setup = setup.playing(parts, learnable: learnable) }
         setup.limits = try settings.downloadLimits(setup.limits)
         if let seconds = request.connectTimeout { setup.limits.connectTimeout = seconds }
         if let seconds = request.stallSeconds { setup.limits.stallSeconds = seconds }

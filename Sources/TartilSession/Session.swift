@@ -183,12 +183,12 @@ public final class Session: Sendable {
     {
         switch request {
         case .play(let play):
-            return .started(try self.play(play, settings: settings, isCancelled: isCancelled))
+            return .started(try self.play(play, settings: settings))
         case .resume(let play, let plain):
             if plain, let status = settledPlayer()?.status, !status.state.isEnded {
                 return .status(try perform(.resume, verb: "resume"))
             }
-            return .started(try self.play(play, settings: settings, isCancelled: isCancelled))
+            return .started(try self.play(play, settings: settings))
         case .command(let command, let verb):
             return .status(try perform(command, verb: verb))
         case .status(let verb):

@@ -86,6 +86,7 @@ public enum SessionJSON {
             ("speed", .double(status.speed)),
             ("volume", .int(status.volume)),
             ("buffering", status.bufferingAyah.map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) } ?? .null),
+            ("learning_surah", status.learningSurah.map { .int($0) } ?? .null),
             ("skipped", .array(
                 (status.skippedBasmala ?? [:]).sorted { $0.key < $1.key }.map {
                     .object([("surah", .int($0.key.surah)), ("ayah", .int($0.key.ayah)), ("kind", .string("basmala")), ("reason", .string($0.value))])
@@ -105,7 +106,7 @@ public enum SessionJSON {
     public static let stoppedFields: Fields = [
         ("state", .string("stopped")), ("reciter", .null), ("surah", .null), ("ayah", .null), ("item", .null), ("items", .null),
         ("position_ms", .null), ("position_samples", .null), ("duration_ms", .null), ("duration_samples", .null),
-        ("sample_rate", .null), ("estimated", .null), ("speed", .null), ("volume", .null), ("buffering", .null),
+        ("sample_rate", .null), ("estimated", .null), ("speed", .null), ("volume", .null), ("buffering", .null), ("learning_surah", .null),
         ("skipped", .array([])), ("options", .null), ("cycle", .null), ("loop", .null), ("stop_after", .null),
         ("sleep_left_ms", .null),
     ]

@@ -34,7 +34,7 @@ enum PlaybackFollower {
             if Interrupt.isPending {
                 if stopOnInterrupt { session.stopAndWait(quitting: true) }
                 progress?.writeError("\n")
-                throw TartilError(.interrupted, stopOnInterrupt ? "playback stopped" : "stopped waiting; playback goes on")
+                throw stopOnInterrupt ? TartilError.playbackStopped(session.lastStatus) : TartilError(.interrupted, "stopped waiting; playback goes on")
             }
             if let progress {
                 width = RawTerminal.columns(of: 2) ?? width  // cheap, and no handler needed without keys
@@ -70,7 +70,7 @@ enum PlaybackFollower {
                 RawTerminal.leave()
                 session.stopAndWait(quitting: true)
                 if draws { console.writeError("\n") }
-                throw TartilError(.interrupted, "playback stopped")
+                throw TartilError.playbackStopped(session.lastStatus)
             }
             // Keys only in the foreground: a background process reading its terminal is stopped (SIGTTIN), and
             // waiting on input the shell reads would wake at once, again and again.

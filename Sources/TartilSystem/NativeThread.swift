@@ -24,4 +24,16 @@ public enum NativeThread {
         }, work)
         precondition(result == 0, "pthread_create failed: \(result)")
     }
+
+    /// Lowers the calling thread's scheduling priority: its nice value raised by `steps` (to at most 19), so that
+    /// work in the background (learning a surah while it plays) yields the cores to the sound. On Linux the nice
+    /// value is the thread's own, and `setpriority(PRIO_PROCESS, 0, …)` names the calling thread alone. Best
+    /// effort: nothing happens where it is refused.
+    public static func lowerPriority(by steps: Int32) {
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        errno = 0
+        let now = getpriority(which, 0)
+        guard now != -1 || errno == 0 else { return }
+        _ = setpriority(which, 0, min(19, now + steps))
+    }
 }

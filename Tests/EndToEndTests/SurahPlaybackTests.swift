@@ -198,6 +198,35 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: home + "/none.wav"))
     }
 
+    /// `play` starts at once and learns as it plays, one surah at a time: the surah it waits for, then the next
+    /// one while the one before it plays (from a slow mirror, so the second is still being learned when the first
+    /// has played: the player waits for its basmala). What it writes is still the whole files' decode cut at the
+    /// table, with no gap at the join.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func aPlayLearnsEachSurahAsItPlays() throws {
+        let files = try Self.files()
+        let server = try TestServer.faults(root: files.directory + "/files")
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let (home, common) = try Self.learningHome(timings: base + "/ok/timings/{surah3}.json", mirrors: [("slow", base + "/slow/{surah3}.mp3")])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let played = try runTartil(["play", "113:4-114:2", "--output", "wav:" + home + "/out.wav", "--events"] + common, home: home)
+        #expect(played.status == 0, "\(played.stderr)")
+        var expected = Data()
+        for (surah, ayah) in [(113, 4), (113, 5), (114, 0), (114, 1), (114, 2)] { expected += try files.samples(surah, ayah) }
+        #expect(try wavPCMBytes(home + "/out.wav") == expected)
+        let lines = played.stdout.split(separator: "\n").map(String.init)
+        let position = { (text: String) in lines.firstIndex { $0.contains(text) } ?? Int.max }
+        let waitedFor113 = position(#"{"event":"buffering","surah":113,"ayah":4}"#)
+        let played113 = position(#""event":"ayah","index":1,"surah":113,"ayah":5"#)
+        let waitedFor114 = position(#"{"event":"buffering","surah":114,"ayah":0}"#)
+        let played114 = position(#""event":"ayah","index":2,"surah":114,"ayah":1"#)
+        #expect(waitedFor113 < played113 && played113 < waitedFor114 && waitedFor114 < played114, "\(played.stdout)")
+        let learned = try SurahTable.parse(
+            bytes: Array(try Data(contentsOf: URL(fileURLWithPath: home + "/cache/\(Self.reciter)/surah-table.tsv"))), file: "learned")
+        #expect(learned.files == files.table.files.filter { [113, 114].contains($0.surah) })
+    }
+
     /// The rules of an unpinned per-ayah file: the same bytes from two mirrors are cross-checked; mirrors that
     /// disagree with no majority are a dispute, and nothing is learned; a third mirror's vote makes a majority
     /// (whichever mirror served the odd copy); one that serves no audio is passed over (single-source).
@@ -291,13 +320,26 @@ import Testing
         process.standardError = errors
         let started = Date()
         try process.run()
-        Thread.sleep(forTimeInterval: 1.5)
+        if command[0] == "play" {
+            // While it waits for the surah it learns, the player says so (its basmala is the file waited for).
+            var status = ""
+            for _ in 0..<50 where !status.contains(#""learning_surah":112"#) {
+                Thread.sleep(forTimeInterval: 0.1)
+                status = try runTartil(["status", "--json"], home: home).stdout
+            }
+            #expect(status.contains(#""state":"buffering""#) && status.contains(#""buffering":{"surah":112,"ayah":0}"#), "\(status)")
+            #expect(status.contains(#""learning_surah":112"#), "\(status)")
+            let text = try runTartil(["status"], home: home)
+            #expect(text.status == 0 && text.stdout.contains("learning surah 112"), "\(text.stdout)")
+        } else {
+            Thread.sleep(forTimeInterval: 1.5)
+        }
         kill(process.processIdentifier, SIGINT)
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130, "\(text)")
         #expect(Date().timeIntervalSince(started) < 5, "stopping should be prompt")
-        #expect(text.contains("surah 112 was not learned"), "\(text)")
+        #expect(text.contains(command[0] == "play" ? "playback stopped: surah 112 was not learned" : "surah 112 was not learned"), "\(text)")
         #expect(!FileManager.default.fileExists(atPath: home + "/cache/\(Self.reciter)/surah-table.tsv"))
         #expect(!FileManager.default.fileExists(atPath: home + "/out.wav"))
     }

@@ -216,6 +216,7 @@ import Testing
         .event("ready") { .fileReady(headFile($0)) },
         .event("measured") { _ in .fileReady(ayah(4), samples: 1250, rate: 100) },
         .event("estimated") { _ in .lengthsEstimated([ayah(4): .init(samples: 1400, rate: 100)]) },
+        .event("known") { _ in .lengthsKnown([ayah(4): .init(samples: 1350, rate: 100)]) },
         .event("downloading") { .fileDownloading(headFile($0)) },
         .event("fileFailed") { .fileFailed(headFile($0), reason: "HTTP 404") },
         .event("dropped") { .fileDropped(headFile($0)) },
@@ -270,6 +271,7 @@ import Testing
         ready        P    P    P    =    =    =    P    =    =    =    =    =    =    =    =    =    =    =    =
         measured     =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =
         estimated    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =
+        known        =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =
         downloading  B    B    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =
         fileFailed   P    P    P    =    =    =    P    =    =    =    =    =    =    =    =    =    =    =    =
         dropped      P    P    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =    =
@@ -292,10 +294,10 @@ import Testing
         #expect(columns == Self.places.map(\.name))
         #expect(Set(rows.keys) == Set(Self.inputs.map(\.description)))
         #expect(rows.values.allSatisfy { $0.count == columns.count })
-        #expect(Self.places.count * Self.inputs.count == 874)
+        #expect(Self.places.count * Self.inputs.count == 893)
     }
 
-    /// Every input in every place: 19 places × 46 inputs.
+    /// Every input in every place: 19 places × 47 inputs.
     @Test(arguments: places.map(\.name)) func everyInputInEveryPlace(place name: String) throws {
         let place = try #require(Self.places.first { $0.name == name })
         let (columns, rows) = Self.parsedTable()
@@ -493,11 +495,12 @@ import Testing
                 outcome = .actions([])
             case 35..<55:
                 let file = files[random.below(files.count)]
-                let event: Event = switch random.below(20) {
+                let event: Event = switch random.below(21) {
                 case 0: .fileFailed(file, reason: "gone")
                 case 1, 2, 3: .fileDownloading(file)
                 case 4: .fileDropped(file)
                 case 5: .lengthsEstimated([file: .init(samples: 500 + random.below(1000), rate: 100)])
+                case 6: .lengthsKnown([file: .init(samples: 500 + random.below(1000), rate: 100)])
                 default: .fileReady(file)
                 }
                 input = .event("\(event)") { _ in event }

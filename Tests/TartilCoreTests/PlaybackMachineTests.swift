@@ -160,6 +160,29 @@ struct Engine {
         #expect(!machine.timeline.isEstimated(in: index(1)..<plan.items.count))
     }
 
+    /// Lengths known before the files are here (a surah learned while playing: its table's rows) are exact from
+    /// then on: they replace guesses and estimates (and the pauses that follow from them), never a measured length
+    /// nor the open item's, and a later estimate does not replace them.
+    @Test func knownLengthsAreExact() {
+        let plan = try! PlaybackPlan(ayat: (1...3).map { AyahRef(unchecked: 112, $0) }, options: .init(basmala: .off, pause: .multiple(1)))
+        var machine = PlaybackMachine(plan: plan, timeline: PlaybackMachine.timeline(for: plan) { _ in nil })
+        let index = { (ayah: Int) in plan.items.firstIndex { $0.file == AyahRef(unchecked: 112, ayah) }! }
+        _ = machine.start(at: nil)
+        _ = machine.on(.fileReady(AyahRef(unchecked: 112, 1), samples: 1000, rate: 100))  // open: measured as it ends
+        _ = machine.on(.lengthsEstimated([AyahRef(unchecked: 112, 2): .init(samples: 2000, rate: 100)]))
+        _ = machine.on(.lengthsKnown([
+            AyahRef(unchecked: 112, 1): .init(samples: 10, rate: 100), AyahRef(unchecked: 112, 2): .init(samples: 2100, rate: 100),
+            AyahRef(unchecked: 112, 3): .init(samples: 2200, rate: 100),
+        ]))
+        #expect(machine.timeline.lengths[index(1)] == Timeline.Length(samples: 1000, rate: 100))
+        #expect(machine.timeline.lengths[index(2)] == Timeline.Length(samples: 2100, rate: 100))
+        #expect(machine.timeline.lengths[index(2) + 1] == Timeline.Length(samples: 2100, rate: 100))  // its 1x pause
+        #expect(machine.timeline.lengths[index(3)] == Timeline.Length(samples: 2200, rate: 100))
+        _ = machine.on(.lengthsEstimated([AyahRef(unchecked: 112, 3): .init(samples: 5, rate: 100)]))
+        #expect(machine.timeline.lengths[index(3)] == Timeline.Length(samples: 2200, rate: 100))
+        #expect(!machine.timeline.isEstimated(in: index(2)..<plan.items.count))
+    }
+
     /// A new layout (`set repeat 2`) keeps what was learned: measured lengths stay exact and size estimates stay
     /// (still marked as estimates) instead of falling back to the mean guess.
     @Test func estimatesSurviveANewLayout() throws {

@@ -119,6 +119,10 @@ import Testing
         ("\"loop\"", #"{"startSeconds":1.5,"endSeconds":3,"passesLeft":2}"#, true),
         ("\"loop\"", #"{"startSeconds":1.5,"endSeconds":3}"#, true),
         ("\"bufferingAyah\"", #"[36,12]"#, true),
+        ("\"bufferingAyah\"", #"[112,0]"#, true),  // a surah-file reciter's basmala part
+        ("\"bufferingAyah\"", #"[1,0]"#, false),  // Al-Fatiha and At-Tawba have none
+        ("\"bufferingAyah\"", #"[9,0]"#, false),
+        ("\"bufferingAyah\"", #"[112,-1]"#, false),
         ("\"motion\"", #"{"since":{"nanoseconds":9007199254740992},"limitSamples":7168}"#, true),
         ("\"motion\"", #"{"since":{"nanoseconds":-1},"limitSamples":7168}"#, false),
         ("\"reciter\"", #""Not An Id""#, false),
@@ -286,7 +290,11 @@ import Testing
         return reasons
     }
 
-    static func randomAyah(_ random: inout SeededRandom) throws -> AyahRef { try AyahRef(global: 1 + random.below(Catalog.totalAyat)) }
+    /// An ayah, or now and then a surah's basmala part (a file's key, which a status may be buffering).
+    static func randomAyah(_ random: inout SeededRandom) throws -> AyahRef {
+        let ayah = try AyahRef(global: 1 + random.below(Catalog.totalAyat))
+        return random.below(8) == 0 && AyahRef.hasBasmalaPart(ayah.surah) ? .basmalaPart(ofSurah: ayah.surah) : ayah
+    }
 
     /// Whole, fractional, tiny and large numbers, negative ones among them.
     static func randomDouble(_ random: inout SeededRandom) -> Double {

@@ -171,7 +171,7 @@ enum HifzCommands {
             }
             let printsEvents = invocation.flag("--events")
             if printsEvents { context.events.set(true, session: context.session, console: context.console) }
-            let started = try context.session.play(request, settings: context.settings, isCancelled: context.isCancelled)
+            let started = try context.session.play(request, settings: context.settings)
             try PlayCommands.follow(started, remote: false, printsEvents: printsEvents, context)
         })
 

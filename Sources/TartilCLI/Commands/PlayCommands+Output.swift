@@ -41,6 +41,9 @@ extension PlayCommands {
         }
         let state = status.state.rawValue
         var fields = [state, where_, "\(clock(status.positionSeconds)) / \(status.isEstimated ? "~" : "")\(clock(status.durationSeconds))"]
+        if status.state == .buffering, let surah = status.learningSurah, status.bufferingAyah?.surah == surah {
+            fields.append("learning surah \(surah)")
+        }
         if let cycles = status.options.repeatRange.count, cycles > 1 {
             fields.append("cycle \(status.cycle)/\(cycles)")
         } else if status.options.repeatRange == .forever {

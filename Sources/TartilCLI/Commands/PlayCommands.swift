@@ -226,7 +226,7 @@ enum PlayCommands {
         if status.state == .failed {
             throw TartilError(.failure, status.endMessage ?? "playback failed")
         }
-        if status.state == .stopped && context.isCancelled() { throw TartilError(.interrupted, "playback stopped") }
+        if status.state == .stopped && context.isCancelled() { throw TartilError.playbackStopped(status) }
         if let message = PlaybackMachine.skippedMessage(
             status.skipped.map { ($0.key, $0.value) }, basmala: (status.skippedBasmala ?? [:]).map { ($0.key, $0.value) },
             files: status.item?.files ?? .ayah)

@@ -156,11 +156,16 @@ public struct AyahRange: Sendable, Hashable, Sequence, CustomStringConvertible {
 }
 
 extension AyahRef: Codable {
-    /// Encoded as `[surah, ayah]`; decoding checks it against the catalog like `init(_:_:)`.
+    /// Encoded as `[surah, ayah]`; decoding checks it against the catalog like `init(_:_:)`, and also takes
+    /// back what encoding a `basmalaPart(ofSurah:)` wrote (`[surah, 0]`, a file's key: a status's buffering file).
     public init(from decoder: any Decoder) throws {
         var container = try decoder.unkeyedContainer()
         let surah = try container.decode(Int.self)
         let ayah = try container.decode(Int.self)
+        if ayah == 0, let part = AyahRef(fileKeySurah: surah, ayah: 0) {
+            self = part
+            return
+        }
         self = try AyahRef(surah, ayah)
     }
 

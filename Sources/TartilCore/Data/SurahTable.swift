@@ -358,4 +358,17 @@ public struct PlayableParts: Sendable {
     /// Each surah's whole file (its size, SHA-256, samples and rate): what `prefetch` checks a surah fetched
     /// whole against before cutting it into parts (`SurahFetch`).
     public let surahFiles: [Int: PinnedFile]
+
+    /// These parts with `other`'s added (a surah learned while playing): `other`'s rows win for a surah both have.
+    public func adding(_ other: PlayableParts) -> PlayableParts {
+        var files = PinnedFiles()
+        for (ayah, file) in pinned.files where other.surahFiles[ayah.surah] == nil { files.append(ayah, file) }
+        for (ayah, file) in other.pinned.files { files.append(ayah, file) }
+        let kept = { (ayah: AyahRef) in other.surahFiles[ayah.surah] == nil }
+        return PlayableParts(
+            pinned: ReciterTable(reciter: pinned.reciter, source: pinned.source, files: files),
+            windows: windows.filter { kept($0.key) }.merging(other.windows) { _, new in new },
+            byteRanges: byteRanges.filter { kept($0.key) }.merging(other.byteRanges) { _, new in new },
+            surahFiles: surahFiles.merging(other.surahFiles) { _, new in new })
+    }
 }

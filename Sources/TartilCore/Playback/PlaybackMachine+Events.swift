@@ -12,6 +12,8 @@ extension PlaybackMachine {
         case .lengthsEstimated(let lengths):
             sizeEstimates.merge(lengths) { _, new in new }
             estimate(lengths)
+        case .lengthsKnown(let lengths):
+            for (file, length) in lengths.sorted(by: { $0.key < $1.key }) { measure(file, samples: length.samples, rate: length.rate) }
         case .fileDownloading(let ayah):
             if files[ayah] == nil { files[ayah] = .downloading }
         case .fileFailed(let ayah, let reason):

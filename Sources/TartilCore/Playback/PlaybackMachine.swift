@@ -151,6 +151,9 @@ public struct PlaybackMachine: Sendable {
         /// Closer guesses of files' lengths, worked out without decoding them (`LengthEstimate`: from their sizes):
         /// each replaces an estimated length, still marked estimated; a pinned or measured length is kept.
         case lengthsEstimated([AyahRef: Timeline.Length])
+        /// Files' exact lengths, known before their bytes are here (a surah-file reciter's surah learned while
+        /// playing: its table's rows): each replaces an estimated length, as a measured one does.
+        case lengthsKnown([AyahRef: Timeline.Length])
         /// A file is not in the cache and is being downloaded.
         case fileDownloading(AyahRef)
         /// A file could not be had (every mirror failed, or it is bad).

@@ -44,6 +44,7 @@ extension PlayerStatus {
         // Nil (a player that does not tell basmalas apart) is not the initializer's default, `[:]`.
         skippedBasmala = try optional("skippedBasmala", Self.reasons)
         motion = try optional("motion", Motion.init(encoded:_:))
+        learningSurah = try members.optionalInt("learningSurah")
     }
 
     /// A dictionary of ayat to reasons, as `Codable` writes one whose keys are not strings: an array of keys
@@ -102,12 +103,17 @@ extension ReciterID {
 
 extension AyahRef {
     /// The ayah in `node`: `[surah, ayah]` (elements after the second passed over, as `Decodable` does), checked
-    /// against the catalog like `init(_:_:)`.
+    /// against the catalog like `init(_:_:)`; or, as `Decodable` also reads it, a surah's basmala part
+    /// (`[surah, 0]`: a file's key, such as the file a status is buffering).
     public init(encoded node: JSONNode, _ what: String) throws(JSONNode.ShapeError) {
         let elements = try node.elements(what)
         guard elements.count >= 2 else { throw JSONNode.ShapeError("\(what) is not [surah, ayah]") }
         let surah = try elements[0].int(what + "[0]")
         let ayah = try elements[1].int(what + "[1]")
+        if ayah == 0, let part = AyahRef(fileKeySurah: surah, ayah: 0) {
+            self = part
+            return
+        }
         do throws(TartilError) {
             self = try AyahRef(surah, ayah)
         } catch {

@@ -110,6 +110,9 @@ public struct PlayerStatus: Sendable, Hashable, Codable {
     public var maximumSpeed = PlaybackSpeed.range.upperBound
     /// Whether `next` can move on (an ayah follows the one heard).
     public var hasNext = false
+    /// The surah a player of a surah-file reciter is learning as it plays (its published timings and whole file
+    /// fetched, then cut into parts: `LearningOrder`), or nil.
+    public var learningSurah: Int?
 
     /// While sound flows: when this snapshot was taken and how far it may move on by itself (see `at(_:)`); nil
     /// when the position stands still (paused, buffering, ended, or between a device's drain and the end).
@@ -186,3 +189,11 @@ public struct PlayerStatus: Sendable, Hashable, Codable {
     }
 }
 
+
+extension TartilError {
+    /// What a play stopped by Ctrl-C or SIGTERM ends with (`.interrupted`), naming the surah it was learning when
+    /// it stopped (`status.learningSurah`: nothing of that surah is kept).
+    public static func playbackStopped(_ status: PlayerStatus?) -> TartilError {
+        TartilError(.interrupted, "playback stopped" + (status?.learningSurah.map { ": surah \($0) was not learned" } ?? ""))
+    }
+}

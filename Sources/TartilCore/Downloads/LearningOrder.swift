@@ -1,0 +1,22 @@
+/// Which surah a player of a surah-file reciter learns next (`SurahLearning`: the surah's published timings and
+/// its whole file, cut into parts), one surah at a time, while it plays: the surah of the first wanted file that
+/// still needs learning (playback waits for it), else the first surah after the wanted files' that the plan
+/// plays and that needs learning (learned while the one before it plays, so the join between them does not wait).
+/// No further ahead: a surah's whole file is fetched to learn it, and a listener who stops early should not have
+/// paid for more than the next one.
+///
+/// ```swift
+/// LearningOrder.next(wanted: [2:286, 3:1], upcoming: [2:286, 3:1, …, 4:1, …]) { $0 != 2 }  // 3
+/// LearningOrder.next(wanted: [2:284, 2:285], upcoming: [2:284, …, 3:1, …, 4:1]) { $0 == 4 }  // nil: 3 comes first
+/// ```
+public enum LearningOrder {
+    /// `wanted`: the files playback wants now (current first); `upcoming`: the plan's files from the current one
+    /// on, in the order played; `needsLearning`: whether a surah is neither covered by a table nor learned nor
+    /// failed to be learned.
+    public static func next(wanted: [AyahRef], upcoming: [AyahRef], needsLearning: (Int) -> Bool) -> Int? {
+        for file in wanted where needsLearning(file.surah) { return file.surah }
+        let current = Set(wanted.map(\.surah))
+        guard let following = upcoming.first(where: { !current.contains($0.surah) }) else { return nil }
+        return needsLearning(following.surah) ? following.surah : nil
+    }
+}
