@@ -78,13 +78,13 @@ public final class MPRISService: Sendable {
     deinit { close(wakeDescriptor) }
 
     /// The session bus address from `environment`, if there is one.
-    static func busAddress(_ environment: [String: String]) -> String? {
+    static func busAddress(_ environment: Environment) -> String? {
         environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Starts serving MPRIS for `controller`'s player on its own thread, when `enabled` and a session bus is
     /// named in `environment` (sd-bus connects to the process's `DBUS_SESSION_BUS_ADDRESS`); nil otherwise.
-    public static func start(environment: [String: String], enabled: Bool, controller: MPRISController) -> MPRISService? {
+    public static func start(environment: Environment, enabled: Bool, controller: MPRISController) -> MPRISService? {
         guard enabled, busAddress(environment) != nil else { return nil }
         guard csdbus_load() == nil else { return nil }
         let wake = csdbus_eventfd()
@@ -95,7 +95,7 @@ public final class MPRISService: Sendable {
     }
 
     /// Whether MPRIS is on here and, when not, why (for `tartil version`).
-    public static func availability(environment: [String: String], enabled: Bool) -> String {
+    public static func availability(environment: Environment, enabled: Bool) -> String {
         guard enabled else { return "off (--no-mpris or TARTIL_MPRIS=0)" }
         guard busAddress(environment) != nil else { return "off: no session bus (DBUS_SESSION_BUS_ADDRESS is not set)" }
         if let reason = csdbus_load() { return "off: " + String(cString: reason) }
@@ -104,7 +104,7 @@ public final class MPRISService: Sendable {
 
     /// Serves MPRIS for `session`'s player (the calls become the session's commands, as the prompt's and the
     /// control socket's do), when MPRIS is on and a session bus is named in `environment`; nil otherwise.
-    public static func start(session: Session, environment: [String: String], enabled: Bool) -> MPRISService? {
+    public static func start(session: Session, environment: Environment, enabled: Bool) -> MPRISService? {
         let controller = MPRISController(
             view: { [weak session] in
                 guard let session else { return nil }

@@ -35,11 +35,11 @@ public struct Settings: Sendable {
     public var config: ConfigFile?
 
     /// The process environment (injectable for tests).
-    public let environment: [String: String]
+    public let environment: Environment
     /// The directory holding the bundled `mirrors.json` and `reciter-tables/`, if found.
     public let bundledDataDirectory: String?
 
-    public init(environment: [String: String], bundledDataDirectory: String?) {
+    public init(environment: Environment, bundledDataDirectory: String?) {
         self.environment = environment
         self.bundledDataDirectory = bundledDataDirectory
     }
@@ -260,7 +260,7 @@ public struct Settings: Sendable {
     /// Finds the directory holding the bundled `mirrors.json` and `reciter-tables/`: `$TARTIL_DATA_DIR`, else
     /// `<prefix>/share/tartil` beside an installed executable, else the source checkout the executable was built
     /// in (found by walking up from it).
-    public static func findBundledDataDirectory(environment: [String: String], executablePath: String?) -> String? {
+    public static func findBundledDataDirectory(environment: Environment, executablePath: String?) -> String? {
         if let directory = environment["TARTIL_DATA_DIR"], !directory.isEmpty { return directory }
         guard let executablePath else { return nil }
         let executable = realPath(executablePath)

@@ -14,15 +14,16 @@ import TartilSystem
 public enum Tartil {
     /// Runs tartil with `arguments` (without the program name) and returns the process exit code.
     public static func run(
-        arguments: [String], environment: [String: String], console: Console = .terminal,
+        arguments: [String], environment: Environment = .process, console: Console = .terminal,
         inputIsTerminal: Bool = isatty(0) == 1, executablePath: String? = currentExecutablePath()
     ) -> Int32 {
         Interrupt.install()
         let runner = CommandRunner(console: console, inputIsTerminal: inputIsTerminal, frontEnd: frontEnd)
         let settings: Settings
-        switch runner.settings(environment: environment, executablePath: executablePath) {
-        case .success(let found): settings = found
-        case .failure(let failure): return failure.code
+        do {
+            settings = try runner.settings(environment: environment, executablePath: executablePath)
+        } catch {
+            return error.code
         }
         let session = runner.session
         let frontEnds = FrontEnds()
@@ -47,29 +48,12 @@ public enum Tartil {
         }
     }
 
-    /// The process environment, read from `environ` (what `ProcessInfo.processInfo.environment` gives, without
-    /// making Foundation's process-info object on every start; the first of two entries of one name wins, as
-    /// `getenv` does).
-    public static func processEnvironment() -> [String: String] {
-        var environment: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
-                let name = String(text[..<equals])
-                if environment[name] == nil { environment[name] = String(text[text.utf8.index(after: equals)...]) }
-            }
-            entry += 1
-        }
-        return environment
-    }
-
     /// Marks the first line of the executable's code in the start-up trace (`StartTrace`: `TARTIL_TRACE_START=1`).
     public static func traceMain() { StartTrace.mark("main") }
 
     /// The running executable's path, from `/proc/self/exe`.
     public static func currentExecutablePath() -> String? {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
+        FileSystem.linkTarget("/proc/self/exe") ?? CommandLine.arguments.first
     }
 
     /// What the shell gives the commands it runs.

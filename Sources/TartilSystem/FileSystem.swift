@@ -12,6 +12,14 @@ public enum FileSystem {
         access(path, F_OK) == 0
     }
 
+    /// The target of the symbolic link `path` (readlink(2)), or nil when it is not one or cannot be read.
+    public static func linkTarget(_ path: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.withUnsafeMutableBytes { readlink(path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count - 1) }
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count], as: UTF8.self)
+    }
+
     /// Whether `path` is a directory (following symbolic links).
     public static func isDirectory(_ path: String) -> Bool {
         var status = stat()

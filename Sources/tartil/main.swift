@@ -3,4 +3,4 @@ import TartilShell
 
 Tartil.traceMain()
 
-exit(Tartil.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: Tartil.processEnvironment()))
+exit(Tartil.run(arguments: Array(CommandLine.arguments.dropFirst())))

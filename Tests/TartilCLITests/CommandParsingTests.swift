@@ -85,6 +85,20 @@ import Testing
         #expect(invocation.notes.first?.contains("--output is now -o/--to") == true)
     }
 
+    /// The table names each command by its own path (it makes a command only when asked for it, by the path it
+    /// lists), every path once; `find` takes the longest path a command line starts with.
+    @Test func eachEntrysPathIsItsCommands() throws {
+        let entries = CommandTable.standard.entries
+        for entry in entries { #expect(entry.spec().path == entry.path, "\(entry.path)") }
+        #expect(Set(entries.map { $0.path.joined(separator: " ") }).count == entries.count)
+        let (cacheLs, used) = try #require(CommandTable.standard.find(["cache", "ls", "--json"]))
+        #expect(cacheLs.path == ["cache", "ls"] && used == 2)
+        let (cache, usedByGroup) = try #require(CommandTable.standard.find(["cache", "lsx"]))
+        #expect(cache.path == ["cache"] && usedByGroup == 1)
+        #expect(CommandTable.standard.find(["nosuch"]) == nil)
+        #expect(CommandTable.standard.subcommands(of: cache).map(\.name) == ["cache ls", "cache du", "cache verify", "cache choose", "cache pin", "cache unpin", "cache import"])
+    }
+
     /// One meaning per option name: `--output` is a sink wherever it is shown, a file name never; `--to` is a file.
     @Test func oneMeaningPerOptionName() {
         var meanings: [String: Set<String>] = [:]

@@ -47,7 +47,7 @@ final class SessionPlace: @unchecked Sendable {
             "TARTIL_OUTPUT": "silent",
         ].merging(extra) { _, new in new }
         try? FileManager.default.createDirectory(atPath: directory + "/tables", withIntermediateDirectories: true)
-        return Settings(environment: environment, bundledDataDirectory: nil)
+        return Settings(environment: Environment(environment.map { (name: $0.key, value: $0.value) }), bundledDataDirectory: nil)
     }
 
     init(environment extra: [String: String] = [:]) throws {

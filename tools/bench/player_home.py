@@ -66,8 +66,12 @@ class Home:
 
     def timed(self, *args):
         """Runs tartil: (wall ms, CPU ms of the process: user + system, exit code)."""
+        return self.timed_command(self.tartil, *args)
+
+    def timed_command(self, *command):
+        """Runs a command in this home: (wall ms, CPU ms of the process: user + system, exit code)."""
         started = time.perf_counter()
-        process = subprocess.Popen([self.tartil, *args], env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        process = subprocess.Popen(list(command), env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         _, status, usage = os.wait4(process.pid, 0)
         wall = (time.perf_counter() - started) * 1000

@@ -23,7 +23,7 @@ extension PlayCommands {
 
     /// `playing  36:12  3:20 / 21:45`: the progress line without the surah's name.
     static func progressFacts(_ status: PlayerStatus) -> String {
-        progressFields(status).joined(separator: FieldLine.separator)
+        progressFields(status).joined(with: FieldLine.separator)
     }
 
     /// The facts of the progress line as fields, most important first (the live line leaves out whole ones

@@ -16,7 +16,7 @@ enum PlayCommands {
     ]
 
     /// Options that only shape what this process prints: never sent to another player.
-    static let localOptions: Set<String> = ["--output", "--device", "--events", "--format", "--csv", "--ndjson"]
+    static let localOptions = ["--output", "--device", "--events", "--format", "--csv", "--ndjson"]
 
     static let play = CommandSpec(ControlVerbs.play, adding: outputOptions, run: runPlay)
     static let resume = CommandSpec(ControlVerbs.resume, adding: outputOptions, run: runPlay)

@@ -26,7 +26,7 @@ enum OutputFormat: String, CaseIterable, Sendable {
     static func chosen(
         _ invocation: Invocation, _ context: Context, allowed: [OutputFormat] = allCases, default: OutputFormat = .text
     ) throws(TartilError) -> OutputFormat {
-        let names = allowed.map(\.rawValue).joined(separator: ", ")
+        var names: String { allowed.map(\.rawValue).joined(separator: ", ") }  // for messages only
         var choices: [(String, OutputFormat)] = []
         if let text = invocation.value("--format") {
             guard let format = OutputFormat(rawValue: text), allowed.contains(format) else {
@@ -37,7 +37,7 @@ enum OutputFormat: String, CaseIterable, Sendable {
         if context.settings.json { choices.append(("--json", .json)) }
         if invocation.flag("--csv") { choices.append(("--csv", .csv)) }
         if invocation.flag("--ndjson") { choices.append(("--ndjson", .ndjson)) }
-        guard Set(choices.map(\.1)).count <= 1 else {
+        guard choices.allSatisfy({ $0.1 == choices[0].1 }) else {
             throw .usage("choose one output format, not \(choices.map(\.0).joined(separator: " and ")) (--format takes \(names))")
         }
         guard let format = choices.first?.1 else { return `default` }

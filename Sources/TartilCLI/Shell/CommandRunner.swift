@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import TartilCore
 import TartilSession
+import TartilSystem
 
 /// A source of command lines: the prompt (with line editing) or standard input.
 public protocol LineSource {
@@ -46,7 +47,7 @@ public final class CommandRunner: Sendable {
 
     /// The settings the environment and the config file give (the bundled data found beside `executablePath`),
     /// or the exit code of what was wrong with them (reported).
-    public func settings(environment: [String: String], executablePath: String?) -> Result<Settings, ExitCodeError> {
+    public func settings(environment: Environment, executablePath: String?) throws(ExitCodeError) -> Settings {
         let dataDirectory = Settings.findBundledDataDirectory(environment: environment, executablePath: executablePath)
         var settings = Settings(environment: environment, bundledDataDirectory: dataDirectory)
         do {
@@ -56,9 +57,9 @@ public final class CommandRunner: Sendable {
                     "\(config.location("output")): output takes \(OutputChoice.forms), not '\(output)'" + Suggestion.hint(for: output, among: OutputChoice.names))
             }
         } catch {
-            return .failure(ExitCodeError(code: ExitStatus.report(error, command: nil, console: console)))
+            throw ExitCodeError(code: ExitStatus.report(error, command: nil, console: console))
         }
-        return .success(settings)
+        return settings
     }
 
     /// Runs `arguments` (without the program name): leading global options, then `-c SCRIPT`, a command, or
@@ -280,10 +281,12 @@ public final class CommandRunner: Sendable {
         // With --json, a failed command prints its one JSON value too: the error and the exit code.
         let json = settings.json || OutputFormat.asksForJSON(words)
         // Whether the command printed on standard output (its JSON value, when it has one before failing).
-        let printed = Atomic<Bool>(false)
+        // (A Monitor, not an Atomic<Bool> or a Mutex, which instantiate Atomic's generic type at the first start:
+        // see `Array.joined(with:)` on what that costs.)
+        let printed = Monitor(false)
         let console = Console(
             writeOut: { [console] text in
-                printed.store(true, ordering: .relaxed)
+                printed.update { $0 = true }
                 console.writeOut(text)
             },
             writeError: self.console.writeError, errorIsTerminal: self.console.errorIsTerminal,
@@ -291,7 +294,7 @@ public final class CommandRunner: Sendable {
             columns: self.console.columnsOf)
         func failed(_ error: any Error, _ command: CommandSpec?) -> Outcome {
             let code = ExitStatus.report(error, command: command, console: console, line: line)
-            if json && !printed.load(ordering: .relaxed) {
+            if json && !printed.read({ $0 }) {
                 console.json(.object(Self.errorFields(ExitStatus.describe(error).1, code: code, line: line)))
             }
             return .finished(code)

@@ -115,7 +115,7 @@ public struct CommandSyntax: Sendable {
         self.isGroup = isGroup
     }
 
-    public var name: String { path.joined(separator: " ") }
+    public var name: String { path.joined(with: " ") }
 
     public var usage: String {
         var parts = ["tartil"] + path
@@ -192,7 +192,7 @@ public struct Invocation: Sendable {
     /// The words that give this invocation again (its own options in a fixed order, then `--`, then its
     /// arguments), leaving out the options named in `dropping`: what a client sends for a command the control
     /// socket parses again with the same syntax.
-    public func words(dropping: Set<String> = []) -> [String] {
+    public func words(dropping: [String] = []) -> [String] {
         var words = command.path
         for option in command.options where !dropping.contains(option.canonical) {
             guard let value = values[option.canonical] else { continue }

@@ -315,7 +315,7 @@ public struct MirrorList: Sendable {
         return ", not \(NumberText.format(number))"
     }
 
-    private static func checkKeys(_ object: [String: JSONNode], allowed: Set<String>, at place: String) throws(TartilError) {
+    private static func checkKeys(_ object: JSONNode.Object, allowed: Set<String>, at place: String) throws(TartilError) {
         if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw TartilError(
                 .invalidData,

@@ -217,6 +217,6 @@ public struct PlaybackOptions: Sendable, Hashable, Codable {
     /// The options as the command line writes them (`--repeat 3 --pause 1x`), for status and messages; empty
     /// for the defaults.
     public var summary: String {
-        settings.map { "--\($0.name)" + ($0.value.map { " " + $0 } ?? "") }.joined(separator: " ")
+        settings.map { "--\($0.name)" + ($0.value.map { " " + $0 } ?? "") }.joined(with: " ")
     }
 }

@@ -39,7 +39,7 @@ extension JSONNode {
 
     /// An object's members by name.
     public struct Members: Sendable {
-        public let values: [String: JSONNode]
+        public let values: JSONNode.Object
         /// What the object is, for errors (`status`, `status.item`).
         public let what: String
 

@@ -7,7 +7,7 @@ public enum JSONNode: Sendable, Equatable {
     case number(Double)
     case string(String)
     case array([JSONNode])
-    case object([String: JSONNode])
+    case object(Object)
 
     /// The largest whole number `integer` reads (below 10^15: every one is exact as a Double).
     public static let largestInteger = 999_999_999_999_999
@@ -30,7 +30,7 @@ public enum JSONNode: Sendable, Equatable {
 
     public var string: String? { if case .string(let value) = self { value } else { nil } }
     public var array: [JSONNode]? { if case .array(let value) = self { value } else { nil } }
-    public var object: [String: JSONNode]? { if case .object(let value) = self { value } else { nil } }
+    public var object: Object? { if case .object(let value) = self { value } else { nil } }
 
     /// A syntax error at a line and column (both from 1).
     public struct SyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -100,7 +100,7 @@ public enum JSONNode: Sendable, Equatable {
 
         mutating func object(depth: Int) throws(SyntaxError) -> JSONNode {
             index += 1
-            var members: [String: JSONNode] = [:]
+            var members = Object()
             skipSpace()
             if current == UInt8(ascii: "}") {
                 index += 1
@@ -115,7 +115,7 @@ public enum JSONNode: Sendable, Equatable {
                 index += 1
                 skipSpace()
                 guard members[key] == nil else { throw error("\"\(key)\" appears twice in one object") }
-                members[key] = try value(depth: depth + 1)
+                _ = members.insert(key, try value(depth: depth + 1))
                 skipSpace()
                 if current == UInt8(ascii: ",") {
                     index += 1
@@ -154,7 +154,16 @@ public enum JSONNode: Sendable, Equatable {
         /// an ill-formed sequence, so this equals decoding each run between escapes on its own).
         mutating func string() throws(SyntaxError) -> String {
             index += 1
-            var utf8: [UInt8] = []
+            // Most strings (every key) have no escape: made from their bytes at once.
+            let start = index
+            while index < bytes.count, bytes[index] >= 0x20, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
+                index += 1
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                index += 1
+                return String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
+            }
+            var utf8 = Array(bytes[start..<index])
             while true {
                 guard let byte = current else { throw error("unterminated string") }
                 if byte == UInt8(ascii: "\"") {

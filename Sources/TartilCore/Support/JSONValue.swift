@@ -12,54 +12,60 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Compact JSON on one line (no trailing newline).
     public func rendered() -> String {
-        var text = ""
-        write(to: &text)
-        return text
+        var bytes: [UInt8] = []
+        write(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func write(to text: inout String) {
+    /// Written as UTF-8 bytes, turned into a string once: appending a whole string's bytes is one copy, where
+    /// appending to a `String` piece by piece (or scalar by scalar) checks and grows it at every step.
+    private func write(to bytes: inout [UInt8]) {
         switch self {
-        case .null: text += "null"
-        case .bool(let value): text += value ? "true" : "false"
-        case .int(let value): text += String(value)
-        case .double(let value):
-            text += value.isFinite ? String(value) : "null"
-        case .string(let value): Self.writeString(value, to: &text)
+        case .null: bytes += "null".utf8
+        case .bool(let value): bytes += (value ? "true" : "false").utf8
+        case .int(let value): bytes += String(value).utf8
+        case .double(let value): bytes += (value.isFinite ? String(value) : "null").utf8
+        case .string(let value): Self.writeString(value, to: &bytes)
         case .array(let values):
-            text += "["
+            bytes.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { text += "," }
-                value.write(to: &text)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                value.write(to: &bytes)
             }
-            text += "]"
+            bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            text += "{"
+            bytes.append(UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
-                if index > 0 { text += "," }
-                Self.writeString(key, to: &text)
-                text += ":"
-                value.write(to: &text)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                Self.writeString(key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                value.write(to: &bytes)
             }
-            text += "}"
+            bytes.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ value: String, to text: inout String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
+    /// A JSON string: `"`, `\`, newline, return and tab escaped by name, other control characters as `\u00XX`;
+    /// every other byte of the UTF-8 as it is (only ASCII bytes are ever escaped, and no byte of a multi-byte
+    /// sequence is ASCII).
+    private static func writeString(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += #"\""#.utf8
+            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
+            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
+            case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
+            case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
+            case 0..<0x20:
+                let digits = Array("0123456789abcdef".utf8)
+                bytes += #"\u00"#.utf8
+                bytes.append(digits[Int(byte >> 4)])
+                bytes.append(digits[Int(byte & 0xF)])
+            default: bytes.append(byte)
             }
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 }
 
