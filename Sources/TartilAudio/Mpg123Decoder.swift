@@ -1,5 +1,4 @@
 import CMpg123
-import FoundationEssentials
 import Glibc
 
 /// Decodes one MP3 file to interleaved signed 16-bit PCM at the file's own rate and channel count, with mpg123's

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import TartilCore
 import TartilSystem
@@ -7,7 +6,7 @@ import TartilSystem
 /// temporary file in the same directory, are fsynced, renamed over the final name, and the directory is fsynced.
 public enum AtomicFile {
     /// Replaces (or creates) `path` with `data`, creating missing parent directories.
-    public static func write(_ data: Data, to path: String) throws(CacheError) {
+    public static func write(_ data: [UInt8], to path: String) throws(CacheError) {
         let directory = Path.parent(path).isEmpty
             ? "." : Path.parent(path)
         do {

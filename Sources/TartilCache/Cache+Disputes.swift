@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import TartilCore
 import TartilSystem
@@ -46,7 +45,7 @@ extension Cache {
         let folder = try folder(reciter.rawValue, create: true)!
         var rows: [(mirror: String, bytes: Int, sha256: String)] = []
         for copy in copies {
-            let sha256 = try SHA256.hash(Data(copy.bytes))
+            let sha256 = try SHA256.hash(copy.bytes)
             try write(copy.bytes, as: Self.asideName(ayah, sha256: sha256), in: folder)
             rows.append((copy.mirror, copy.bytes.count, sha256))
         }
@@ -108,7 +107,7 @@ extension Cache {
         guard let bytes = try folder.read(Self.asideName(ayah, sha256: copy.sha256)) else {
             throw CacheError(.notChoosable, "the copy of \(ayah) from \(mirror) is gone from \(copy.path)")
         }
-        let sha256 = try SHA256.hash(Data(bytes))
+        let sha256 = try SHA256.hash(bytes)
         guard sha256 == copy.sha256, bytes.count == copy.bytes else {
             throw CacheError(.notChoosable, "the copy of \(ayah) from \(mirror) at \(copy.path) changed since it was kept aside (sha256 \(sha256.prefix(16))…)")
         }

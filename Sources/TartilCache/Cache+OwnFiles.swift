@@ -27,7 +27,7 @@ extension Cache {
         let descriptor = try folder.openFile(temporary, O_WRONLY | O_CREAT | O_TRUNC, removingLink: true, what: "a temporary file")
         var written = false
         defer {
-            if !written { try? folder.remove(temporary) }
+            if !written { _ = try? folder.remove(temporary) }
         }
         let failure: CacheError? = bytes.withUnsafeBytes { buffer in
             do throws(Errno) { try SystemCall.writeAll(descriptor, buffer) } catch {

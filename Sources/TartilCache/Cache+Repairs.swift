@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import TartilCore
 import TartilSystem
@@ -20,6 +19,6 @@ extension Cache {
             try? AtomicFile.syncDirectory(directory)
             return
         }
-        try AtomicFile.write(Data(RepairList.render(entries).utf8), to: path)
+        try AtomicFile.write(Array(RepairList.render(entries).utf8), to: path)
     }
 }

@@ -1,5 +1,4 @@
 import CSystem
-import FoundationEssentials
 import Glibc
 import TartilCore
 import TartilSystem
@@ -204,12 +203,11 @@ public final class Cache {
     /// `touch` itself once the bytes are where they are needed (a player, after handing them to its audio thread).
     public func readVerified(
         reciter: ReciterID, ayah: AyahRef, expectation: FileExpectation, touching: Bool = true
-    ) throws(CacheError) -> Data {
+    ) throws(CacheError) -> [UInt8] {
         let path = path(reciter: reciter, ayah: ayah)
         guard let folder = try folder(reciter.rawValue, create: false), let bytes = try folder.read("\(ayah.fileStem).mp3") else {
             throw CacheError(.io, "\(path) is not in the cache")
         }
-        let data = Data(bytes)
         var expectation = expectation
         if !expectation.isKnown, let entry = try index.entry(reciter: reciter.rawValue, ayah: ayah) {
             expectation = .recorded(bytes: entry.bytes, sha256: entry.sha256)
@@ -217,13 +215,13 @@ public final class Cache {
         guard expectation.isKnown else {
             throw CacheError(.unvouched, "\(path) has no recorded hash (yet): it is not treated as cached")
         }
-        let digest = try SHA256.hash(data)
-        if let problem = expectation.mismatch(bytes: data.count, sha256: digest) {
+        let digest = try SHA256.hash(bytes)
+        if let problem = expectation.mismatch(bytes: bytes.count, sha256: digest) {
             try remove(reciter: reciter, ayah: ayah)
             throw CacheError(.mismatch, "\(path) was removed: \(problem)")
         }
         if touching { touch(reciter: reciter, ayah: ayah) }
-        return data
+        return bytes
     }
 
     /// Sets a file's access time (what eviction goes by) to the clock's wall time now. It is the file's own

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import TartilSystem
 
 /// The error TartilCache throws: a kind, a message naming the file and the failing call, and the system's reason.

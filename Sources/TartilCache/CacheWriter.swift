@@ -1,5 +1,4 @@
 import CSystem
-import FoundationEssentials
 import Glibc
 import TartilCore
 import TartilSystem

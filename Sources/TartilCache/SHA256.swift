@@ -1,5 +1,4 @@
 import CCrypto
-import FoundationEssentials
 import Glibc
 import TartilCore
 import TartilSystem
@@ -44,11 +43,11 @@ public final class SHA256 {
         try update(base, count: buffer.count)
     }
 
-    /// Adds `data` to the digest.
-    public func update(_ data: Data) throws(CacheError) {
-        // Data.withUnsafeBytes rethrows untyped errors, so the typed one is carried out by hand.
+    /// Adds `bytes` to the digest.
+    public func update(_ bytes: [UInt8]) throws(CacheError) {
+        // withUnsafeBytes rethrows untyped errors, so the typed one is carried out by hand.
         var failure: CacheError?
-        data.withUnsafeBytes { buffer in
+        bytes.withUnsafeBytes { buffer in
             do throws(CacheError) { try update(buffer) } catch { failure = error }
         }
         if let failure { throw failure }
@@ -80,12 +79,8 @@ public final class SHA256 {
         return try result.get()
     }
 
-    /// SHA-256 of `data`.
-    public static func hash(_ data: Data) throws(CacheError) -> String {
-        let hasher = try SHA256()
-        try hasher.update(data)
-        return try hasher.finalize()
-    }
+    /// SHA-256 of `bytes`.
+    public static func hash(_ bytes: [UInt8]) throws(CacheError) -> String { try hash(bytes: bytes[...]) }
 
     /// SHA-256 and size of the file at `path`, read in 1 MiB blocks with one pass. With `followingLinks: false`
     /// a symbolic link at `path` is refused (`.symbolicLink`), as the cache's own files are read.

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import TartilCore
 import TartilSession
 
@@ -87,12 +86,8 @@ public enum ControlProtocol {
         var members: [(String, JSONValue)] = [("request_id", id), ("exit_code", .int(Int(code)))]
         if let error { members.append(("error", .string(error))) }
         if let data { members.append(("data", data)) }
-        var text = JSONValue.object(members).rendered()
-        if let result, let encoded = try? JSONEncoder().encode(result) {
-            text.removeLast()
-            text += ",\"result\":" + String(decoding: encoded, as: UTF8.self) + "}"
-        }
-        return text + "\n"
+        if let result, let encoded = try? JSONValueEncoder.encode(result) { members.append(("result", encoded)) }
+        return JSONValue.object(members).rendered() + "\n"
     }
 
     /// A reply as a tartil client reads it.
@@ -102,7 +97,7 @@ public enum ControlProtocol {
         public let result: ControlResult?
 
         /// The reply in `node`: `exit_code` (a whole number in `Int32`'s range), and `error` and `result` when they
-        /// are there and not `null`; `result` as `JSONEncoder` wrote it (`ControlResult.init(encoded:)`).
+        /// are there and not `null`; `result` as `JSONValueEncoder` (like `JSONEncoder`) wrote it (`ControlResult.init(encoded:)`).
         public init(_ node: JSONNode) throws(JSONNode.ShapeError) {
             let members = try node.members("the reply")
             exitCode = try members.required("exit_code").int32("exit_code")

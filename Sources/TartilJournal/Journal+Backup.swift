@@ -1,5 +1,4 @@
 import TartilCore
-import FoundationEssentials
 import Glibc
 import TartilSQLite
 import TartilSystem
@@ -22,7 +21,7 @@ extension Journal {
         try Self.checkBackupDestination(destination, journal: path, replacing: replacing)
         let folderLock = Self.removeStaleTemporaries(of: destination)
         defer { if folderLock >= 0 { Glibc.close(folderLock) } }
-        let temporary = "\(destination).tmp-\(UUID().uuidString.lowercased().prefix(8))"
+        let temporary = "\(destination).tmp-\(RandomUUID.make().prefix(8))"
         func removeTemporary() {
             for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporary + suffix) }
         }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import TartilCore
 import TartilSQLite
@@ -99,7 +98,7 @@ public final class Journal {
             } else if readOnly {
                 deviceID = ""
             } else {
-                let made = UUID().uuidString.lowercased()
+                let made = RandomUUID.make()
                 try connection.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('device_id', '\(made)')")
                 deviceID = try connection.scalarText("SELECT value FROM meta WHERE key = 'device_id'") ?? made
             }
@@ -135,7 +134,7 @@ public final class Journal {
     /// `max(ts_ms)` instead read every event of the device, 1 MB of a journal after some months of use).
     @discardableResult
     public func append(_ draft: EventDraft, timeMs: Int64? = nil) throws(JournalError) -> JournalEvent {
-        let eventID = UUID().uuidString.lowercased()
+        let eventID = RandomUUID.make()
         let time = timeMs ?? clock.wallMilliseconds
         do throws(SQLiteError) {
             if insert == nil {
@@ -465,7 +464,7 @@ extension Journal {
     @discardableResult
     func takeNewDeviceID(reason: String) throws(JournalError) -> String {
         let old = deviceID
-        let made = UUID().uuidString.lowercased()
+        let made = RandomUUID.make()
         let connection = database.connection
         do throws(SQLiteError) {
             try connection.execute("BEGIN IMMEDIATE")

@@ -1,5 +1,4 @@
 import TartilCore
-import FoundationEssentials
 import Glibc
 import TartilSQLite
 import TartilSystem
@@ -241,7 +240,7 @@ public final class JournalDatabase {
         let base = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
         let folderLock = lockFolderRemovingStale(parentDirectory(path)) { Journal.isTemporaryCopy($0, of: base, marker: ".new-") }
         defer { if folderLock >= 0 { Glibc.close(folderLock) } }
-        let temporary = "\(path).new-\(UUID().uuidString.lowercased().prefix(8))"
+        let temporary = "\(path).new-\(RandomUUID.make().prefix(8))"
         func removeTemporary() {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
         }
@@ -252,7 +251,7 @@ public final class JournalDatabase {
                 try connection.enableWAL()
                 try connection.execute("PRAGMA synchronous = FULL")
                 try migrator.migrate(connection)
-                try connection.execute("INSERT INTO meta(key, value) VALUES ('device_id', '\(UUID().uuidString.lowercased())')")
+                try connection.execute("INSERT INTO meta(key, value) VALUES ('device_id', '\(RandomUUID.make())')")
                 try connection.checkpoint(.truncate)
                 try connection.close()
             } catch {

@@ -1,5 +1,4 @@
 import CCurl
-import FoundationEssentials
 import Glibc
 import TartilCache
 import TartilCore
@@ -461,7 +460,7 @@ final class DownloadExecutor {
         if let problem = MPEGStream.problem(in: bytes) {
             return .failed(.mirrorUnusable("not one whole MPEG audio stream: \(problem)"))
         }
-        guard let sha256 = try? SHA256.hash(Data(bytes)) else {
+        guard let sha256 = try? SHA256.hash(bytes) else {
             return .failed(.transient("cannot hash the file", retryAfter: nil))
         }
         writer.require(sha256: sha256)

@@ -1,6 +1,5 @@
 import CCurl
 import Dispatch
-import FoundationEssentials
 import Synchronization
 import TartilCache
 import TartilCore

@@ -1,5 +1,4 @@
 import CCurl
-import FoundationEssentials
 import TartilCache
 import TartilCore
 
@@ -95,7 +94,7 @@ final class Probe {
             return .unavailable("\(body.count) bytes, but Content-Length said \(contentLength)")
         }
         if let problem = MPEGStream.problem(in: body) { return .unavailable("not one whole MPEG audio stream: \(problem)") }
-        return .fingerprint(FileFingerprint(bytes: body.count, sha256: try SHA256.hash(Data(body))))
+        return .fingerprint(FileFingerprint(bytes: body.count, sha256: try SHA256.hash(body)))
     }
 
     /// The body of a plain whole-file request, once the transfer ended with `result`, or why there is none.

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import TartilAudio
 import TartilCache
@@ -364,7 +363,7 @@ extension Session {
                 directory: directory!, reciter: reciter, source: source ?? directory!, isCancelled: isCancelled, progress: progress)
         }
         do {
-            try AtomicFile.write(Data(result.table.rendered().utf8), to: path)
+            try AtomicFile.write(Array(result.table.rendered().utf8), to: path)
         } catch {
             throw TartilError(.io, "cannot write the table: \(error)")
         }
@@ -401,7 +400,7 @@ extension Session {
             directory: directory, timings: timings, format: format, reciter: reciter, source: source ?? directory, isCancelled: isCancelled,
             progress: progress)
         do {
-            try AtomicFile.write(Data(result.table.rendered().utf8), to: path)
+            try AtomicFile.write(Array(result.table.rendered().utf8), to: path)
         } catch {
             throw TartilError(.io, "cannot write the table: \(error)")
         }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import TartilAudio
 import TartilCache
 import TartilCore

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import TartilCore
 import TartilNet
@@ -71,7 +70,7 @@ public struct Settings: Sendable {
     /// Reads the config file, when it exists; a usage error (with its line) when it is not right.
     public func loadConfig() throws(TartilError) -> ConfigFile? {
         let path = configFile
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard FileSystem.exists(path) else {
             if environment["TARTIL_CONFIG"]?.isEmpty == false { throw .usage("TARTIL_CONFIG names \(path), which does not exist") }
             return nil
         }
@@ -111,7 +110,7 @@ public struct Settings: Sendable {
             return (chosen.value, chosen.source == "option" ? "--mirrors" : chosen.source)
         }
         let user = Path.join(configHome, "mirrors.json")
-        if FileManager.default.fileExists(atPath: user) { return (user, "user") }
+        if FileSystem.exists(user) { return (user, "user") }
         if let bundled = bundledDataDirectory {
             return (Path.join(bundled, "mirrors.json"), "bundled")
         }
@@ -268,7 +267,7 @@ public struct Settings: Sendable {
         let installed = Path.join(Path.parent(directory), "share/tartil")
         if holdsData(installed) { return installed }
         while directory != "/" && !directory.isEmpty {
-            if holdsData(directory) && FileManager.default.fileExists(atPath: directory + "/Package.swift") {
+            if holdsData(directory) && FileSystem.exists(directory + "/Package.swift") {
                 return directory
             }
             directory = Path.parent(directory)
@@ -284,7 +283,7 @@ public struct Settings: Sendable {
     }
 
     private static func holdsData(_ directory: String) -> Bool {
-        FileManager.default.fileExists(atPath: Path.join(directory, "mirrors.json"))
+        FileSystem.exists(Path.join(directory, "mirrors.json"))
     }
 }
 

@@ -1,7 +1,6 @@
 import TartilSession
 import TartilCore
 import TartilSystem
-import FoundationEssentials
 import Glibc
 import Synchronization
 

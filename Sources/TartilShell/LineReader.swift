@@ -1,6 +1,5 @@
 import CEdit
 import TartilCLI
-import FoundationEssentials
 import Glibc
 import TartilCore
 import TartilSystem

@@ -39,6 +39,19 @@ import Testing
         #expect(Set(importers.keys).isSubset(of: Set(owners.keys)), "unexpected C modules: \(importers.keys)")
     }
 
+    /// tartil links no Foundation: no module imports Foundation or any of its parts (FoundationEssentials and
+    /// the rest), whose conformance records would lengthen every runtime conformance lookup and whose code and
+    /// relocations every start would pay for. (Tests may use Foundation; the executable may not.)
+    @Test func noModuleImportsFoundation() throws {
+        for (_, files) in try sources() {
+            for (file, text) in files {
+                for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.contains(" import ") {
+                    #expect(!line.contains("Foundation"), "\(file): \(line)")
+                }
+            }
+        }
+    }
+
     /// The network fence: no module but TartilNet imports CCurl or FoundationNetworking or uses URLSession.
     @Test func onlyTartilNetReachesTheNetwork() throws {
         for (module, files) in try sources() where module != "TartilNet" {

@@ -47,8 +47,8 @@ import TartilSystem
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/sub/table.tsv"
-        try AtomicFile.write(Data("one\n".utf8), to: path)
-        try AtomicFile.write(Data("two\n".utf8), to: path)
+        try AtomicFile.write(Array("one\n".utf8), to: path)
+        try AtomicFile.write(Array("two\n".utf8), to: path)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "two\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/sub") == ["table.tsv"])
     }
@@ -58,7 +58,7 @@ import TartilSystem
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // A directory where the file should go: the rename fails, nothing else changes.
         try FileManager.default.createDirectory(atPath: directory + "/taken/x", withIntermediateDirectories: true)
-        #expect(throws: CacheError.self) { try AtomicFile.write(Data("x".utf8), to: directory + "/taken") }
+        #expect(throws: CacheError.self) { try AtomicFile.write(Array("x".utf8), to: directory + "/taken") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["taken"])
     }
 }

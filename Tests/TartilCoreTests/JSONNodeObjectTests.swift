@@ -87,3 +87,24 @@ import Testing
         }
     }
 }
+
+/// Journal events and devices are named by random UUIDs made without Foundation.
+@Suite struct RandomUUIDTests {
+    @Test func version4TextLikeFoundationsAndNoRepeats() {
+        var seen = Set<String>()
+        for _ in 0..<5000 {
+            let text = RandomUUID.make()
+            let bytes = Array(text.utf8)
+            #expect(bytes.count == 36)
+            #expect([8, 13, 18, 23].allSatisfy { bytes[$0] == UInt8(ascii: "-") })
+            #expect(bytes.enumerated().allSatisfy { [8, 13, 18, 23].contains($0.offset) || Array("0123456789abcdef".utf8).contains($0.element) })
+            #expect(bytes[14] == UInt8(ascii: "4") && Array("89ab".utf8).contains(bytes[19]), "\(text)")
+            #expect(UUID(uuidString: text)?.uuidString.lowercased() == text)
+            seen.insert(text)
+        }
+        #expect(seen.count == 5000)
+        var one = SeededRandom(seed: 7)
+        var two = SeededRandom(seed: 7)
+        #expect(RandomUUID.make(using: &one) == RandomUUID.make(using: &two))
+    }
+}

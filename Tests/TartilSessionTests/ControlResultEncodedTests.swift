@@ -41,6 +41,24 @@ import Testing
         }
     }
 
+    /// What the control socket sends (`JSONValueEncoder`, no Foundation) is what `JSONEncoder` writes: the same
+    /// JSON value (objects compared as JSON compares them, in any order, numbers by value), which `JSONDecoder`
+    /// and the reader both read back to the result sent.
+    @Test func theSocketsEncoderWritesWhatJSONEncoderWrites() throws {
+        var random = SeededRandom(seed: 0xE1C0_DE)
+        for run in 0..<400 {
+            let result = run < 3 ? [ControlResult.status(try Self.fullStatus(&random)), .started(try Self.fullStart(&random)), .stopped][run] : try Self.randomResult(&random)
+            let ours = try JSONValueEncoder.encode(result).rendered()
+            let theirs = try Self.encoded(result)
+            #expect(try JSONNode.parse(Array(ours.utf8)) == JSONNode.parse(Array(theirs.utf8)), "run \(run):\n\(ours)\n\(theirs)")
+            #expect(Self.read(ours) == result && Self.decoded(ours) == result, "run \(run): \(ours)")
+        }
+        // Whole numbers of a Double are written without a fraction, as JSONEncoder writes them; others exactly.
+        #expect(try JSONValueEncoder.encode([50.0, -0.5, 1e-5, 3e20]).rendered() == String(decoding: try JSONEncoder().encode([50.0, -0.5, 1e-5, 3e20]), as: UTF8.self))
+        #expect(throws: JSONValueEncoder.Failure.self) { try JSONValueEncoder.encode([Double.nan]) }
+        #expect(throws: JSONValueEncoder.Failure.self) { try JSONValueEncoder.encode(UInt64.max) }
+    }
+
     /// A key the reader does not read (a property added to a type and not to its reader) would be lost on the
     /// wire: with any one key of a full result taken out, the reader and `JSONDecoder` still agree, so every key
     /// `JSONDecoder` needs, the reader needs too, and reads into the same property.

@@ -1,5 +1,4 @@
 import TartilSession
-import FoundationEssentials
 import Glibc
 import Synchronization
 import TartilCore

@@ -1,7 +1,6 @@
 import TartilSession
 import TartilCore
 import TartilSystem
-import FoundationEssentials
 
 /// Where a command's output goes: standard output for results, standard error for messages and progress.
 /// Tests give closures that collect the text; the executable writes to file descriptors 1 and 2.

@@ -1,5 +1,4 @@
 import TartilSession
-import FoundationEssentials
 import TartilCore
 
 /// Shell completion scripts for bash, zsh and fish, generated from the command table so they cannot drift from

@@ -1,6 +1,5 @@
 import TartilSession
 import TartilCore
-import FoundationEssentials
 
 /// The tartil(1) man page in roff, generated from the command table like the help pages (`tartil manpage`).
 /// The committed `tartil.1` is this output; a test keeps them equal.

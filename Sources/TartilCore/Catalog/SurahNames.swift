@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// Finds surahs by name, forgivingly: case, hyphens, apostrophes, the article (`al-`, `an-`, …), doubled vowels

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// One place a reciter's files can be downloaded from.
@@ -157,13 +156,9 @@ public struct MirrorList: Sendable {
 
     // MARK: - Parsing
 
-    /// Parses and validates `mirrors.json`. `file` names the source in errors, which also name the reciter and
-    /// the field: `mirrors.json: reciter 'x' (#3): mirrors[0].url: 'ftp://…' is not an http or https URL`.
-    public static func parse(_ data: Data, file: String) throws(TartilError) -> MirrorList {
-        try parse(bytes: Array(data), file: file)
-    }
-
-    /// Parses and validates `mirrors.json` from the file's bytes (see `parse(_:file:)`).
+    /// Parses and validates `mirrors.json` from the file's bytes. `file` names the source in errors, which also
+    /// name the reciter and the field: `mirrors.json: reciter 'x' (#3): mirrors[0].url: 'ftp://…' is not an http
+    /// or https URL`.
     public static func parse(bytes: [UInt8], file: String) throws(TartilError) -> MirrorList {
         let root: JSONNode
         do {

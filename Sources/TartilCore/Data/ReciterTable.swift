@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// A SHA-256 digest held as 32 bytes (a table of 6236 rows keeps no strings for its hashes).

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// A mirror's URL template: an http(s) URL with `{surah3}{ayah3}` (everyayah naming, `036001`) or `{global}`
