@@ -115,3 +115,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// tartil's own modules import no `_StringProcessing` (the regex library the compiler otherwise imports into every
+// Swift file, where the standard string searching lives): linking it added 421 protocol conformances, which every
+// runtime conformance lookup walks, to a binary that uses no regex. Its searching is TartilCore's
+// (`firstRange(ofText:)`, `contains(text:)`, `replacingEvery(_:with:)`); a use of it does not compile.
+for target in package.targets where target.type == .regular || target.type == .executable {
+    guard target.name.hasPrefix("Tartil") || target.name == "tartil" else { continue }
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])]
+}

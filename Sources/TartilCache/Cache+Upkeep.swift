@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Synchronization
 import TartilCore
@@ -17,7 +16,7 @@ extension Cache {
     /// file's name, is a problem too. Problems come in the order of `files`.
     public static func verify(_ files: [CachedFile], tables: [String: ReciterTable]) -> [Problem] {
         let problems = Mutex<[Int: String]>([:])
-        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+        NativeThread.concurrentPerform(iterations: files.count) { index in
             let file = files[index]
             let expectation: FileExpectation?
             if let pinned = tables[file.reciter]?.files[file.ayah] {

@@ -1,5 +1,4 @@
 import CCurl
-import Dispatch
 import Synchronization
 import TartilCache
 import TartilCore
@@ -56,9 +55,9 @@ public final class Downloader: @unchecked Sendable {
     }
 
     private let commits = Mutex(CommitQueue())
-    private let commitSignal = DispatchSemaphore(value: 0)
+    private let commitSignal = Semaphore()
     private let committerCount = 1
-    private let committersDone = DispatchSemaphore(value: 0)
+    private let committersDone = Semaphore()
 
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
@@ -74,9 +73,9 @@ public final class Downloader: @unchecked Sendable {
     private let events: @Sendable (DownloadEvent) -> Void
     /// Where the download thread reads the time (retry delays, stalls, mirror demotion).
     private let clock: any TartilClock
-    private let finished = DispatchSemaphore(value: 0)
+    private let finished = Semaphore()
     /// Each thread's start (its own cache opened, or why not), reported to `init`.
-    private let threadStarted = DispatchSemaphore(value: 0)
+    private let threadStarted = Semaphore()
     private let startupFailure = Mutex<CacheError?>(nil)
     /// Opens a thread's own cache instance (a test replaces it to make a thread fail to start).
     private let openCache: @Sendable (String) throws(CacheError) -> Cache

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Synchronization
 import TartilAudio
@@ -146,7 +145,7 @@ public enum TableBuilder {
     ) throws(TartilError) -> [Value] {
         let outcomes = Mutex<[Int: Swift.Result<Value, TartilError>]>([:])
         let finished = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: names.count) { index in
+        NativeThread.concurrentPerform(iterations: names.count) { index in
             guard !isCancelled() else { return }
             let outcome = Swift.Result { () throws(TartilError) -> Value in try work(index) }
             outcomes.withLock { $0[index] = outcome }

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import TartilCache
 import TartilCore

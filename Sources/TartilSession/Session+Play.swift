@@ -144,7 +144,7 @@ extension Session {
     /// A sound card's error with what to do without one: play in real time without sound (`--output silent`), or
     /// write a file; ALSA's null device takes sound at once, so nothing played on it counts as heard.
     static func outputAdvice(_ message: String) -> String {
-        guard message.contains("cannot open the ALSA device") else { return message }
+        guard message.contains(text: "cannot open the ALSA device") else { return message }
         return message
             + ". Without a sound card, use --output silent (plays in real time, positions saved as usual) or --output wav:FILE; "
             + "ALSA's null device (--device null) takes the sound at once, so its positions are not saved"

@@ -36,4 +36,32 @@ public enum NativeThread {
         guard now != -1 || errno == 0 else { return }
         _ = setpriority(which, 0, min(19, now + steps))
     }
+
+    /// The processors online (at least 1).
+    public static var processorCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
+    /// Runs `body` for each index of `0..<iterations` on up to one thread per processor (this one among them),
+    /// and returns when every index is done; the indices are taken in order, each once. (What
+    /// `DispatchQueue.concurrentPerform` does, without linking libdispatch into tartil.)
+    public static func concurrentPerform(iterations: Int, stackSize: Int = 1 << 20, _ body: @escaping @Sendable (Int) -> Void) {
+        guard iterations > 0 else { return }
+        let next = Monitor(0)
+        let take = { @Sendable () -> Int? in
+            next.update { index -> Int? in
+                guard index < iterations else { return nil }
+                index += 1
+                return index - 1
+            }
+        }
+        let helpers = min(processorCount, iterations) - 1
+        let done = Semaphore()
+        for _ in 0..<helpers {
+            start(stackSize: stackSize) {
+                while let index = take() { body(index) }
+                done.signal()
+            }
+        }
+        while let index = take() { body(index) }
+        for _ in 0..<helpers { done.wait() }
+    }
 }

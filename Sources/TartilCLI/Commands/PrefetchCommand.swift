@@ -125,7 +125,7 @@ enum PrefetchCommand {
         case .mirrorAbandoned(let mirror, let reason):
             // Once per mirror, whatever the format: the failures that follow all come from this.
             lines.error += "\(mirror): given up for this run: \(reason)"
-                + (reason.contains("certificate") ? " (to trust its CA: put it in an SSL_CERT_DIR folder, or in a PEM file together with the system's CAs for --ca-bundle or SSL_CERT_FILE)" : "") + "\n"
+                + (reason.contains(text: "certificate") ? " (to trust its CA: put it in an SSL_CERT_DIR folder, or in a PEM file together with the system's CAs for --ca-bundle or SSL_CERT_FILE)" : "") + "\n"
         case .started, .cancelled, .marked:
             break
         }

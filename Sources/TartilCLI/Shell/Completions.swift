@@ -223,7 +223,7 @@ enum Completions {
 
             """
         func quoted(_ text: String) -> String {
-            "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
+            "'" + text.replacingEvery("\\", with: "\\\\").replacingEvery("'", with: "\\'") + "'"
         }
         func condition(_ path: [String]) -> String {
             path.isEmpty ? "__fish_use_subcommand" : path.map { "__fish_seen_subcommand_from \($0)" }.joined(separator: "; and ")

@@ -197,6 +197,6 @@ enum ManPage {
 
     /// A macro argument in double quotes (roff writes a quote inside as two).
     static func quoted(_ text: String) -> String {
-        "\"" + escape(text).replacing("\"", with: "\"\"") + "\""
+        "\"" + escape(text).replacingEvery("\"", with: "\"\"") + "\""
     }
 }

@@ -64,7 +64,7 @@ public enum SyncFolder {
     /// Decides what to do with `entry` in a folder where this device is `ownDeviceID`.
     public static func decide(_ entry: Entry, ownDeviceID: String) -> Decision {
         let name = entry.name
-        guard name.contains("tartil-journal") else { return .ignore }
+        guard name.contains(text: "tartil-journal") else { return .ignore }
         if name.hasSuffix(asideSuffix) {
             return .skip(reason: "moved aside by tartil, which found it at its own name holding what it could not merge; look at it (tartil journal merge FILE), then remove it")
         }
@@ -114,22 +114,22 @@ public enum SyncFolder {
         if name.hasPrefix(".syncthing.") || name.hasPrefix("~syncthing~") {
             return "Syncthing's temporary file (a copy still arriving)"
         }
-        if lower.contains(".sync-conflict-") { return "a Syncthing conflict copy" }
-        if lower.contains("'s conflicted copy") || lower.contains("\u{2019}s conflicted copy") {
+        if lower.contains(text: ".sync-conflict-") { return "a Syncthing conflict copy" }
+        if lower.contains(text: "'s conflicted copy") || lower.contains(text: "\u{2019}s conflicted copy") {
             return "a Dropbox conflict copy"
         }
-        if lower.contains("(conflicted copy") { return "a Nextcloud or ownCloud conflict copy" }
-        if lower.contains("conflicted copy") || lower.contains("conflict copy") { return "a conflict copy" }
-        if lower.contains("(sfconflict") { return "a Seafile conflict copy" }
+        if lower.contains(text: "(conflicted copy") { return "a Nextcloud or ownCloud conflict copy" }
+        if lower.contains(text: "conflicted copy") || lower.contains(text: "conflict copy") { return "a conflict copy" }
+        if lower.contains(text: "(sfconflict") { return "a Seafile conflict copy" }
         if name.hasPrefix("~$") { return "an editor's lock or temporary file (~$)" }
-        if name.hasPrefix("."), name.contains(".~") { return "Nextcloud's or ownCloud's temporary file (a copy still arriving)" }
+        if name.hasPrefix("."), name.contains(text: ".~") { return "Nextcloud's or ownCloud's temporary file (a copy still arriving)" }
         if lower.hasSuffix(".partial") { return "rclone's partial copy (a copy still arriving)" }
         if lower.hasSuffix("..path1") || lower.hasSuffix("..path2") || hasConflictNumber(lower) {
             return "an rclone bisync conflict copy"
         }
         if lower.hasSuffix(".!sync") { return "Resilio Sync's temporary file (a copy still arriving)" }
         if name.hasPrefix(".unison.") { return "Unison's temporary file (a copy still arriving)" }
-        if name.contains(suffix + ".tmp-") { return "a tartil snapshot being written (temporary)" }
+        if name.contains(text: suffix + ".tmp-") { return "a tartil snapshot being written (temporary)" }
         for side in ["-wal", "-shm", "-journal"] where name.hasSuffix(side) && !name.hasSuffix(suffix) {
             return "an SQLite side file (\(side))"
         }

@@ -85,7 +85,7 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
     /// The host and port between `://` and the path: a host is required (a name, an IPv4 address or a bracketed
     /// IPv6 address), a port must be 1-65535, and credentials and placeholders do not belong there.
     private static func checkAuthority(of text: String) throws(TartilError) {
-        guard let schemeEnd = text.firstRange(of: "://") else { return }
+        guard let schemeEnd = text.firstRange(ofText: "://") else { return }
         let afterScheme = text[schemeEnd.upperBound...]
         let authority = afterScheme.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
         func bad(_ problem: String) -> TartilError { TartilError(.invalidData, "'\(text)': \(problem)") }
@@ -151,7 +151,7 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// The scheme and host (`https://everyayah.com`), for messages about a mirror.
     public var origin: String {
-        guard let schemeEnd = text.firstRange(of: "://") else { return text }
+        guard let schemeEnd = text.firstRange(ofText: "://") else { return text }
         let afterScheme = text[schemeEnd.upperBound...]
         let hostEnd = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
         return String(text[..<hostEnd])

@@ -42,7 +42,7 @@ extension StringProtocol {
         guard !target.isEmpty else { return String(self) }
         var result = ""
         var rest = self[...]
-        while let range = rest.firstRange(of: target) {
+        while let range = rest.firstRange(ofText: target) {
             result += rest[..<range.lowerBound]
             result += replacement
             rest = rest[range.upperBound...]
