@@ -115,19 +115,8 @@ public struct MPEGHead: Sendable, Hashable {
     /// where its header is valid and, when the bytes reach that far, the next frame's header too, so a stray
     /// 0xFF in a tag's padding is not mistaken for audio.
     public static func parse(_ bytes: [UInt8], isWholeFile: Bool = false) -> MPEGHead {
-        var offset = 0
-        var id3v2 = 0
-        // Several ID3v2 tags may follow each other (rare, but seen); at most 16 are passed over.
-        for _ in 0..<16 {
-            guard offset + 10 <= bytes.count, bytes[offset] == 0x49, bytes[offset + 1] == 0x44, bytes[offset + 2] == 0x33,
-                bytes[offset + 3] != 0xFF, bytes[offset + 4] != 0xFF,
-                bytes[(offset + 6)...(offset + 9)].allSatisfy({ $0 < 0x80 })
-            else { break }
-            let size = bytes[(offset + 6)...(offset + 9)].reduce(0) { $0 << 7 | Int($1) }
-            let footer = bytes[offset + 5] & 0x10 != 0 ? 10 : 0
-            offset += 10 + size + footer
-            id3v2 = offset
-        }
+        let id3v2 = id3v2Bytes(bytes)
+        let offset = id3v2
         var trailer: Int?
         if isWholeFile {
             let tail = bytes.count - 128
@@ -163,6 +152,27 @@ public struct MPEGHead: Sendable, Hashable {
             audioFrame = next + 4 <= bytes.count ? Frame(bytes[next], bytes[next + 1], bytes[next + 2], bytes[next + 3]) : nil
         }
         return MPEGHead(id3v2Bytes: id3v2, frameOffset: start, frame: frame, xing: xing, audioFrame: audioFrame, trailerBytes: trailer)
+    }
+
+    /// The bytes of the ID3v2 tags at the start of `bytes` (a file's first bytes, or all of them), footers included:
+    /// only the tags' 10-byte headers are read. Several tags may follow each other (rare, but seen); at most 16 are
+    /// passed over.
+    static func id3v2Bytes<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Int where Bytes.Index == Int {
+        let base = bytes.startIndex
+        var offset = 0
+        var id3v2 = 0
+        for _ in 0..<16 {
+            guard offset + 10 <= bytes.count else { break }
+            let at = base + offset
+            guard bytes[at] == 0x49, bytes[at + 1] == 0x44, bytes[at + 2] == 0x33, bytes[at + 3] != 0xFF, bytes[at + 4] != 0xFF,
+                bytes[(at + 6)...(at + 9)].allSatisfy({ $0 < 0x80 })
+            else { break }
+            let size = bytes[(at + 6)...(at + 9)].reduce(0) { $0 << 7 | Int($1) }
+            let footer = bytes[at + 5] & 0x10 != 0 ? 10 : 0
+            offset += 10 + size + footer
+            id3v2 = offset
+        }
+        return id3v2
     }
 
     /// The Xing or Info tag of the frame at `start`, if it holds one (after its side information, as mpg123 looks).
