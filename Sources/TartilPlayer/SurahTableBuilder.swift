@@ -12,16 +12,12 @@ import TartilSystem
 /// For each file: its size and SHA-256; mpg123's decode of the whole file (gapless trimming on) gives its sample
 /// count and, with the timing file, each ayah's samples (`SurahTimings.SampleRanges.covering`: the parts cover
 /// the file with no gap). Each part then gets the shortest byte range that decodes it alone: from the frame
-/// holding its first sample, and then 1, 2, … up to `maximumPreroll` frames earlier, the range is decoded by a
-/// fresh decoder and kept only when the samples it gives there are exactly the whole decode's (compared by
-/// SHA-256 of the PCM). Files are processed on all cores; any file that cannot be read, decoded or cut fails the
-/// whole build.
+/// holding its first sample, and then 1, 2, … frames earlier (`PrerollSearch`: every one up to 64 frames, or
+/// the bit reservoir's reach and a margin where that is further, then doubling, and at last the file's first
+/// frame, which always decodes exactly), the range is decoded by a fresh decoder and kept only when the samples
+/// it gives there are exactly the whole decode's (compared by SHA-256 of the PCM). Files are processed on all
+/// cores; any file that cannot be read, decoded or cut fails the whole build.
 public enum SurahTableBuilder {
-    /// The most frames decoded before a part's first frame (the bit reservoir reaches back at most 511 bytes,
-    /// a few frames; mpg123's synthesis window turns a sixteenth with every 32 samples, so the range must also start
-    /// on the same turn as the whole decode is at there, which can take a few more).
-    public static let maximumPreroll = 64
-
     /// What a build produced.
     public struct Result: Sendable {
         public let table: SurahTable
@@ -193,19 +189,22 @@ public enum SurahTableBuilder {
         /// there, the part starts `skip` samples in, when it has `decoded` samples.
         func skip(decoded: Int, end: Int, count: Int) -> Int? {
             let skip = decoded - ((end + 1) * spf - frames.rawFirst)
-            guard skip >= 0, skip <= SurahTable.maximumSkip, skip + count <= decoded else { return nil }
+            guard skip >= 0, skip <= SurahTable.maximumSkip(firstSample: samples.lowerBound), skip + count <= decoded else { return nil }
             return skip
         }
-        for preroll in 0...min(maximumPreroll, frames.first) {
+        guard let reach = index.reservoirReach(before: frames.first, in: bytes) else {
+            throw TartilError(.failure, "\(label): the frames before it are not where the frame index has them (the file changed while it was read)")
+        }
+        for preroll in PrerollSearch.candidates(firstFrame: frames.first, reach: reach) {
             let start = frames.first - preroll
-            // The probe: a few frames, decoded into memory.
+            // The probe: from the start to a few frames in, only the samples from the part's first on kept.
             let probeRange = try range(start, frames.probeLast)
-            let pcm = try decodeAll(UnsafeRawBufferPointer(rebasing: bytes[probeRange]), name: label, decoder: decoder)
+            let kept = (frames.probeLast + 1) * spf - frames.rawFirst
+            let probe = try decodeTail(UnsafeRawBufferPointer(rebasing: bytes[probeRange]), keeping: kept, name: label, decoder: decoder)
             let frameBytes = decoder.format.frameBytes
-            guard let probeSkip = skip(decoded: pcm.count / frameBytes, end: frames.probeLast, count: frames.probeCount),
-                try pcm.withUnsafeBytes({ raw in
-                    try SHA256.hash(UnsafeRawBufferPointer(rebasing: raw[(probeSkip * frameBytes)..<((probeSkip + frames.probeCount) * frameBytes)]))
-                }) == expected.prefix
+            guard let probeSkip = skip(decoded: probe.samples, end: frames.probeLast, count: frames.probeCount),
+                try probe.tail.withUnsafeBytes({ raw in try SHA256.hash(UnsafeRawBufferPointer(rebasing: raw[..<(frames.probeCount * frameBytes)])) })
+                    == expected.prefix
             else { continue }
             // A part that ends within the probe's frames was checked whole by it (its prefix is all of it); a longer
             // one is decoded to its end, a chunk at a time, and its samples hashed from the probe's skip on: the
@@ -228,22 +227,29 @@ public enum SurahTableBuilder {
         }
         throw TartilError(
             .failure,
-            "\(label) (samples \(samples.lowerBound)-\(samples.upperBound - 1)): no byte range starting up to \(maximumPreroll) frames before it decodes it exactly as the whole file does")
+            "\(label) (samples \(samples.lowerBound)-\(samples.upperBound - 1)): no byte range before it, up to one from the file's first frame, decodes it exactly as the whole file does")
     }
 
-    /// The whole decode of `bytes` (a few frames), as 16-bit PCM.
-    private static func decodeAll(_ bytes: UnsafeRawBufferPointer, name: String, decoder: Mpg123Decoder) throws -> [UInt8] {
+    /// Decodes `bytes` a chunk at a time: how many samples it decodes to, and the last `keeping` of them (fewer when
+    /// there are fewer) as 16-bit PCM. Only those are held, however long the range.
+    private static func decodeTail(
+        _ bytes: UnsafeRawBufferPointer, keeping: Int, name: String, decoder: Mpg123Decoder
+    ) throws -> (samples: Int, tail: [UInt8]) {
         try decoder.open(buffer: bytes, name: name)
         defer { decoder.close() }
-        var pcm: [UInt8] = []
-        pcm.reserveCapacity(bytes.count * 16)
+        let kept = keeping * decoder.format.frameBytes
+        var tail: [UInt8] = []
+        var total = 0
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = try chunk.withUnsafeMutableBytes { buffer in try decoder.read(into: buffer) }
             if count == 0 { break }
-            pcm.append(contentsOf: chunk[..<count])
+            total += count
+            tail.append(contentsOf: chunk[..<count])
+            if tail.count >= 2 * kept + chunk.count { tail.removeFirst(tail.count - kept) }
         }
-        return pcm
+        if tail.count > kept { tail.removeFirst(tail.count - kept) }
+        return (total / decoder.format.frameBytes, tail)
     }
 
     /// Decodes `bytes` a chunk at a time: the SHA-256 of its samples `skip ..< skip + count` (of what there is of

@@ -34,6 +34,17 @@ public struct MPEGHead: Sendable, Hashable {
             }
         }
 
+        /// Bytes of layer III side information after the header (and its CRC).
+        public var sideInfoBytes: Int { version == .mpeg1 ? (channels == 1 ? 17 : 32) : (channels == 1 ? 9 : 17) }
+
+        /// Bytes of a layer III frame left for main data (the bit reservoir's share of the stream): its length
+        /// less the header, the CRC and the side information.
+        public var mainDataBytes: Int { max(0, bytes - 4 - (isProtected ? 2 : 0) - sideInfoBytes) }
+
+        /// How far back a layer III frame's main data may start, in bytes of the main data before it
+        /// (`main_data_begin`: 9 bits in MPEG-1, 8 in MPEG-2 and 2.5).
+        public var maximumBackstep: Int { version == .mpeg1 ? 511 : 255 }
+
         /// This frame's length in bytes, header included.
         public var bytes: Int {
             if layer == 1 { return (12 * bitrate / sampleRate + (hasPadding ? 1 : 0)) * 4 }
@@ -178,7 +189,7 @@ public struct MPEGHead: Sendable, Hashable {
     /// The Xing or Info tag of the frame at `start`, if it holds one (after its side information, as mpg123 looks).
     private static func xingTag(_ bytes: [UInt8], frameAt start: Int, _ frame: Frame) -> XingTag? {
         guard frame.layer == 3 else { return nil }
-        let sideInfo = frame.version == .mpeg1 ? (frame.channels == 1 ? 17 : 32) : (frame.channels == 1 ? 9 : 17)
+        let sideInfo = frame.sideInfoBytes
         let end = min(bytes.count, start + frame.bytes)
         func word(_ at: Int) -> Int? {
             guard at >= 0, at + 4 <= end else { return nil }

@@ -66,6 +66,35 @@ public enum MPEGStream {
             return position
         }
 
+        /// How many frames before audio frame `frame` a decode must start for the bit reservoir of `frame`, and of
+        /// the frame before it, to be whole whatever their `main_data_begin`: the frame before it, and as many
+        /// before that as hold the most main data a frame may reach back for (511 bytes in MPEG-1, 255 in MPEG-2
+        /// and 2.5), counted from their headers; at most `frame` (the stream's start). At low bitrates in MPEG-2
+        /// a frame holds little main data (24 bytes at 8 kbit/s and 24 kHz, 17 of them side information in stereo),
+        /// so this can be a hundred frames and more. Nil when `bytes` are not the index's.
+        public func reservoirReach<Bytes: RandomAccessCollection<UInt8>>(before frame: Int, in bytes: Bytes) -> Int? where Bytes.Index == Int {
+            guard frame >= 1, frame < count else { return frame == 0 ? 0 : nil }
+            // Main data is at least a byte a frame (a layer III frame is longer than its header, CRC and side
+            // information), so 511 frames before the frame before it are always enough.
+            let from = max(0, frame - 1 - 511)
+            guard var position = offset(of: from, in: bytes) else { return nil }
+            var mainData: [Int] = []
+            var backstep = 0
+            for _ in from..<(frame - 1) {
+                guard let header = MPEGStream.frame(bytes, at: position, end: end) else { return nil }
+                mainData.append(header.mainDataBytes)
+                backstep = header.maximumBackstep
+                position += header.bytes
+            }
+            var held = 0
+            var reach = 1
+            for bytes in mainData.reversed() where held < backstep {
+                held += bytes
+                reach += 1
+            }
+            return reach
+        }
+
         /// The bytes of audio frames `frames` (indices in 0 ..< `count`), first and last byte inclusive, in `bytes`
         /// (the bytes the index was made from; nil as for `offset`).
         public func byteRange<Bytes: RandomAccessCollection<UInt8>>(
