@@ -176,7 +176,7 @@ public enum SurahLearning {
         var prints: [Int: FileFingerprint] = [:]
         var kept: [FileFingerprint: ScratchFile] = [:]
         var check = CrossCheck(mirrorCount: reciter.mirrors.count)
-        defer { for copy in kept.values { copy.close() } }  // (the one returned is open still: `close` is at most once)
+        defer { for copy in kept.values { copy.close() } }  // the one returned is taken out of `kept` first
         /// Mirror `index`'s whole file, fetched, walked and hashed; nil (its reason kept) when it has none.
         func ask(_ index: Int) throws(TartilError) -> FileFingerprint? {
             let copy: ScratchFile
