@@ -59,8 +59,18 @@ public final class Mpg123Decoder {
     /// Opens a file already in memory (a cached file read and verified in one step, so that what is decoded is
     /// exactly what was hashed). `name` is for messages.
     public func open(bytes: [UInt8], name: String) throws(AudioError) {
+        try open(MemoryReader(.array(bytes)), name: name)
+    }
+
+    /// Opens bytes in memory that the caller keeps valid until `close` (a file mapped into memory, or part of
+    /// one). `passing` is told how far mpg123 has read, as it reads (so that the pages of a mapped file behind
+    /// that can be let go: `MappedFile.passed`). `name` is for messages.
+    public func open(buffer: UnsafeRawBufferPointer, name: String, passing: ((Int) -> Void)? = nil) throws(AudioError) {
+        try open(MemoryReader(.buffer(buffer, passing: passing)), name: name)
+    }
+
+    private func open(_ reader: MemoryReader, name: String) throws(AudioError) {
         close()
-        let reader = MemoryReader(bytes)
         try check(mpg123_replace_reader_handle(handle, MemoryReader.read, MemoryReader.seek, nil), "mpg123_replace_reader_handle")
         let result = mpg123_open_handle(handle, Unmanaged.passUnretained(reader).toOpaque())
         guard result == MPG123_OK.rawValue else {
@@ -161,6 +171,13 @@ public final class Mpg123Decoder {
         return try countRemaining(name)
     }
 
+    /// The same for bytes in memory that the caller keeps valid (`passing` as for `open(buffer:name:passing:)`).
+    public func countSamples(buffer: UnsafeRawBufferPointer, name: String, passing: ((Int) -> Void)? = nil) throws(AudioError) -> (format: Format, samples: Int) {
+        try open(buffer: buffer, name: name, passing: passing)
+        defer { close() }
+        return try countRemaining(name)
+    }
+
     private func countRemaining(_ name: String) throws(AudioError) -> (format: Format, samples: Int) {
         let frames: Int
         do {
@@ -204,17 +221,36 @@ public struct PCMFormat: Sendable, Hashable, CustomStringConvertible {
 
 /// Bytes mpg123 reads through its handle callbacks, as if from a file.
 private final class MemoryReader {
-    let bytes: [UInt8]
+    enum Source {
+        case array([UInt8])
+        /// Memory the caller keeps valid, and whom to tell how far it has been read.
+        case buffer(UnsafeRawBufferPointer, passing: ((Int) -> Void)?)
+    }
+
+    let source: Source
+    let count: Int
     var position = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ source: Source) {
+        self.source = source
+        switch source {
+        case .array(let bytes): count = bytes.count
+        case .buffer(let buffer, _): count = buffer.count
+        }
+    }
 
     static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int = { handle, buffer, count in
         let reader = Unmanaged<MemoryReader>.fromOpaque(handle!).takeUnretainedValue()
-        let available = max(0, min(count, reader.bytes.count - reader.position))
+        let available = max(0, min(count, reader.count - reader.position))
         if available > 0, let buffer {
-            reader.bytes.withUnsafeBytes { source in
+            switch reader.source {
+            case .array(let bytes):
+                bytes.withUnsafeBytes { source in
+                    buffer.copyMemory(from: source.baseAddress! + reader.position, byteCount: available)
+                }
+            case .buffer(let source, let passing):
                 buffer.copyMemory(from: source.baseAddress! + reader.position, byteCount: available)
+                passing?(reader.position + available)
             }
             reader.position += available
         }
@@ -226,11 +262,11 @@ private final class MemoryReader {
         let base = switch whence {
         case SEEK_SET: 0
         case SEEK_CUR: reader.position
-        case SEEK_END: reader.bytes.count
+        case SEEK_END: reader.count
         default: -1
         }
         let target = base + Int(offset)
-        guard base >= 0, target >= 0, target <= reader.bytes.count else { return -1 }
+        guard base >= 0, target >= 0, target <= reader.count else { return -1 }
         reader.position = target
         return off_t(target)
     }

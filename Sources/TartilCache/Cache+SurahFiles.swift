@@ -41,13 +41,24 @@ extension Cache {
     }
 
     /// Checks the finished whole file against its expectation (on a mismatch it is removed and `.mismatch`
-    /// thrown), then cuts `cut`'s parts out of it and commits them, a group at a time; parts already verified in
-    /// the cache, or being written by another process, are passed over. The whole file goes either way. Returns
-    /// the bytes of the parts committed; a part that does not match its own expectation (the table and the file
-    /// disagree) throws `.mismatch` naming it, after the others are committed.
+    /// thrown), then cuts `cut`'s parts out of it and commits them (`commit(parts:…)`). The whole file goes either
+    /// way. Returns the bytes of the parts committed.
     public func commit(surahFile whole: CacheWriter, cut: SurahFileCut, reciter: ReciterID, source: String?) throws(CacheError) -> Int {
         defer { whole.abandon(keepPartial: false) }
         _ = try whole.check(validate: { _ in nil })
+        return try commit(parts: cut, reciter: reciter, source: source) { range, writer throws(CacheError) in try whole.copy(range, to: writer) }
+    }
+
+    /// Commits `cut`'s parts of a surah's whole file, a group of `partsPerCommit` at a time (so that the writers
+    /// open at once, each with its descriptors and a block of memory, are few whatever the surah's length), each
+    /// written by `copy` (which appends the given bytes of the whole file to the part's writer) and checked against
+    /// its own expectation. Parts already verified in the cache, or being written by another process, are passed
+    /// over. Returns the bytes of the parts committed; a part that does not match its own expectation (the table
+    /// and the file disagree) throws `.mismatch` naming it, after the others are committed.
+    public func commit(
+        parts cut: SurahFileCut, reciter: ReciterID, source: String?,
+        copy: (ClosedRange<Int>, CacheWriter) throws(CacheError) -> Void
+    ) throws(CacheError) -> Int {
         var stored = 0
         var problems: [String] = []
         var start = 0
@@ -55,17 +66,22 @@ extension Cache {
             let group = cut.parts[start..<min(cut.parts.count, start + Self.partsPerCommit)]
             start += group.count
             var pending: [PendingFile] = []
-            for part in group {
-                if try containsVerified(reciter: reciter, ayah: part.ayah, expectation: part.expectation) { continue }
-                let writer: CacheWriter
-                do {
-                    writer = try self.writer(reciter: reciter, ayah: part.ayah, expectation: part.expectation)
-                } catch where error.code == .busy {
-                    continue  // another process is writing it
+            do throws(CacheError) {
+                for part in group {
+                    if try containsVerified(reciter: reciter, ayah: part.ayah, expectation: part.expectation) { continue }
+                    let writer: CacheWriter
+                    do {
+                        writer = try self.writer(reciter: reciter, ayah: part.ayah, expectation: part.expectation)
+                    } catch where error.code == .busy {
+                        continue  // another process is writing it
+                    }
+                    pending.append(PendingFile(writer: writer, reciter: reciter, ayah: part.ayah, source: source))
+                    if writer.offset > 0 { try writer.restart() }
+                    try copy(part.bytes, writer)
                 }
-                if writer.offset > 0 { try writer.restart() }
-                try whole.copy(part.bytes, to: writer)
-                pending.append(PendingFile(writer: writer, reciter: reciter, ayah: part.ayah, source: source))
+            } catch {
+                for file in pending { file.writer.abandon(keepPartial: false) }
+                throw error
             }
             for (file, outcome) in zip(pending, try commit(pending, validate: { _ in nil })) {
                 switch outcome {

@@ -53,9 +53,37 @@ extension DownloadRequest {
     /// Whether this asks for one part of a surah's file alone, by its range (not a run, a whole file or a recheck).
     public var isRangedPart: Bool { window != nil && carried.isEmpty && wholeFile == nil && !recheck }
 
+    /// The part this asks for alone by its range, if it does (`isRangedPart`).
+    public var rangedPart: AyahRef? { isRangedPart ? ayah : nil }
+
     /// A part this run carries as a request of its own: the same reciter, mirrors and priority, the part's range.
     public func alone(_ part: Cache.SurahFilePart) -> DownloadRequest {
         DownloadRequest(reciter: reciter, ayah: part.ayah, mirrors: mirrors, expectation: part.expectation, priority: priority, window: part.bytes)
+    }
+
+    /// One request for `parts` (at least one) of one surah's file, in file order: named by the last, whose range
+    /// it asks for, the ones before it carried (a run: its body is cut into all of them as it passes); one part is
+    /// asked for alone.
+    public static func run(of parts: [Cache.SurahFilePart], reciter: ReciterID, mirrors: [Mirror], priority: Priority) -> DownloadRequest {
+        let last = parts.last!
+        return DownloadRequest(
+            reciter: reciter, ayah: last.ayah, mirrors: mirrors, expectation: last.expectation, priority: priority, window: last.bytes,
+            carried: Array(parts.dropLast()))
+    }
+}
+
+extension PartRequests.PrefetchStep {
+    /// The request this step is, of `requests` (those `PartRequests.regrouped` was given, in order).
+    public func request(of requests: [DownloadRequest]) -> DownloadRequest {
+        switch self {
+        case .request(let index):
+            return requests[index]
+        case .run(let indices):
+            let first = requests[indices[0]]
+            return .run(
+                of: indices.map { Cache.SurahFilePart(ayah: requests[$0].ayah, bytes: requests[$0].window!, expectation: requests[$0].expectation) },
+                reciter: first.reciter, mirrors: first.mirrors, priority: first.priority)
+        }
     }
 }
 

@@ -138,25 +138,27 @@ public enum Prefetch {
         }
         if let downloader {
             let partBytes = order.byteRanges.mapValues(\.count)
-            if let probe = rangeProbe(requests) {
-                // Parts of one file asked for by range, more than one: the first goes (with what comes before it)
-                // until its answer shows whether the mirrors honour ranges; a server that ignores them then gets
-                // each surah's remaining parts as one run, its body cut into them as it passes, instead of
-                // sending the file up to each part again for every part.
+            // Parts of one file asked for by range, more than one: the requests go up to the first such part until
+            // its answer shows whether the mirrors honour ranges (the next part probes again while none has);
+            // a server that ignores them then gets each surah's remaining parts as one run, its body cut into
+            // them as it passes, instead of sending the file up to each part again for every part.
+            var remaining = requests[...]
+            var firstSubmitted = true
+            while downloader.downloader.rangeSupport(of: order.reciter.id) == .unknown,
+                let probe = PartRequests.probe(in: remaining.map(\.rangedPart)).map({ remaining.startIndex + $0 })
+            {
                 fetch(
-                    Array(requests[...probe]), with: downloader, firstSubmitted: true, finishing: false, wholeFiles: wholeFiles,
+                    Array(remaining[...probe]), with: downloader, firstSubmitted: firstSubmitted, finishing: false, wholeFiles: wholeFiles,
                     partBytes: partBytes, progress: &progress, clock: clock, isCancelled: isCancelled, report: report)
-                let rest = regrouped(
-                    Array(requests[(probe + 1)...]), support: downloader.downloader.rangeSupport(of: order.reciter.id),
-                    ranges: order.byteRanges)
-                fetch(
-                    rest, with: downloader, firstSubmitted: false, wholeFiles: wholeFiles, partBytes: partBytes,
-                    progress: &progress, clock: clock, isCancelled: isCancelled, report: report)
-            } else {
-                fetch(
-                    requests, with: downloader, firstSubmitted: true, wholeFiles: wholeFiles, partBytes: partBytes,
-                    progress: &progress, clock: clock, isCancelled: isCancelled, report: report)
+                remaining = remaining[(probe + 1)...]
+                firstSubmitted = false
             }
+            let rest = Array(remaining)
+            let steps = PartRequests.regrouped(
+                rest.map(\.rangedPart), support: downloader.downloader.rangeSupport(of: order.reciter.id), ranges: order.byteRanges)
+            fetch(
+                steps.map { $0.request(of: rest) }, with: downloader, firstSubmitted: firstSubmitted, wholeFiles: wholeFiles,
+                partBytes: partBytes, progress: &progress, clock: clock, isCancelled: isCancelled, report: report)
         }
         var evicted = 0
         if let budget = order.budget {
@@ -202,50 +204,6 @@ public enum Prefetch {
             }
         }
         return (requests, wholeFiles)
-    }
-
-    /// The index of the request whose answer shows whether the mirrors honour range requests (the first part asked
-    /// for by its range), when another part follows it; nil when there are not two such parts.
-    static func rangeProbe(_ requests: [DownloadRequest]) -> Int? {
-        guard let first = requests.firstIndex(where: \.isRangedPart), requests[(first + 1)...].contains(where: \.isRangedPart) else {
-            return nil
-        }
-        return first
-    }
-
-    /// `requests` as they go once the mirrors have answered a range request: with ranges ignored, the parts asked
-    /// for by range in runs (`PartRequests`: one request per surah from its first part on, the later parts
-    /// carried, each stored as the body passes it), each run where its first part was; the rest, and everything
-    /// when ranges are honoured, as they are.
-    static func regrouped(
-        _ requests: [DownloadRequest], support: PartRequests.RangeSupport, ranges: [AyahRef: ClosedRange<Int>]
-    ) -> [DownloadRequest] {
-        guard support == .ignored else { return requests }
-        let parts = requests.filter(\.isRangedPart)
-        let byAyah = Dictionary(parts.map { ($0.ayah, $0) }, uniquingKeysWith: { first, _ in first })
-        let steps = PartRequests.steps(
-            order: parts.map(\.ayah), upcoming: parts.map(\.ayah), ranges: ranges, support: .ignored, taken: { _ in false })
-        let stepOf = Dictionary(steps.map { ($0.parts[0], $0) }, uniquingKeysWith: { first, _ in first })
-        var result: [DownloadRequest] = []
-        for request in requests {
-            guard request.isRangedPart else {
-                result.append(request)
-                continue
-            }
-            guard let step = stepOf[request.ayah] else { continue }  // carried by a run placed before it
-            let ayat = step.parts
-            guard ayat.count > 1, let last = byAyah[ayat.last!] else {
-                result.append(request)
-                continue
-            }
-            let carried = ayat.dropLast().map { ayah in
-                Cache.SurahFilePart(ayah: ayah, bytes: byAyah[ayah]!.window!, expectation: byAyah[ayah]!.expectation)
-            }
-            result.append(DownloadRequest(
-                reciter: last.reciter, ayah: last.ayah, mirrors: last.mirrors, expectation: last.expectation, priority: last.priority,
-                window: last.window, carried: carried))
-        }
-        return result
     }
 
     /// Fetches `requests` (files known not to be in the cache, as `cache verify --repair` has them).

@@ -8,7 +8,9 @@ import TartilCore
 ///   mirrors disagree;
 /// - a length probe asks for a file's size and first `HeadRequest.firstBytes` bytes (`Range: bytes=0-1023`):
 ///   `head(for:)`.
-/// Anything else is no answer. Lives on the download thread, like `Transfer`.
+/// Anything else is no answer. Lives on the download thread, like `Transfer`. A whole file fetched outside the
+/// downloader (`WholeFile`) is a probe too, its body in memory or, for a large one, written to a file with no name
+/// as it arrives (`ScratchFile`).
 final class Probe {
     let handle: UnsafeMutableRawPointer
     let mirror: Int
@@ -19,8 +21,14 @@ final class Probe {
     /// `Content-Range`: nil when absent, `.some(nil)` when unreadable.
     private var contentRange: HTTPHeaderLine.ContentRange??
     private var contentLength: Int?
-    /// The body, up to `maxBytes`.
+    /// The body, up to `maxBytes`, when it is kept in memory.
     private var body: [UInt8] = []
+    /// Where the body goes instead, when it is written to a file.
+    private let file: ScratchFile?
+    /// Bytes of the body received so far (of the last answer: a redirect's body is not the file).
+    private var received = 0
+    /// Why the body could not be written to `file` (the transfer was stopped there).
+    private var fileError: CacheError?
     /// True when the body went past `maxBytes` (the transfer was stopped there).
     private var tooLarge = false
 
@@ -29,14 +37,23 @@ final class Probe {
         try self.init(url: url, mirror: mirror, range: nil, maxBytes: maxBytes, limits: limits)
     }
 
+    /// A whole file written to `file` as it arrives (emptied first, and again when a new answer starts).
+    convenience init(url: String, into file: ScratchFile, maxBytes: Int, limits: DownloadLimits) throws(CacheError) {
+        try file.restart()
+        try self.init(url: url, mirror: 0, range: nil, maxBytes: maxBytes, limits: limits, file: file)
+    }
+
     /// A length probe (the file's first bytes).
     convenience init(headOf url: String, mirror: Int, limits: DownloadLimits) throws(CacheError) {
         try self.init(url: url, mirror: mirror, range: "0-\(HeadRequest.firstBytes - 1)", maxBytes: HeadRequest.firstBytes, limits: limits)
     }
 
-    private init(url: String, mirror: Int, range: String?, maxBytes: Int, limits: DownloadLimits) throws(CacheError) {
+    private init(
+        url: String, mirror: Int, range: String?, maxBytes: Int, limits: DownloadLimits, file: ScratchFile? = nil
+    ) throws(CacheError) {
         guard let handle = ccurl_easy_init() else { throw CacheError(.io, "curl_easy_init failed") }
         self.handle = handle
+        self.file = file
         self.mirror = mirror
         self.server = TransferSlots.server(of: url)
         self.maxBytes = maxBytes
@@ -51,12 +68,21 @@ final class Probe {
         data, size, count, user in
         let probe = Unmanaged<Probe>.fromOpaque(user!).takeUnretainedValue()
         let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
-        guard probe.body.count + bytes.count <= probe.maxBytes else {
-            probe.body.append(contentsOf: bytes.prefix(probe.maxBytes - probe.body.count))
+        guard probe.received + bytes.count <= probe.maxBytes else {
+            if probe.file == nil { probe.body.append(contentsOf: bytes.prefix(probe.maxBytes - probe.body.count)) }
+            probe.received = probe.maxBytes
             probe.tooLarge = true
             return 0
         }
-        probe.body.append(contentsOf: bytes)
+        if let file = probe.file {
+            do throws(CacheError) { try file.append(bytes) } catch {
+                probe.fileError = error
+                return 0
+            }
+        } else {
+            probe.body.append(contentsOf: bytes)
+        }
+        probe.received += bytes.count
         return bytes.count
     }
 
@@ -71,6 +97,10 @@ final class Probe {
             probe.contentLength = nil
             probe.tooLarge = false
             probe.body.removeAll()  // a redirect's body is not the file
+            probe.received = 0
+            if let file = probe.file, file.count > 0, probe.fileError == nil {
+                do throws(CacheError) { try file.restart() } catch { probe.fileError = error }
+            }
         case .contentRange(let range):
             probe.contentRange = .some(range)
         case .contentLength(let length):
@@ -97,16 +127,27 @@ final class Probe {
         return .fingerprint(FileFingerprint(bytes: body.count, sha256: try SHA256.hash(body)))
     }
 
-    /// The body of a plain whole-file request, once the transfer ended with `result`, or why there is none.
+    /// The body of a plain whole-file request kept in memory, once the transfer ended with `result`, or why there
+    /// is none.
     func body(for result: CURLcode) -> Result<[UInt8], CacheError> {
-        if tooLarge { return .failure(CacheError(.tooLarge, "more than \(maxBytes) bytes")) }
-        guard result == CURLE_OK else { return .failure(CacheError(.io, Transfer.reason(for: result, status: status, bodyBytes: body.count))) }
-        guard status == 200 else { return .failure(CacheError(.io, "HTTP \(status)")) }
-        if let contentLength, contentLength != body.count {
-            return .failure(CacheError(.io, "\(body.count) bytes, but Content-Length said \(contentLength)"))
-        }
+        if let failure = failure(for: result) { return .failure(failure) }
         return .success(body)
     }
+
+    /// Why a plain whole-file request did not bring the whole file, once the transfer ended with `result`; nil when
+    /// it did (in memory, or written to its file). A file that could not be written is `fileError`, not this.
+    func failure(for result: CURLcode) -> CacheError? {
+        if tooLarge { return CacheError(.tooLarge, "more than \(maxBytes) bytes") }
+        guard result == CURLE_OK else { return CacheError(.io, Transfer.reason(for: result, status: status, bodyBytes: received)) }
+        guard status == 200 else { return CacheError(.io, "HTTP \(status)") }
+        if let contentLength, contentLength != received {
+            return CacheError(.io, "\(received) bytes, but Content-Length said \(contentLength)")
+        }
+        return nil
+    }
+
+    /// Why the body could not be written to its file, if it could not (a full disk): the transfer stopped there.
+    var writeFailure: CacheError? { fileError }
 
     /// A length probe's answer: the file's size and first bytes, or nil when the mirror gave neither. A `200`
     /// (a server that ignores ranges) was stopped after the first bytes, and its `Content-Length` is the size.

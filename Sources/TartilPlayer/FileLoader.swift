@@ -233,10 +233,14 @@ final class FileLoader {
             }
         }
         let ranges = parts?.byteRanges ?? [:]
-        let carried = zip(ayat, expectations).dropLast().map { Cache.SurahFilePart(ayah: $0, bytes: ranges[$0]!, expectation: $1) }
-        return DownloadRequest(
-            reciter: setup.reciter.id, ayah: ayat.last!, mirrors: setup.reciter.mirrors, expectation: expectations.last!,
-            priority: .playback, window: ranges[ayat.last!], carried: carried)
+        guard ayat.count > 1 else {
+            return DownloadRequest(
+                reciter: setup.reciter.id, ayah: ayat[0], mirrors: setup.reciter.mirrors, expectation: expectations[0], priority: .playback,
+                window: ranges[ayat[0]])
+        }
+        return .run(
+            of: zip(ayat, expectations).map { Cache.SurahFilePart(ayah: $0, bytes: ranges[$0]!, expectation: $1) }, reciter: setup.reciter.id,
+            mirrors: setup.reciter.mirrors, priority: .playback)
     }
 
     // MARK: - Lengths not known yet

@@ -10,6 +10,12 @@ import TartilSystem
 /// the same bytes), it is cut as `table build` cuts one (`SurahTableBuilder.measure`: every part checked sample
 /// for sample), each part is kept in the cache under its own hash, and the surah's rows are added to the
 /// reciter's learned table, `<cache>/<reciter>/surah-table.tsv` (format 2), which pins them from then on.
+///
+/// The whole file is never held in memory: each mirror's copy is written, hashed as it arrives, to a file with no
+/// name in the reciter's folder (`ScratchFile`: gone when closed, on any failure, on Ctrl-C, or with the process),
+/// only the copies the cross-check may still keep are kept (one per fingerprint), and the one kept is read by
+/// mapping it, its pages let go of as each pass over it moves on (`MappedFile`). What learning holds in memory
+/// does not grow with the file's size.
 public enum SurahLearning {
     /// The largest surah file fetched (a long surah at a high bitrate is well under it).
     public static let maximumFileBytes = 512 << 20
@@ -82,11 +88,17 @@ public enum SurahLearning {
             } catch {
                 throw TartilError(.failure, "surah \(surah)'s timings are not usable: \(error.message)")
             }
-            let (bytes, source) = try fetchFile(surah, reciter: reciter, limits: limits, clock: clock, isCancelled: isCancelled)
-            let measured = try SurahTableBuilder.measure(bytes, name: "\(AyahRef.pad3(surah)).mp3", timings: parsed, isCancelled: isCancelled)
+            let (copy, source) = try fetchFile(surah, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
+            defer { copy.close() }
+            let mapped: MappedFile
+            do throws(CacheError) { mapped = try copy.map() } catch { throw TartilError(.io, error.message) }
+            let measured = try SurahTableBuilder.measure(
+                mapped.bytes, name: "\(AyahRef.pad3(surah)).mp3", timings: parsed, sha256: try? copy.fingerprint().sha256,
+                isCancelled: isCancelled, passing: mapped.passed)
+            mapped.releaseAll()
             if isCancelled() { throw TartilError(.interrupted, "interrupted") }
             try record(measured.file, reciter: reciter.id, cache: cache, source: "\(source); timings from \(timings.template)")
-            try? keep(measured.file, of: bytes, reciter: reciter.id, cache: cache)
+            try? keep(measured.file, of: mapped, reciter: reciter.id, cache: cache)
             return measured.file
         } catch {
             if isCancelled() || error.code == .interrupted { throw TartilError(.interrupted, "stopped: surah \(surah) was not learned") }
@@ -94,64 +106,116 @@ public enum SurahLearning {
         }
     }
 
-    /// `url` whole, asked up to `attempts` times; the last reason when it could not be had.
-    private static func fetch(
-        _ url: String, maxBytes: Int, limits: DownloadLimits, clock: any TartilClock, isCancelled: @escaping @Sendable () -> Bool
-    ) throws(TartilError) -> Result<[UInt8], TartilError> {
+    /// Asks for a file up to `attempts` times with `once` (which returns why the server did not give it, if it did
+    /// not, and throws what is not the server's doing), waiting before each retry; the last reason when it never
+    /// did. A file too large, or an answer that is not the file (4xx), is not asked again.
+    private static func asking<Value>(
+        clock: any TartilClock, isCancelled: () -> Bool, _ once: () throws(TartilError) -> Result<Value, CacheError>
+    ) throws(TartilError) -> Result<Value, TartilError> {
         var reason = ""
         for attempt in 1...attempts {
             if isCancelled() { throw TartilError(.interrupted, "interrupted") }
-            do throws(CacheError) {
-                return .success(try WholeFile.fetch(url, maxBytes: maxBytes, limits: limits, isCancelled: isCancelled))
-            } catch {
+            switch try once() {
+            case .success(let value):
+                return .success(value)
+            case .failure(let error):
                 if isCancelled() { throw TartilError(.interrupted, "interrupted") }
                 reason = error.message
-                // A file too large, or an answer that is not the file (4xx), is not asked again.
-                if error.code == .tooLarge || reason.hasPrefix("HTTP 4") { break }
+                if error.code == .tooLarge || reason.hasPrefix("HTTP 4") { return .failure(TartilError(.failure, reason)) }
                 if attempt < attempts { clock.sleep(seconds: retryDelay(attempt)) }
             }
         }
         return .failure(TartilError(.failure, reason))
     }
 
+    /// `url` whole, into memory (a timing file), asked as `asking` says.
+    private static func fetch(
+        _ url: String, maxBytes: Int, limits: DownloadLimits, clock: any TartilClock, isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> Result<[UInt8], TartilError> {
+        try asking(clock: clock, isCancelled: isCancelled) { () throws(TartilError) -> Result<[UInt8], CacheError> in
+            do throws(CacheError) {
+                return .success(try WholeFile.fetch(url, maxBytes: maxBytes, limits: limits, isCancelled: isCancelled))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Surah `surah`'s file from `url`, written to `copy` as it arrives (and hashed), asked as `asking` says.
+    /// Throws when the copy cannot be written (a full disk): no mirror can help with that.
+    private static func fetch(
+        _ surah: Int, from url: String, into copy: ScratchFile, limits: DownloadLimits, clock: any TartilClock,
+        isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> Result<Void, TartilError> {
+        try asking(clock: clock, isCancelled: isCancelled) { () throws(TartilError) -> Result<Void, CacheError> in
+            do throws(CacheError) {
+                if let failure = try WholeFile.fetch(url, into: copy, maxBytes: maximumFileBytes, limits: limits, isCancelled: isCancelled) {
+                    return .failure(failure)
+                }
+                return .success(())
+            } catch {
+                if isCancelled() { throw TartilError(.interrupted, "interrupted") }
+                throw TartilError(.io, "surah \(surah)'s file could not be fetched: \(error.message)")
+            }
+        }
+    }
+
     /// The surah's file, cross-checked by the rules of an unpinned per-ayah file (`CrossCheck`): the first mirror
     /// that serves one whole MPEG audio stream gives the copy in hand, the next mirrors are asked in turn until a
     /// majority of those that answered served the same bytes (two agree, more than all the others together); a
     /// copy only one mirror could serve is single-source; mirrors that disagree with no majority are a dispute,
-    /// and nothing is learned. Returns the bytes and what vouches for them, in words.
+    /// and nothing is learned. Each mirror's copy goes to a file with no name in the reciter's folder; a copy the
+    /// same as one kept already, or one the check can no longer keep (`CrossCheck.mayStillKeep`), is let go of at
+    /// once. Returns the copy kept (its file) and what vouches for it, in words.
     private static func fetchFile(
-        _ surah: Int, reciter: Reciter, limits: DownloadLimits, clock: any TartilClock, isCancelled: @escaping @Sendable () -> Bool
-    ) throws(TartilError) -> ([UInt8], String) {
+        _ surah: Int, reciter: Reciter, cache: Cache, limits: DownloadLimits, clock: any TartilClock,
+        isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> (ScratchFile, String) {
         var failures: [Int: String] = [:]
-        var copies: [Int: (bytes: [UInt8], print: FileFingerprint)] = [:]
-        /// Mirror `index`'s whole file, walked and hashed; nil (its reason kept) when it has none.
+        /// What each mirror served, and one copy of each file the check may still keep.
+        var prints: [Int: FileFingerprint] = [:]
+        var kept: [FileFingerprint: ScratchFile] = [:]
+        var check = CrossCheck(mirrorCount: reciter.mirrors.count)
+        defer { for copy in kept.values { copy.close() } }  // the one returned is taken out of `kept` first
+        /// Mirror `index`'s whole file, fetched, walked and hashed; nil (its reason kept) when it has none.
         func ask(_ index: Int) throws(TartilError) -> FileFingerprint? {
-            let mirror = reciter.mirrors[index]
-            let bytes: [UInt8]
-            switch try fetch(mirror.template.url(forSurah: surah), maxBytes: maximumFileBytes, limits: limits, clock: clock, isCancelled: isCancelled) {
-            case .success(let body): bytes = body
-            case .failure(let reason):
+            let copy: ScratchFile
+            do throws(CacheError) { copy = try cache.scratchFile(reciter: reciter.id) } catch {
+                throw TartilError(.io, "surah \(surah)'s file cannot be fetched: \(error.message)")
+            }
+            if case .failure(let reason) = try fetch(
+                surah, from: reciter.mirrors[index].template.url(forSurah: surah), into: copy, limits: limits, clock: clock,
+                isCancelled: isCancelled)
+            {
                 failures[index] = reason.message
                 return nil
             }
-            if let problem = MPEGStream.problem(in: bytes) {
-                failures[index] = "not one whole MPEG audio stream: \(problem)"
-                return nil
-            }
             do throws(CacheError) {
-                let print = FileFingerprint(bytes: bytes.count, sha256: try SHA256.hash(bytes: bytes[...]))
-                copies[index] = (bytes, print)
+                let mapped = try copy.map()
+                if let problem = MPEGStream.problem(in: mapped.bytes, passing: mapped.passed) {
+                    failures[index] = "not one whole MPEG audio stream: \(problem)"
+                    return nil
+                }
+                let print = try copy.fingerprint()
+                prints[index] = print
+                if kept[print] == nil { kept[print] = copy }  // the same bytes as a copy kept already: not kept twice
                 return print
             } catch {
-                throw TartilError(.failure, "surah \(surah): cannot hash its file: \(error.message)")
+                throw TartilError(.failure, "surah \(surah): cannot read its file back: \(error.message)")
             }
         }
-        var check = CrossCheck(mirrorCount: reciter.mirrors.count)
+        /// Lets go of the copies the check can no longer keep.
+        func prune() {
+            for print in Array(kept.keys) where !check.mayStillKeep(print) {
+                kept.removeValue(forKey: print)?.close()
+            }
+        }
         var action: CrossCheck.Action?
         for index in reciter.mirrors.indices where action == nil {
             guard let print = try ask(index) else { continue }
             action = check.downloaded(from: index, print)
             for failed in failures.keys.sorted() { action = check.probed(failed, .unavailable(failures[failed]!)) }
+            prune()
         }
         guard var next = action else {
             let reasons = failures.keys.sorted().map { "\(reciter.mirrors[$0].name): \(failures[$0]!)" }
@@ -161,47 +225,46 @@ public enum SurahLearning {
             switch next {
             case .probe(let mirror):
                 next = check.probed(mirror, try ask(mirror).map { .fingerprint($0) } ?? .unavailable(failures[mirror] ?? ""))
+                prune()
             case .download(let mirror):
-                next = check.downloaded(from: mirror, copies[mirror]!.print)  // its whole copy came with its probe
+                next = check.downloaded(from: mirror, prints[mirror]!)  // its whole copy came with its probe
+                prune()
             case .keep(let mark):
                 let candidate = check.candidate!
                 let name = reciter.mirrors[candidate].name
-                guard mark == .crossChecked else { return (copies[candidate]!.bytes, "trusted on first use: \(name), single-source") }
-                let print = copies[candidate]!.print
-                let agreeing = copies.keys.sorted().filter { $0 != candidate && copies[$0]!.print == print }.map { reciter.mirrors[$0].name }
-                let other = copies.keys.sorted().filter { copies[$0]!.print != print }.map { reciter.mirrors[$0].name }
+                let print = prints[candidate]!
+                guard let copy = kept.removeValue(forKey: print) else {
+                    preconditionFailure("SurahLearning: the copy the cross-check keeps was let go of")  // mayStillKeep says it is not
+                }
+                guard mark == .crossChecked else { return (copy, "trusted on first use: \(name), single-source") }
+                let agreeing = prints.keys.sorted().filter { $0 != candidate && prints[$0] == print }.map { reciter.mirrors[$0].name }
+                let other = prints.keys.sorted().filter { prints[$0] != print }.map { reciter.mirrors[$0].name }
                 let against = other.isEmpty ? "" : " (\(other.joined(separator: ", ")) served another file)"
-                return (copies[candidate]!.bytes, "trusted on first use: \(name), cross-checked with \(agreeing.joined(separator: ", "))\(against)")
+                return (copy, "trusted on first use: \(name), cross-checked with \(agreeing.joined(separator: ", "))\(against)")
             case .dispute:
-                let listed = copies.keys.sorted().map { "\(reciter.mirrors[$0].name): \(copies[$0]!.print)" }
+                let listed = prints.keys.sorted().map { "\(reciter.mirrors[$0].name): \(prints[$0]!)" }
                 throw TartilError(.failure, "surah \(surah): the mirrors disagree with no majority (\(listed.joined(separator: "; "))): not learned")
             }
         }
     }
 
-    /// Keeps each part of `file` (cut from `bytes`) in the cache, checked against its own hash.
-    private static func keep(_ file: SurahTable.File, of bytes: [UInt8], reciter: ReciterID, cache: Cache) throws(TartilError) {
-        var pending: [Cache.PendingFile] = []
+    /// Keeps each part of `file` (cut from the mapped whole file) in the cache, checked against its own hash, a group
+    /// at a time (`Cache.commit(parts:…)`).
+    private static func keep(_ file: SurahTable.File, of mapped: MappedFile, reciter: ReciterID, cache: Cache) throws(TartilError) {
+        let cut = Cache.SurahFileCut(surah: file.surah, parts: file.parts.map { part in
+            Cache.SurahFilePart(
+                ayah: part.ayah == 0 ? AyahRef.basmalaPart(ofSurah: file.surah) : AyahRef(fileKeySurah: file.surah, ayah: part.ayah)!, bytes: part.bytes,
+                expectation: .pinned(PinnedFile(bytes: part.bytes.count, digest: part.digest, samples: part.sampleCount, sampleRate: file.sampleRate)))
+        })
         do throws(CacheError) {
-            for part in file.parts {
-                let key = part.ayah == 0 ? AyahRef.basmalaPart(ofSurah: file.surah) : AyahRef(fileKeySurah: file.surah, ayah: part.ayah)!
-                let pinned = PinnedFile(bytes: part.bytes.count, digest: part.digest, samples: part.sampleCount, sampleRate: file.sampleRate)
-                let writer = try cache.writer(reciter: reciter, ayah: key, expectation: .pinned(pinned))
-                if writer.offset > 0 { try writer.restart() }
-                var failure: CacheError?
-                bytes[part.bytes].withUnsafeBytes { raw in
-                    do throws(CacheError) { try writer.append(raw) } catch { failure = error }
-                }
-                if let failure { throw failure }
-                pending.append(Cache.PendingFile(writer: writer, reciter: reciter, ayah: key))
-            }
-            for result in try cache.commit(pending, validate: { _ in nil }) {
-                if case .failure(let error) = result { throw error }
+            _ = try cache.commit(parts: cut, reciter: reciter, source: nil) { range, writer throws(CacheError) in
+                try writer.append(UnsafeRawBufferPointer(rebasing: mapped.bytes[range]))
+                mapped.passed(range.upperBound + 1)
             }
         } catch {
-            for file in pending { file.writer.abandon(keepPartial: false) }
             throw TartilError(.failure, "cannot keep surah \(file.surah)'s parts in the cache: \(error.message)")
         }
+        mapped.releaseAll()
     }
 
     /// Adds `file`'s rows to the learned table (replacing the surah's, if any), atomically, under a lock on the

@@ -10,16 +10,12 @@ import TartilSystem
 /// For each file: its size and SHA-256; mpg123's decode of the whole file (gapless trimming on) gives its sample
 /// count and, with the timing file, each ayah's samples (`SurahTimings.SampleRanges.covering`: the parts cover
 /// the file with no gap). Each part then gets the shortest byte range that decodes it alone: from the frame
-/// holding its first sample, and then 1, 2, … up to `maximumPreroll` frames earlier, the range is decoded by a
-/// fresh decoder and kept only when the samples it gives there are exactly the whole decode's (compared by
-/// SHA-256 of the PCM). Files are processed on all cores; any file that cannot be read, decoded or cut fails the
-/// whole build.
+/// holding its first sample, and then 1, 2, … frames earlier (`PrerollSearch`: every one up to 64 frames, or
+/// the bit reservoir's reach and a margin where that is further, then doubling, and at last the file's first
+/// frame, which always decodes exactly), the range is decoded by a fresh decoder and kept only when the samples
+/// it gives there are exactly the whole decode's (compared by SHA-256 of the PCM). Files are processed on all
+/// cores; any file that cannot be read, decoded or cut fails the whole build.
 public enum SurahTableBuilder {
-    /// The most frames decoded before a part's first frame (the bit reservoir reaches back at most 511 bytes,
-    /// a few frames; mpg123's synthesis window turns a sixteenth with every 32 samples, so the range must also start
-    /// on the same turn as the whole decode is at there, which can take a few more).
-    public static let maximumPreroll = 64
-
     /// What a build produced.
     public struct Result: Sendable {
         public let table: SurahTable
@@ -92,14 +88,31 @@ public enum SurahTableBuilder {
     public static func measure(
         _ bytes: [UInt8], name: String, timings: SurahTimings, isCancelled: @Sendable () -> Bool = { false }
     ) throws(TartilError) -> Measured {
+        var result: Swift.Result<Measured, TartilError> = .failure(TartilError(.failure, "not measured"))
+        bytes.withUnsafeBytes { buffer in
+            result = Swift.Result { () throws(TartilError) -> Measured in try measure(buffer, name: name, timings: timings, isCancelled: isCancelled) }
+        }
+        return try result.get()
+    }
+
+    /// The rows of one surah file whose bytes the caller keeps in memory or maps (`MappedFile`), read in passes
+    /// from front to back: the frame walk, two whole decodes (the sample count, then each part's PCM digest), the
+    /// cut (each part's range decoded, in order) and, unless `sha256` gives it, the file's hash. `passing` is told
+    /// how far each pass has come (`MappedFile.passed`, so that a large mapped file is never resident whole);
+    /// nothing but the file grows with its size (the frame index keeps a checkpoint every 64 frames, and every
+    /// range is decoded and hashed a chunk at a time).
+    public static func measure(
+        _ bytes: UnsafeRawBufferPointer, name: String, timings: SurahTimings, sha256: String? = nil,
+        isCancelled: @Sendable () -> Bool = { false }, passing: @escaping (Int) -> Void = { _ in }
+    ) throws(TartilError) -> Measured {
         let index: MPEGStream.FrameIndex
-        switch MPEGStream.frameIndex(of: bytes) {
+        switch MPEGStream.frameIndex(of: bytes, passing: passing) {
         case .success(let found): index = found
         case .failure(let error): throw TartilError(.invalidData, "not one whole MP3 stream: \(error.message)")
         }
         do {
             let decoder = try Mpg123Decoder()
-            let whole = try decoder.countSamples(bytes: bytes, name: name)
+            let whole = try decoder.countSamples(buffer: bytes, name: name, passing: passing)
             guard whole.format.sampleRate == index.sampleRate else {
                 throw TartilError(.invalidData, "mpg123 decodes it at \(whole.format.sampleRate) Hz, its frames say \(index.sampleRate) Hz")
             }
@@ -108,7 +121,7 @@ public enum SurahTableBuilder {
             if let basmala = ranges.beforeFirst { spans.insert((0, basmala), at: 0) }
             let expected = try pcmDigests(
                 bytes, name: name, spans: spans.map(\.samples), prefixes: spans.map { Frames(of: $0.samples, in: index).probeCount },
-                decoder: decoder)
+                decoder: decoder, passing: passing)
             var parts: [SurahTable.Part] = []
             var largestPreroll = 0
             for (number, span) in spans.enumerated() {
@@ -118,10 +131,11 @@ public enum SurahTableBuilder {
                     label: span.ayah == 0 ? "the basmala" : "ayah \(timings.surah):\(span.ayah)")
                 parts.append(part)
                 largestPreroll = max(largestPreroll, preroll)
+                passing(part.bytes.lowerBound)
             }
             let file = SurahTable.File(
-                surah: timings.surah, bytes: bytes.count, digest: SHA256Digest(hex: try SHA256.hash(bytes: bytes[...]))!, samples: whole.samples,
-                sampleRate: whole.format.sampleRate, parts: parts)
+                surah: timings.surah, bytes: bytes.count, digest: SHA256Digest(hex: try sha256 ?? hash(bytes, passing: passing))!,
+                samples: whole.samples, sampleRate: whole.format.sampleRate, parts: parts)
             if let problem = file.problem() { throw TartilError(.failure, "the rows made are not a valid table: \(problem)") }
             return Measured(file: file, largestPreroll: largestPreroll)
         } catch {
@@ -129,7 +143,6 @@ public enum SurahTableBuilder {
         }
     }
 
-    /// The byte range that decodes `samples` (of the whole decode) alone, found as the type's documentation says.
     /// The frames a part's samples fall in, and the first few a candidate range is probed with.
     struct Frames {
         /// Frames decoded after the one holding the part's first sample when a candidate start is probed.
@@ -155,67 +168,132 @@ public enum SurahTableBuilder {
     /// each candidate start is first probed with the few frames after it (the part's first `probeCount` samples
     /// against `expected.prefix`), and only a start that passes is decoded to the part's end and checked whole.
     private static func cut(
-        _ bytes: [UInt8], index: MPEGStream.FrameIndex, ayah: Int, samples: Range<Int>, expected: (full: String, prefix: String),
-        decoder: Mpg123Decoder, label: String
+        _ bytes: UnsafeRawBufferPointer, index: MPEGStream.FrameIndex, ayah: Int, samples: Range<Int>,
+        expected: (full: String, prefix: String), decoder: Mpg123Decoder, label: String
     ) throws -> (SurahTable.Part, preroll: Int) {
         let spf = index.samplesPerFrame
         let frames = Frames(of: samples, in: index)
-        guard frames.last < index.offsets.count else {
-            throw TartilError(.failure, "\(label) ends in frame \(frames.last), past the file's \(index.offsets.count) audio frames")
+        guard frames.last < index.count else {
+            throw TartilError(.failure, "\(label) ends in frame \(frames.last), past the file's \(index.count) audio frames")
         }
-        let frameBytes = decoder.format.frameBytes
-        /// The range from `start` to `end` decoded: its bytes, and the part's first `count` samples' digest in it.
-        func decoded(from start: Int, to end: Int, count: Int) throws -> (range: ClosedRange<Int>, skip: Int, digest: String)? {
-            let range = index.byteRange(frames: start...end)
-            let pcm = try decodeAll(Array(bytes[range]), name: label, decoder: decoder)
-            // The range's decode ends with frame `end`'s last sample (raw sample (end + 1) · spf − 1): counted back
-            // from there, the part starts `skip` samples in.
-            let skip = pcm.count / frameBytes - ((end + 1) * spf - frames.rawFirst)
-            guard skip >= 0, skip <= SurahTable.maximumSkip, skip + count <= pcm.count / frameBytes else { return nil }
-            let got = try pcm.withUnsafeBytes { raw in
-                try SHA256.hash(UnsafeRawBufferPointer(rebasing: raw[(skip * frameBytes)..<((skip + count) * frameBytes)]))
+        /// The bytes of frames `start...end`.
+        func range(_ start: Int, _ end: Int) throws -> ClosedRange<Int> {
+            guard let range = index.byteRange(frames: start...end, in: bytes) else {
+                throw TartilError(.failure, "\(label): frames \(start)-\(end) are not where the frame index has them (the file changed while it was read)")
             }
-            return (range, skip, got)
+            return range
         }
-        for preroll in 0...min(maximumPreroll, frames.first) {
+        /// The range's decode ends with frame `end`'s last sample (raw sample (end + 1) · spf − 1): counted back from
+        /// there, the part starts `skip` samples in, when it has `decoded` samples.
+        func skip(decoded: Int, end: Int, count: Int) -> Int? {
+            let skip = decoded - ((end + 1) * spf - frames.rawFirst)
+            guard skip >= 0, skip <= SurahTable.maximumSkip(firstSample: samples.lowerBound), skip + count <= decoded else { return nil }
+            return skip
+        }
+        guard let reach = index.reservoirReach(before: frames.first, in: bytes) else {
+            throw TartilError(.failure, "\(label): the frames before it are not where the frame index has them (the file changed while it was read)")
+        }
+        for preroll in PrerollSearch.candidates(firstFrame: frames.first, reach: reach) {
             let start = frames.first - preroll
-            guard let probe = try decoded(from: start, to: frames.probeLast, count: frames.probeCount), probe.digest == expected.prefix else {
-                continue
+            // The probe: from the start to a few frames in, only the samples from the part's first on kept.
+            let probeRange = try range(start, frames.probeLast)
+            let kept = (frames.probeLast + 1) * spf - frames.rawFirst
+            let probe = try decodeTail(UnsafeRawBufferPointer(rebasing: bytes[probeRange]), keeping: kept, name: label, decoder: decoder)
+            let frameBytes = decoder.format.frameBytes
+            guard let probeSkip = skip(decoded: probe.samples, end: frames.probeLast, count: frames.probeCount),
+                try probe.tail.withUnsafeBytes({ raw in try SHA256.hash(UnsafeRawBufferPointer(rebasing: raw[..<(frames.probeCount * frameBytes)])) })
+                    == expected.prefix
+            else { continue }
+            // A part that ends within the probe's frames was checked whole by it (its prefix is all of it); a longer
+            // one is decoded to its end, a chunk at a time, and its samples hashed from the probe's skip on: the
+            // range must decode to as many samples as that skip says (so the row's skip is the range's own).
+            let checked: ClosedRange<Int>
+            if frames.probeLast == frames.last {
+                checked = probeRange
+            } else {
+                checked = try range(start, frames.last)
+                let decoded = try digest(
+                    UnsafeRawBufferPointer(rebasing: bytes[checked]), name: label, from: probeSkip, count: samples.count, decoder: decoder)
+                guard decoded.digest == expected.full, skip(decoded: decoded.samples, end: frames.last, count: samples.count) == probeSkip else {
+                    continue
+                }
             }
-            // A part that ends within the probe's frames was checked whole by it (its prefix is all of it).
-            let checked = frames.probeLast == frames.last ? probe : try decoded(from: start, to: frames.last, count: samples.count)
-            guard let checked, checked.digest == expected.full else { continue }
             let part = SurahTable.Part(
-                ayah: ayah, samples: samples.lowerBound...(samples.upperBound - 1), bytes: checked.range, skip: checked.skip,
-                digest: SHA256Digest(hex: try SHA256.hash(bytes: bytes[checked.range]))!)
+                ayah: ayah, samples: samples.lowerBound...(samples.upperBound - 1), bytes: checked, skip: probeSkip,
+                digest: SHA256Digest(hex: try SHA256.hash(UnsafeRawBufferPointer(rebasing: bytes[checked])))!)
             return (part, preroll)
         }
         throw TartilError(
             .failure,
-            "\(label) (samples \(samples.lowerBound)-\(samples.upperBound - 1)): no byte range starting up to \(maximumPreroll) frames before it decodes it exactly as the whole file does")
+            "\(label) (samples \(samples.lowerBound)-\(samples.upperBound - 1)): no byte range before it, up to one from the file's first frame, decodes it exactly as the whole file does")
     }
 
-    /// The whole decode of `bytes`, as 16-bit PCM.
-    private static func decodeAll(_ bytes: [UInt8], name: String, decoder: Mpg123Decoder) throws -> [UInt8] {
-        try decoder.open(bytes: bytes, name: name)
+    /// Decodes `bytes` a chunk at a time: how many samples it decodes to, and the last `keeping` of them (fewer when
+    /// there are fewer) as 16-bit PCM. Only those are held, however long the range.
+    private static func decodeTail(
+        _ bytes: UnsafeRawBufferPointer, keeping: Int, name: String, decoder: Mpg123Decoder
+    ) throws -> (samples: Int, tail: [UInt8]) {
+        try decoder.open(buffer: bytes, name: name)
         defer { decoder.close() }
-        var pcm: [UInt8] = []
-        pcm.reserveCapacity(bytes.count * 16)
+        let kept = keeping * decoder.format.frameBytes
+        var tail: [UInt8] = []
+        var total = 0
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = try chunk.withUnsafeMutableBytes { buffer in try decoder.read(into: buffer) }
             if count == 0 { break }
-            pcm.append(contentsOf: chunk[..<count])
+            total += count
+            tail.append(contentsOf: chunk[..<count])
+            if tail.count >= 2 * kept + chunk.count { tail.removeFirst(tail.count - kept) }
         }
-        return pcm
+        if tail.count > kept { tail.removeFirst(tail.count - kept) }
+        return (total / decoder.format.frameBytes, tail)
+    }
+
+    /// Decodes `bytes` a chunk at a time: the SHA-256 of its samples `skip ..< skip + count` (of what there is of
+    /// them), and how many samples it decodes to.
+    private static func digest(
+        _ bytes: UnsafeRawBufferPointer, name: String, from skip: Int, count: Int, decoder: Mpg123Decoder
+    ) throws -> (digest: String, samples: Int) {
+        try decoder.open(buffer: bytes, name: name)
+        defer { decoder.close() }
+        let frameBytes = decoder.format.frameBytes
+        let hasher = try SHA256()
+        let wanted = (skip * frameBytes)..<((skip + count) * frameBytes)
+        var position = 0  // in bytes of PCM
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let read = try chunk.withUnsafeMutableBytes { buffer in try decoder.read(into: buffer) }
+            if read == 0 { break }
+            let (from, to) = (max(wanted.lowerBound, position), min(wanted.upperBound, position + read))
+            if from < to {
+                try chunk.withUnsafeBytes { raw in try hasher.update(UnsafeRawBufferPointer(rebasing: raw[(from - position)..<(to - position)])) }
+            }
+            position += read
+        }
+        return (try hasher.finalize(), position / frameBytes)
+    }
+
+    /// The SHA-256 of `bytes`, a MiB at a time (`passing` told how far it has come).
+    private static func hash(_ bytes: UnsafeRawBufferPointer, passing: (Int) -> Void) throws(CacheError) -> String {
+        let hasher = try SHA256()
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + (1 << 20))
+            try hasher.update(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+            passing(end)
+            offset = end
+        }
+        return try hasher.finalize()
     }
 
     /// The SHA-256 of the whole decode's PCM within each of `spans` (in order, covering the file), and of the
     /// first `prefixes[i]` samples of each.
     private static func pcmDigests(
-        _ bytes: [UInt8], name: String, spans: [Range<Int>], prefixes: [Int], decoder: Mpg123Decoder
+        _ bytes: UnsafeRawBufferPointer, name: String, spans: [Range<Int>], prefixes: [Int], decoder: Mpg123Decoder,
+        passing: @escaping (Int) -> Void
     ) throws -> [(full: String, prefix: String)] {
-        try decoder.open(bytes: bytes, name: name)
+        try decoder.open(buffer: bytes, name: name, passing: passing)
         defer { decoder.close() }
         let frameBytes = decoder.format.frameBytes
         var digests: [(full: String, prefix: String)] = []

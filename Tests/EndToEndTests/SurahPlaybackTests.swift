@@ -158,6 +158,13 @@ import Testing
         return (home, ["--mirrors", home + "/mirrors.json", "--tables", home + "/tables", "--cache-dir", home + "/cache", "--reciter", reciter])
     }
 
+    /// The names in the reciter's folder of `home`'s cache other than its audio, learned table and that table's
+    /// lock: what learning leaves behind (its copies of the whole file have no name, and none may ever have one).
+    static func leftovers(in home: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: home + "/cache/\(reciter)")) ?? []
+        return names.filter { !($0.hasSuffix(".mp3") && !$0.hasPrefix(".")) && $0 != "surah-table.tsv" && $0 != "surah-table.tsv.lock" }
+    }
+
     /// No table: the first render of a surah learns it (its published timings and whole file, cut and checked
     /// as `table build` cuts it — the same rows as the committed table's), and it then plays with the server gone.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
@@ -184,6 +191,7 @@ import Testing
         #expect(learned.files.map(\.surah) == [113, 114])
         #expect(learned.files == files.table.files.filter { [113, 114].contains($0.surah) }, "learned rows are table build's")
         #expect(learned.source.hasPrefix("trusted on first use: local, single-source; timings from \(base)/timings/{surah3}.json"))
+        #expect(Self.leftovers(in: home).isEmpty, "\(Self.leftovers(in: home))")
         server.stop()
         // Offline: what was learned plays and verifies; what was not cannot be had.
         let again = try runTartil(["render", "113"] + common + ["-o", home + "/again.wav"], home: home)
@@ -255,11 +263,13 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: home + "/cache/\(Self.reciter)/112001.mp3"))
             #expect(!FileManager.default.fileExists(atPath: learnedPath))
             #expect(!FileManager.default.fileExists(atPath: home + "/out.wav"))
+            #expect(Self.leftovers(in: home).isEmpty, "the mirrors' copies are gone: \(Self.leftovers(in: home))")
         } else {
             #expect(rendered.status == 0, "\(rendered.stderr)")
             #expect(try wavPCMBytes(home + "/out.wav") == files.decode(112))
             let learned = try String(contentsOfFile: learnedPath, encoding: .utf8)
             #expect(learned.contains("# source: \(outcome)"), "\(learned)")
+            #expect(Self.leftovers(in: home).isEmpty, "\(Self.leftovers(in: home))")
         }
     }
 
@@ -342,6 +352,7 @@ import Testing
         #expect(text.contains(command[0] == "play" ? "playback stopped: surah 112 was not learned" : "surah 112 was not learned"), "\(text)")
         #expect(!FileManager.default.fileExists(atPath: home + "/cache/\(Self.reciter)/surah-table.tsv"))
         #expect(!FileManager.default.fileExists(atPath: home + "/out.wav"))
+        #expect(Self.leftovers(in: home).isEmpty, "\(Self.leftovers(in: home))")
     }
 
     /// `cache verify` checks each part against its range's hash (none is taken for an unvouched file), and
@@ -461,11 +472,10 @@ import Testing
     /// `prefetch` of a third of a surah (its parts asked for by range, not its whole file): from a server that
     /// ignores ranges, the first part's answer shows it and the other parts come as one run, the body cut into
     /// them as it passes: two requests and about the file up to the last part, not the file up to each part again
-    /// for every part. From one that honours ranges, each part is its own range request, as before. Every part
-    /// is in the cache as its range of the file.
-    /// (The fault server's `ok` answers a closed range with the whole file too, so nginx is the server that
-    /// honours them.)
-    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: ["ignore-range", "nginx"])
+    /// for every part. From one that honours ranges (nginx, and the fault server's `ok`), each part is its own
+    /// range request, as before, answered with exactly its bytes. Every part is in the cache as its range of the
+    /// file.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: ["ignore-range", "nginx", "ok"])
     func prefetchingPartOfASurahFromAServerThatIgnoresRangesAsksForItOnce(server kind: String) throws {
         let (folder, tablePath) = try Self.surah67()
         let server = kind == "nginx" ? try TestServer.nginx(root: folder) : try TestServer.faults(root: folder)
@@ -485,6 +495,11 @@ import Testing
             // nginx's log: `SERIAL PROTOCOL STATUS URI`; a range answered is a 206.
             let log = server.accessLog
             #expect(log.count == wanted.count && log.allSatisfy { $0.contains(" 206 /067.mp3") }, "\(log)")
+        } else if kind == "ok" {
+            // `STATUS BODY_BYTES PATH RANGE`: each part's range, answered with exactly its bytes.
+            let log = server.requestLog.sorted()
+            let expected = wanted.map { "206 \($0.bytes.count) /ok/067.mp3 bytes=\($0.bytes.lowerBound)-\($0.bytes.upperBound)" }.sorted()
+            #expect(log == expected, "\(log)")
         } else {
             let log = server.requestLog
             #expect(log.allSatisfy { $0.contains(" bytes=") }, "parts by range, not the whole file: \(log)")

@@ -128,6 +128,12 @@ import Testing
         arguments: [
             ["-V", "5", "--tt", "Al-Ikhlas"], ["-b", "64", "--resample", "44.1"], ["-V", "2", "--resample", "48"],
             ["-b", "48", "--resample", "32"], ["-b", "16", "--resample", "8"], ["-V", "7", "--resample", "11.025", "--ta", "Ibrahim Al-Akhdar"],
+            // Stereo ("-m s": the right channel 7 ms behind the left, so that the two differ). MPEG-1's smallest
+            // frames (32 kbit/s at 48 kHz): the bit reservoir reaches about 9 frames back. MPEG-2's smallest (8 kbit/s
+            // at 24 kHz: 3 bytes of main data a frame): some 80 frames, past the 64 a range could once start before
+            // its ayah (`PrerollSearch`).
+            ["-b", "32", "--resample", "48", "-m", "s"],
+            ["-b", "8", "--resample", "24", "-m", "s"],
         ])
     func lameEncodedFilesWithGaplessTagsGiveExactRows(options: [String]) throws {
         let directory = TestPaths.makeTemporaryDirectory()
@@ -136,18 +142,27 @@ import Testing
         let encoded = directory + "/encoded"
         try FileManager.default.createDirectory(atPath: encoded + "/timings", withIntermediateDirectories: true)
         _ = try Self.output(["mpg123", "-q", "-w", directory + "/112.wav", directory + "/rebuilt/112.mp3"])
-        _ = try Self.output(["lame", "--quiet"] + options + [directory + "/112.wav", encoded + "/112.mp3"])
+        var source = directory + "/112.wav"
+        if options.contains("-m") {
+            _ = try Self.output(["sox", "-q", "-R", source, "-c", "2", directory + "/112s.wav", "remix", "1", "1", "delay", "0", "0.007"])
+            source = directory + "/112s.wav"
+        }
+        _ = try Self.output(["lame", "--quiet"] + options + [source, encoded + "/112.mp3"])
         try FileManager.default.copyItem(atPath: directory + "/rebuilt/timings/112.json", toPath: encoded + "/timings/112.json")
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: encoded + "/112.mp3")))
         let index = try MPEGStream.frameIndex(of: bytes).get()
         let resample = options.firstIndex(of: "--resample").map { options[$0 + 1] }
-        if resample != "8" {  // at 8000 Hz and 16 kbps a frame is too small for lame's tag: there is none
+        if (MPEGHead.parse(bytes).frame?.bytes ?? 0) >= 192 {  // a smaller first frame has no room for lame's tag
             #expect(index.xing?.encoderDelay != nil && index.gaplessTrimStart > MPEGHead.decoderDelay, "lame writes a LAME tag")
         }
         let result = try runTartil(["table", "build", encoded, "--timings-format", "quranstatic", "--reciter", "lame", "-o", directory + "/t.tsv"])
         #expect(result.status == 0, "\(result.stderr)")
+        if resample == "24" {
+            let preroll = result.stdout.split(separator: "(at most ").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) }
+            #expect(preroll.map { $0 > 64 } == true, "longer than the 64 frames a range could once start before its ayah: \(result.stdout)")
+        }
         let table = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/t.tsv"))), file: "t.tsv")
-        let rates = ["44.1": 44100, "48": 48000, "32": 32000, "8": 8000, "11.025": 11025]
+        let rates = ["44.1": 44100, "48": 48000, "32": 32000, "24": 24000, "8": 8000, "11.025": 11025]
         #expect(table.file(surah: 112)?.sampleRate == resample.flatMap { rates[$0] } ?? 22050)
         try Self.checkWithMpg123(table, directory: encoded)
     }

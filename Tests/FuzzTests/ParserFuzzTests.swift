@@ -266,6 +266,7 @@ import Testing
             if MPEGStream.problem(in: input) == nil, MPEGStream.problem(in: input + [0x00, 0x01, 0x02, 0x03, 0x04]) == nil {
                 return "a stream with 5 bytes appended is accepted"
             }
+            if let problem = Self.frameIndexProblem(input) { return problem }
             let head = MPEGHead.parse(input)
             let whole = MPEGHead.parse(input, isWholeFile: true)
             guard head.id3v2Bytes >= 0, whole.trailerBytes.map({ $0 == 0 || $0 == 128 }) ?? false else { return "tags \(head)" }
@@ -442,6 +443,28 @@ import Testing
     // MARK: - Corpora
 
     /// What is wrong with a note a bookmark kept, or nil (the README: at most 4096 bytes, no control characters).
+    /// The frame walk gives the same answer from an array and from memory the caller holds (a mapped file), and an
+    /// index it makes finds every frame from its checkpoints: frames back to back, each as long as its header says,
+    /// from the first audio frame to the stream's end.
+    static func frameIndexProblem(_ input: [UInt8]) -> String? {
+        let problem = MPEGStream.problem(in: input)
+        let (mappedProblem, mappedIndex) = input.withUnsafeBytes { buffer in
+            (MPEGStream.problem(in: buffer), try? MPEGStream.frameIndex(of: buffer).get())
+        }
+        guard mappedProblem == problem else { return "in memory: \(String(describing: mappedProblem)), from an array: \(String(describing: problem))" }
+        guard let index = try? MPEGStream.frameIndex(of: input).get() else { return nil }
+        guard problem == nil, mappedIndex == index, index.count > 0, index.end <= input.count else { return "index \(index) of a stream refused" }
+        var offset = index.offset(of: 0, in: input) ?? -1
+        for frame in 0..<index.count {
+            guard let range = index.byteRange(frames: frame...frame, in: input), range.lowerBound == offset, range.upperBound < index.end,
+                MPEGHead.Frame(input[offset], input[offset + 1], input[offset + 2], input[offset + 3])?.bytes == range.count
+            else { return "frame \(frame) of \(index.count) is not at \(offset)" }
+            offset = range.upperBound + 1
+        }
+        guard offset == index.end, index.offset(of: index.count + 1, in: input) == nil else { return "the frames end at \(offset), not \(index.end)" }
+        return nil
+    }
+
     static func noteProblem(_ note: String) -> String? {
         if note.utf8.count > 4096 { return "\(note.utf8.count) bytes" }
         if let control = note.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) { return "control character U+\(String(control.value, radix: 16))" }
@@ -685,7 +708,8 @@ import Testing
         "play 36 --pause 500ms --cycle-pause 1:30; seek -2m; positions --surah=yasin",
     ].map { Array($0.utf8) }
 
-    /// The first 1 KiB of each fixture and of one file per real reciter (ID3v2, Info/LAME, tagless, ID3v1).
+    /// The first 1 KiB of each fixture and of one file per real reciter (ID3v2, Info/LAME, tagless, ID3v1), and the
+    /// two fixtures whole (whole streams of more than 64 frames, for the frame index).
     static let mpegCorpus: [[UInt8]] = {
         var paths = [TestPaths.fixtures + "/fixture/001001.mp3", TestPaths.fixtures + "/fixture/112001.mp3"]
         if let real = TestPaths.sharedReal {
@@ -695,6 +719,7 @@ import Testing
         }
         let files = paths.compactMap { try? Data(contentsOf: URL(fileURLWithPath: $0)) }.map { Array($0) }
         return files.map { Array($0.prefix(1024)) } + files.prefix(1).map { Array($0.suffix(1024)) } + [[0xFF, 0xFB, 0x90, 0x64]]
+            + files.prefix(2)
     }()
 
     static let mirrorsCorpus: [[UInt8]] = {

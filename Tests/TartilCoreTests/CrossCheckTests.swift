@@ -165,4 +165,74 @@ import Testing
             }
         }
     }
+
+    /// (mirrors, reports in order, the letters whose copy the check may still keep after the last report)
+    static let keepable: [(Int, [String], String)] = [
+        // One mirror: its copy is the one.
+        (1, ["d0a"], "a"),
+        // Two mirrors agree: only that copy.
+        (2, ["d0a", "p1a"], "a"),
+        // The copy in hand, the other mirror not asked yet: it, or (should the other serve it too) nothing else
+        // that has been seen; a file nobody served yet could only be single-source if the first had not answered.
+        (2, ["d0a"], "a"),
+        // Two disagree, a third to ask: either may win.
+        (3, ["d0a", "p1b"], "ab"),
+        // Two disagree and nobody is left: neither can be kept.
+        (2, ["d0a", "p1b"], ""),
+        // Three disagree, one left to ask: none can reach a majority (2 of 4 is not more than the others).
+        (4, ["d0a", "p1b", "p2c"], ""),
+        // Five mirrors, a, b and c served, two left: any of the three can still win (three of five, should both serve it).
+        (5, ["d0a", "p1b", "p2c"], "abc"),
+        // The other mirror is down: single-source.
+        (2, ["d0a", "p1-"], "a"),
+        // One down, two disagree, one left: either can still win 2 to 1.
+        (4, ["d0a", "p1-", "p2b"], "ab"),
+        // A majority elsewhere: only its copy.
+        (3, ["d0a", "p1b", "p2b"], "b"),
+    ]
+
+    @Test(arguments: keepable.indices)
+    func whichCopiesTheCheckMayStillKeep(row: Int) {
+        let (mirrors, reports, expected) = Self.keepable[row]
+        var check = CrossCheck(mirrorCount: mirrors)
+        for report in reports { _ = Self.apply(report, to: &check) }
+        let keepable = String("abcd".filter { check.mayStillKeep(Self.prints[$0]!) })
+        #expect(keepable == expected, "\(reports)")
+    }
+
+    /// Seeded runs as `SurahLearning` makes them (each mirror asked once, a `.download` taking the copy its probe
+    /// fetched): a copy the check said it could no longer keep is never the one it keeps, and the one it keeps was
+    /// keepable at every step; so letting go of the others as soon as they are not loses nothing.
+    @Test func aCopyLetGoOfIsNeverTheOneKept() {
+        let letters: [Character] = ["a", "b", "c"]
+        for seed in 0..<3000 {
+            var random = SeededRandom(seed: UInt64(seed))
+            let mirrors = 1 + random.below(6)
+            let serves: [Character] = (0..<mirrors).map { _ in random.below(4) == 0 ? "-" : letters[random.below(letters.count)] }
+            guard let first = serves.firstIndex(where: { $0 != "-" }) else { continue }
+            var check = CrossCheck(mirrorCount: mirrors)
+            var action = check.downloaded(from: first, Self.prints[serves[first]]!)
+            for failed in 0..<first { action = check.probed(failed, .unavailable("down")) }
+            var dropped: Set<Character> = []
+            var final: CrossCheck.Action?
+            var steps = 0
+            while final == nil, steps < 4 * mirrors {
+                steps += 1
+                for letter in letters where !check.mayStillKeep(Self.prints[letter]!) { dropped.insert(letter) }
+                switch action {
+                case .keep, .dispute: final = action
+                case .probe(let mirror):
+                    action = check.probed(mirror, serves[mirror] == "-" ? .unavailable("down") : .fingerprint(Self.prints[serves[mirror]]!))
+                case .download(let mirror):
+                    action = check.downloaded(from: mirror, Self.prints[serves[mirror]]!)
+                }
+            }
+            guard case .keep? = final else {
+                #expect(final == .dispute, "seed \(seed): \(serves) did not end")
+                continue
+            }
+            let kept = serves[check.candidate!]
+            #expect(!dropped.contains(kept), "seed \(seed): \(serves) kept \(kept), let go of earlier")
+        }
+    }
 }

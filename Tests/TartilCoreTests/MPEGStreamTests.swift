@@ -19,7 +19,8 @@ import Testing
 
     /// The frame index of each fixture: its audio frames (the Info frame not among them) give, with the LAME
     /// tag's delays, exactly the sample count mpg123 decoded when the fixtures were made; byte ranges of frames
-    /// are whole frames, back to back.
+    /// are whole frames, back to back, the same whether the index was made from an array or from memory the
+    /// caller holds, and the offsets found from the index's checkpoints are those a walk of every frame gives.
     @Test(arguments: names)
     func frameIndexCountsTheAudioFrames(name: String) throws {
         let bytes = try Self.fixture(name)
@@ -28,24 +29,47 @@ import Testing
         let row = try #require(rows.first { $0.file == String(name.dropFirst("fixture/".count)) })
         if let xing = index.xing {
             let samples = MPEGHead.gaplessSamples(
-                audioFrames: index.offsets.count, samplesPerFrame: index.samplesPerFrame, delay: xing.encoderDelay ?? 0,
+                audioFrames: index.count, samplesPerFrame: index.samplesPerFrame, delay: xing.encoderDelay ?? 0,
                 padding: xing.encoderPadding ?? 0)
             #expect(samples == row.samples)
             #expect(index.gaplessTrimStart == MPEGHead.decoderDelay + (xing.encoderDelay ?? 0))
         } else {
             // No Info frame: mpg123 trims nothing, every frame's samples are decoded.
-            #expect(index.offsets.count * index.samplesPerFrame == row.samples)
+            #expect(index.count * index.samplesPerFrame == row.samples)
             #expect(index.gaplessTrimStart == 0)
         }
         #expect(index.sampleRate == row.sampleRate)
-        let whole = index.byteRange(frames: 0...(index.offsets.count - 1))
-        #expect(whole.lowerBound == index.offsets[0])
+        let whole = try #require(index.byteRange(frames: 0...(index.count - 1), in: bytes))
         #expect(whole.upperBound == index.end - 1)
-        for frame in 0..<(index.offsets.count - 1) {
-            let range = index.byteRange(frames: frame...frame)
+        // Every frame, walked one after another from the first audio frame.
+        var offset = whole.lowerBound
+        for frame in 0..<index.count {
+            let range = try #require(index.byteRange(frames: frame...frame, in: bytes))
+            #expect(range.lowerBound == offset)
             #expect(MPEGHead.Frame(bytes[range.lowerBound], bytes[range.lowerBound + 1], bytes[range.lowerBound + 2], bytes[range.lowerBound + 3])?.bytes == range.count)
+            offset = range.upperBound + 1
         }
+        #expect(offset == index.end)
+        #expect(index.byteRange(frames: 0...index.count, in: bytes) == nil)
+        #expect(index.offset(of: index.count, in: bytes) == index.end && index.offset(of: -1, in: bytes) == nil)
+        let mapped = bytes.withUnsafeBytes { buffer in
+            (try? MPEGStream.frameIndex(of: buffer).get(), (0..<index.count).map { index.offset(of: $0, in: buffer) })
+        }
+        #expect(mapped.0 == index)
+        #expect(mapped.1 == (0..<index.count).map { index.offset(of: $0, in: bytes) })
         #expect(throws: TartilError.self) { try MPEGStream.frameIndex(of: bytes + [1, 2, 3]).get() }
+    }
+
+    /// The walk tells where it is, frame by frame, so that a caller can let go of the pages behind it.
+    @Test func theWalkTellsHowFarItHasCome() throws {
+        let bytes = try Self.fixture("fixture/112001.mp3")
+        var passed: [Int] = []
+        let index = try bytes.withUnsafeBytes { buffer in try MPEGStream.frameIndex(of: buffer, passing: { passed.append($0) }).get() }
+        #expect(passed == passed.sorted() && passed.count == index.count + (index.xing == nil ? 0 : 1))
+        #expect(passed.last.map { $0 < index.end } == true)
+        var problemPassed = 0
+        #expect(bytes.withUnsafeBytes { MPEGStream.problem(in: $0, passing: { _ in problemPassed += 1 }) } == nil)
+        #expect(problemPassed == passed.count)
     }
 
     /// (what is done to the file, the start of the reason)

@@ -78,7 +78,7 @@ import Testing
          "t.tsv:5: ayah 112:2 starts at sample 301, not 300: each row starts right after the one before it"),
         (surah112(["ayah\t112\t1\t0\t1000\t40\t149\t0\t\(sha)"]), "t.tsv:4: ayah 112:1 ends at sample 1000, past the file's last (999)"),
         (surah112(["ayah\t112\t1\t0\t99\t40\t500\t0\t\(sha)"]), "t.tsv:4: ayah 112:1: bytes 40-500 are not within the file's 500"),
-        (surah112(["ayah\t112\t1\t0\t99\t40\t49\t73729\t\(sha)"]), "t.tsv:4: ayah 112:1: skip 73729 is not from 0 to 73728"),
+        (surah112(["ayah\t112\t1\t0\t99\t40\t49\t73729\t\(sha)"]), "t.tsv:4: ayah 112:1: skip 73729 is not from 0 to 4624 (what a decode from the file's first frame has before sample 0, delays included)"),
         (surah112(["ayah\t112\t1\t9\t5\t0\t9\t0\t\(sha)"]), "t.tsv:4: first_sample 9 is after last_sample 5"),
         (surah112(["ayah\t112\t1\t0\t9\t9\t5\t0\t\(sha)"]), "t.tsv:4: first_byte 9 is after last_byte 5"),
         (surah112(["ayah\t113\t1\t0\t9\t0\t9\t0\t\(sha)"]), "t.tsv:4: an ayah row of surah 113 must follow that surah's file row"),

@@ -2,15 +2,18 @@
 """tartil's fault-injecting HTTP server, for tests only. Serves files from ROOT on 127.0.0.1, with the fault
 named by the first path segment:  GET /<fault>/<path under ROOT>.
 
-  ok                 the file, honouring Range (206 with Content-Range; also suffix ranges, bytes=-N)
+  ok                 the file, honouring Range: bytes=A-B (206 with exactly bytes A to B, or to the file's end when
+                     B is past it; Content-Range says so), bytes=A- and bytes=-N; 416 for a range that starts past
+                     the file's end; a Range it cannot read (bytes=B-A, several ranges) is ignored: 200, the file
   status-NNN         status NNN with a short body (e.g. status-503, status-404)
   status-NNN-retry   status NNN with Retry-After: 1
-  flaky-N            the first N requests for each path get 503, then the file
+  flaky-N            the first N requests for each path get 503, then the file (as ok serves it)
   reset              half the body, then a TCP reset
-  reset-once         a reset on the first request for each path, then the file (with Range support)
+  reset-once         a reset on the first request for each path, then the file (as ok serves it)
   truncate           Content-Length of the whole file, half the body, then a clean close
   bitflip            the file with one bit flipped in the middle
-  bitflip-once       a bit flipped in the middle on the first request for each path, then the file
+  bitflip-once       a bit flipped in the middle on the first request for each path (the whole file, whatever
+                     Range asks), then the file (as ok serves it)
   html               200 text/html, an error page
   stall              headers and 1 KiB, then silence (for at most 60 s)
   trickle            one byte every 0.2 s (for at most 60 s)
@@ -28,7 +31,7 @@ named by the first path segment:  GET /<fault>/<path under ROOT>.
   append             the file followed by 2000 bytes that are not audio, with a Content-Length that says so
   redirect-http-PORT 302 to the same path under /ok/ on http://127.0.0.1:PORT (an https mirror's downgrade)
 
-  slow               the file at about 64 KiB/s, honouring Range (for interrupting downloads midway)
+  slow               the file at about 64 KiB/s, honouring Range as ok does (for interrupting downloads midway)
 
   Replies that are not HTTP, or that no client should take in (messages must say what happened):
   http09             the file's bytes with no status line and no header (an HTTP/0.9 reply), then a close
@@ -97,26 +100,40 @@ class Handler(BaseHTTPRequestHandler):
         self.connection.close()
         self.close_connection = True
 
-    def send_tail(self, data, start):
-        """206 with the file from byte `start` to its end, its Content-Range saying so."""
-        self.record(206, len(data) - start)
+    def send_tail(self, data, start, end=None):
+        """206 with the file from byte `start` to byte `end` (inclusive; its last byte by default), its Content-Range
+        saying so."""
+        end = len(data) - 1 if end is None else end
+        self.record(206, end + 1 - start)
         self.send_response(206)
-        self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
-        self.send_header("Content-Length", str(len(data) - start))
+        self.send_header("Content-Range", f"bytes {start}-{end}/{len(data)}")
+        self.send_header("Content-Length", str(end + 1 - start))
         self.send_header("Content-Type", "audio/mpeg")
         self.end_headers()
-        self.wfile.write(data[start:])
+        self.wfile.write(data[start:end + 1])
+
+    def requested_range(self, size):
+        """The bytes the request's Range asks of a file of `size` bytes, as (first, last) inclusive: bytes=A-B (to
+        the file's end at most), bytes=A- or bytes=-N; "unsatisfiable" for a range that starts past the file's end;
+        None without a Range, or with one this server does not read (bytes=B-A, several ranges): the whole file."""
+        requested = self.headers.get("Range") or ""
+        if not requested.startswith("bytes="):
+            return None
+        first, _, last = requested[len("bytes="):].partition("-")
+        if first == "" and last.isdigit():
+            return (max(0, size - int(last)), size - 1) if int(last) > 0 and size > 0 else "unsatisfiable"
+        if not first.isdigit() or not (last == "" or (last.isdigit() and int(last) >= int(first))):
+            return None
+        if int(first) >= size:
+            return "unsatisfiable"
+        return (int(first), min(int(last), size - 1) if last else size - 1)
 
     def serve_file(self, data, honour_range=True):
-        requested = self.headers.get("Range")
-        if honour_range and requested and requested.startswith("bytes=-"):
-            count = min(int(requested[len("bytes=-"):]), len(data))
-            return self.send_tail(data, len(data) - count)
-        if honour_range and requested and requested.startswith("bytes=") and requested.endswith("-"):
-            start = int(requested[len("bytes="):-1])
-            if start >= len(data):
-                return self.send_plain(416, headers=[("Content-Range", f"bytes */{len(data)}")])
-            return self.send_tail(data, start)
+        wanted = self.requested_range(len(data)) if honour_range else None
+        if wanted == "unsatisfiable":
+            return self.send_plain(416, headers=[("Content-Range", f"bytes */{len(data)}")])
+        if wanted:
+            return self.send_tail(data, wanted[0], wanted[1])
         self.record(200, len(data))
         self.send_response(200)
         self.send_header("Content-Length", str(len(data)))
@@ -251,16 +268,18 @@ class Handler(BaseHTTPRequestHandler):
         if fault == "redirect-ftp":
             return self.send_plain(302, b"", [("Location", "ftp://127.0.0.1/" + rest)])
         if fault == "slow":
-            requested = self.headers.get("Range")
-            start = int(requested[len("bytes="):-1]) if requested and requested.endswith("-") else 0
-            self.record(206 if start else 200, len(data) - start)
-            self.send_response(206 if start else 200)
-            if start:
-                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
-            self.send_header("Content-Length", str(len(data) - start))
+            wanted = self.requested_range(len(data))
+            if wanted == "unsatisfiable":
+                return self.send_plain(416, headers=[("Content-Range", f"bytes */{len(data)}")])
+            start, end = wanted or (0, len(data) - 1)
+            self.record(206 if wanted else 200, end + 1 - start)
+            self.send_response(206 if wanted else 200)
+            if wanted:
+                self.send_header("Content-Range", f"bytes {start}-{end}/{len(data)}")
+            self.send_header("Content-Length", str(end + 1 - start))
             self.end_headers()
-            for offset in range(start, len(data), 4096):
-                self.wfile.write(data[offset:offset + 4096])
+            for offset in range(start, end + 1, 4096):
+                self.wfile.write(data[offset:min(end + 1, offset + 4096)])
                 self.wfile.flush()
                 time.sleep(4096 / 65536)
             return

@@ -34,6 +34,17 @@ public struct MPEGHead: Sendable, Hashable {
             }
         }
 
+        /// Bytes of layer III side information after the header (and its CRC).
+        public var sideInfoBytes: Int { version == .mpeg1 ? (channels == 1 ? 17 : 32) : (channels == 1 ? 9 : 17) }
+
+        /// Bytes of a layer III frame left for main data (the bit reservoir's share of the stream): its length
+        /// less the header, the CRC and the side information.
+        public var mainDataBytes: Int { max(0, bytes - 4 - (isProtected ? 2 : 0) - sideInfoBytes) }
+
+        /// How far back a layer III frame's main data may start, in bytes of the main data before it
+        /// (`main_data_begin`: 9 bits in MPEG-1, 8 in MPEG-2 and 2.5).
+        public var maximumBackstep: Int { version == .mpeg1 ? 511 : 255 }
+
         /// This frame's length in bytes, header included.
         public var bytes: Int {
             if layer == 1 { return (12 * bitrate / sampleRate + (hasPadding ? 1 : 0)) * 4 }
@@ -115,19 +126,8 @@ public struct MPEGHead: Sendable, Hashable {
     /// where its header is valid and, when the bytes reach that far, the next frame's header too, so a stray
     /// 0xFF in a tag's padding is not mistaken for audio.
     public static func parse(_ bytes: [UInt8], isWholeFile: Bool = false) -> MPEGHead {
-        var offset = 0
-        var id3v2 = 0
-        // Several ID3v2 tags may follow each other (rare, but seen); at most 16 are passed over.
-        for _ in 0..<16 {
-            guard offset + 10 <= bytes.count, bytes[offset] == 0x49, bytes[offset + 1] == 0x44, bytes[offset + 2] == 0x33,
-                bytes[offset + 3] != 0xFF, bytes[offset + 4] != 0xFF,
-                bytes[(offset + 6)...(offset + 9)].allSatisfy({ $0 < 0x80 })
-            else { break }
-            let size = bytes[(offset + 6)...(offset + 9)].reduce(0) { $0 << 7 | Int($1) }
-            let footer = bytes[offset + 5] & 0x10 != 0 ? 10 : 0
-            offset += 10 + size + footer
-            id3v2 = offset
-        }
+        let id3v2 = id3v2Bytes(bytes)
+        let offset = id3v2
         var trailer: Int?
         if isWholeFile {
             let tail = bytes.count - 128
@@ -165,10 +165,31 @@ public struct MPEGHead: Sendable, Hashable {
         return MPEGHead(id3v2Bytes: id3v2, frameOffset: start, frame: frame, xing: xing, audioFrame: audioFrame, trailerBytes: trailer)
     }
 
+    /// The bytes of the ID3v2 tags at the start of `bytes` (a file's first bytes, or all of them), footers included:
+    /// only the tags' 10-byte headers are read. Several tags may follow each other (rare, but seen); at most 16 are
+    /// passed over.
+    static func id3v2Bytes<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Int where Bytes.Index == Int {
+        let base = bytes.startIndex
+        var offset = 0
+        var id3v2 = 0
+        for _ in 0..<16 {
+            guard offset + 10 <= bytes.count else { break }
+            let at = base + offset
+            guard bytes[at] == 0x49, bytes[at + 1] == 0x44, bytes[at + 2] == 0x33, bytes[at + 3] != 0xFF, bytes[at + 4] != 0xFF,
+                bytes[(at + 6)...(at + 9)].allSatisfy({ $0 < 0x80 })
+            else { break }
+            let size = bytes[(at + 6)...(at + 9)].reduce(0) { $0 << 7 | Int($1) }
+            let footer = bytes[at + 5] & 0x10 != 0 ? 10 : 0
+            offset += 10 + size + footer
+            id3v2 = offset
+        }
+        return id3v2
+    }
+
     /// The Xing or Info tag of the frame at `start`, if it holds one (after its side information, as mpg123 looks).
     private static func xingTag(_ bytes: [UInt8], frameAt start: Int, _ frame: Frame) -> XingTag? {
         guard frame.layer == 3 else { return nil }
-        let sideInfo = frame.version == .mpeg1 ? (frame.channels == 1 ? 17 : 32) : (frame.channels == 1 ? 9 : 17)
+        let sideInfo = frame.sideInfoBytes
         let end = min(bytes.count, start + frame.bytes)
         func word(_ at: Int) -> Int? {
             guard at >= 0, at + 4 <= end else { return nil }

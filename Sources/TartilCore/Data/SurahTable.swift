@@ -32,8 +32,11 @@
 public struct SurahTable: Sendable, Hashable {
     /// The format version of surah tables.
     public static let formatVersion = 2
-    /// The most PCM frames a row may drop from the start of its range's decode (64 frames of 1152 samples).
-    public static let maximumSkip = 64 * 1152
+    /// The most PCM frames a row whose first sample is `firstSample` may drop from the start of its range's
+    /// decode: a range starts on an audio frame of the file, so its decode has before the part at most what the
+    /// whole file's frames have before it, the part's first sample and the decoder and encoder delay gapless
+    /// decoding trims from the whole file (529 samples, and at most 4095 from a LAME tag).
+    public static func maximumSkip(firstSample: Int) -> Int { firstSample + MPEGHead.decoderDelay + 4095 }
     /// The longest file a row may describe (4 GiB) and the most samples (a day at 48 kHz).
     public static let maximumBytes = 1 << 32
     public static let maximumSamples = 86_400 * 48_000
@@ -127,8 +130,9 @@ public struct SurahTable: Sendable, Hashable {
                 guard part.bytes.lowerBound >= 0, part.bytes.upperBound < bytes else {
                     return "\(name): bytes \(part.bytes.lowerBound)-\(part.bytes.upperBound) are not within the file's \(bytes)"
                 }
-                guard (0...SurahTable.maximumSkip).contains(part.skip) else {
-                    return "\(name): skip \(part.skip) is not from 0 to \(SurahTable.maximumSkip)"
+                guard (0...SurahTable.maximumSkip(firstSample: part.samples.lowerBound)).contains(part.skip) else {
+                    return "\(name): skip \(part.skip) is not from 0 to \(SurahTable.maximumSkip(firstSample: part.samples.lowerBound)) "
+                        + "(what a decode from the file's first frame has before sample \(part.samples.lowerBound), delays included)"
                 }
                 nextSample = part.samples.upperBound + 1
             }

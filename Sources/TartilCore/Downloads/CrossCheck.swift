@@ -102,6 +102,31 @@ public struct CrossCheck: Sendable, Hashable {
         return counts.first { $0.value >= 2 && 2 * $0.value > answered }?.key
     }
 
+    /// Whether the check may still end by keeping a copy whose fingerprint is `fingerprint`, if every mirror goes on
+    /// serving what it served (as when each mirror's copy is fetched once and `.download` takes the copy its probe
+    /// fetched: `SurahLearning`). A copy held aside for the check can be let go of once this is false: with an
+    /// agreement, only the agreed copy can be kept; without one, a copy is kept as single-source only when no other
+    /// mirror served a file, and as cross-checked only when it can still be a majority, every mirror not asked yet
+    /// serving it too.
+    ///
+    /// ```swift
+    /// // Four mirrors: a, b and c served three different files; the fourth cannot make any of them a majority.
+    /// check.mayStillKeep(a)   // false
+    /// ```
+    public func mayStillKeep(_ fingerprint: FileFingerprint) -> Bool {
+        if let agreed = agreement { return agreed == fingerprint }
+        var count = 0
+        var answered = 0
+        for case .fingerprint(let print) in observations.values {
+            answered += 1
+            if print == fingerprint { count += 1 }
+        }
+        let unasked = mirrorCount - observations.count
+        let alone = answered == count && count <= 1 && count + unasked >= 1
+        let best = count + unasked
+        return alone || (best >= 2 && 2 * best > answered + unasked)
+    }
+
     private mutating func decide() -> Action {
         guard let candidate, case .fingerprint(let mine)? = observations[candidate] else {
             preconditionFailure("CrossCheck: a probe reported before any download")
