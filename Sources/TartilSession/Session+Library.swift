@@ -352,6 +352,7 @@ extension Session {
             throw TartilError.usage("--reciter \(reciter) differs from --from-cache \(cached.id): a table from the cache is for its own reciter")
         }
         let path = output ?? Path.join(settings.tableOutputDirectory, "\(reciter).tsv")
+        try Self.checkOutputPath(path, example: "\(reciter).tsv")
         let result: TableBuilder.Result
         if let cached {
             let library = try settings.library()
@@ -396,6 +397,7 @@ extension Session {
         }
         let reciter = try ReciterID(name.lowercased())
         let path = output ?? Path.join(settings.tableOutputDirectory, "\(reciter).tsv")
+        try Self.checkOutputPath(path, example: "\(reciter).tsv")
         let result = try SurahTableBuilder.build(
             directory: directory, timings: timings, format: format, reciter: reciter, source: source ?? directory, isCancelled: isCancelled,
             progress: progress)

@@ -310,6 +310,19 @@ extension Session {
 
     // MARK: - Render
 
+    /// A file a command is about to write (`-o`), checked before any work is done for it: a folder, a path under a
+    /// file, or something there that is neither a regular file nor a character device or FIFO (which are written
+    /// through: `-o /dev/stdout`) is a usage error. `example` names a file to suggest in a folder.
+    static func checkOutputPath(_ path: String, example: String) throws(TartilError) {
+        if FileSystem.isDirectory(path) { throw .usage("-o \(path) is a folder: give the file to write (e.g. \(Path.join(path, example)))") }
+        if FileSystem.kind(of: path) == .other {
+            throw .usage("-o \(path) is not a regular file, a character device or a FIFO: give the file to write")
+        }
+        var parent = Path.parent(path)
+        while !FileSystem.exists(parent) && Path.parent(parent) != parent { parent = Path.parent(parent) }
+        if !FileSystem.isDirectory(parent) { throw .usage("-o \(path): \(parent) is a file, not a folder") }
+    }
+
     /// Writes what `request` would play to the WAV file at `path`, as fast as it decodes, and returns the status
     /// at its end; nothing is written when an ayah cannot be had. The session's player is not touched.
     public func render(
@@ -319,10 +332,7 @@ extension Session {
         wanted.output = "wav:" + path
         wanted.device = nil
         // A path that cannot be a file is refused before anything is fetched (or a surah learned) for it.
-        if FileSystem.isDirectory(path) { throw .usage("-o \(path) is a folder: give the WAV file to write (e.g. \(Path.join(path, "out.wav")))") }
-        var parent = Path.parent(path)
-        while !FileSystem.exists(parent) && Path.parent(parent) != parent { parent = Path.parent(parent) }
-        if !FileSystem.isDirectory(parent) { throw .usage("-o \(path): \(parent) is a file, not a folder") }
+        try Self.checkOutputPath(path, example: "out.wav")
         let prepared = try prepare(wanted, settings: settings, render: true, isCancelled: isCancelled)
         try Self.checkRenderEnds(prepared.setup)
         let player: Player

@@ -20,6 +20,24 @@ public enum FileSystem {
         return String(decoding: buffer[..<count], as: UTF8.self)
     }
 
+    /// What is at a path.
+    public enum Kind: Sendable, Equatable {
+        case regular, directory, characterDevice, fifo, other
+    }
+
+    /// What is at `path` (following symbolic links), or nil when nothing is.
+    public static func kind(of path: String) -> Kind? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFCHR: return .characterDevice
+        case S_IFIFO: return .fifo
+        default: return .other
+        }
+    }
+
     /// Whether `path` is a directory (following symbolic links).
     public static func isDirectory(_ path: String) -> Bool {
         var status = stat()

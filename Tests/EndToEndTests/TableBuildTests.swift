@@ -110,6 +110,38 @@ import Testing
         }
     }
 
+    /// `-o` a folder (or a path under a file) is refused before any file is read; a FIFO or a device such as
+    /// /dev/stdout is written through: the table arrives there, and the FIFO is still a FIFO.
+    @Test func theOutputIsCheckedFirstAndADeviceOrFIFOIsWrittenThrough() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixtures = TestPaths.fixtures + "/fixture"
+        for (bad, reason) in [(directory, "is a folder"), (fixtures + "/001001.mp3/t.tsv", "is a file, not a folder")] {
+            let refused = try runTartil(["table", "build", fixtures, "--reciter", "fixture", "-o", bad])
+            #expect(refused.status == 64 && refused.stderr.contains(reason), "\(refused.stderr)")
+            #expect(!refused.stderr.contains("skipped"), "refused before the folder was read: \(refused.stderr)")
+        }
+        let printed = try runTartil(["table", "build", fixtures, "--reciter", "fixture", "-o", "/dev/stdout", "--source", "tools/make-fixtures"])
+        #expect(printed.status == 0, "\(printed.stderr)")
+        let rows = try ReciterTable.parse(bytes: Array(printed.stdout.split(separator: "wrote /dev/stdout")[0].utf8), file: "stdout")
+        #expect(rows.coverage == 11)
+        let fifo = directory + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/cat")
+        reader.arguments = [fifo]
+        let pipe = Pipe()
+        reader.standardOutput = pipe
+        try reader.run()
+        let written = try runTartil(["table", "build", fixtures, "--reciter", "fixture", "-o", fifo])
+        let read = pipe.fileHandleForReading.readDataToEndOfFile()
+        reader.waitUntilExit()
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try ReciterTable.parse(bytes: Array(read), file: "fifo").coverage == 11)
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "still a FIFO")
+    }
+
     @Test func aFolderWithoutAyahFilesIsBadInput() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

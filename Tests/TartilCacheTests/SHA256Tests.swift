@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import TestSupport
 import Testing
@@ -51,6 +52,40 @@ import TartilSystem
         try AtomicFile.write(Array("two\n".utf8), to: path)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "two\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/sub") == ["table.tsv"])
+    }
+
+    /// A FIFO or a character device at the path is written through, never replaced by a file renamed over it
+    /// (as root, `table build -o /dev/null` once replaced /dev/null); a folder is refused.
+    @Test func aFIFOOrADeviceIsWrittenThroughNotReplaced() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fifo = directory + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let received = Mutex<[UInt8]>([])
+        let reader = Thread {
+            let descriptor = open(fifo, O_RDONLY)
+            var buffer = [UInt8](repeating: 0, count: 64)
+            while true {
+                let count = read(descriptor, &buffer, buffer.count)
+                if count <= 0 { break }
+                received.withLock { $0 += buffer[..<count] }
+            }
+            close(descriptor)
+        }
+        reader.start()
+        try AtomicFile.write(Array("a table\n".utf8), to: fifo)
+        while !reader.isFinished { usleep(1000) }
+        #expect(received.withLock { $0 } == Array("a table\n".utf8))
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["fifo"], "no temporary file left")
+        if getuid() == 0 {  // a null device of the test's own (mknod needs root)
+            let device = directory + "/null"
+            #expect(mknod(device, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0)  // makedev(1, 3)
+            try AtomicFile.write(Array("discarded".utf8), to: device)
+            #expect(lstat(device, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
+        }
+        #expect(throws: CacheError.self) { try AtomicFile.write(Array("x".utf8), to: directory) }
     }
 
     @Test func failureLeavesTheOldFileAlone() throws {
