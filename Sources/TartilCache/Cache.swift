@@ -80,10 +80,10 @@ public final class Cache {
 
     /// What the file must be: the table's row when pinned, else the hash recorded on its first download, else
     /// only `unpinnedLimit` bytes at most.
-    public func expectation(reciter: ReciterID, ayah: AyahRef, pinned: PinnedFile?, unpinnedLimit: Int) throws(CacheError)
-        -> FileExpectation
-    {
-        if let pinned { return .pinned(pinned) }
+    public func expectation(
+        reciter: ReciterID, ayah: AyahRef, pinned: PinnedFile?, pinnedSource: String = "table", unpinnedLimit: Int
+    ) throws(CacheError) -> FileExpectation {
+        if let pinned { return .pinned(pinned, source: pinnedSource) }
         if let entry = try index.entry(reciter: reciter.rawValue, ayah: ayah) {
             // Kept by an older tartil although its mirrors disagreed: not vouched for, so it goes and is
             // downloaded and compared again.

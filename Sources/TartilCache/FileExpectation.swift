@@ -12,9 +12,10 @@ public struct FileExpectation: Sendable, Hashable {
     /// Where the expectation comes from: `table`, `recorded` or `none`.
     public let source: String
 
-    /// The table's row: exact size and hash.
-    public static func pinned(_ file: PinnedFile) -> FileExpectation {
-        FileExpectation(bytes: file.bytes, sha256: file.sha256, maxBytes: file.bytes, source: "table")
+    /// The table's row: exact size and hash; `source` names the row in a mismatch (`table`, or a learned surah's
+    /// `PlayableParts.rowSource`).
+    public static func pinned(_ file: PinnedFile, source: String = "table") -> FileExpectation {
+        FileExpectation(bytes: file.bytes, sha256: file.sha256, maxBytes: file.bytes, source: source)
     }
 
     /// A hash recorded on the first verified download (trust on first use).

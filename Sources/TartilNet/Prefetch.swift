@@ -28,6 +28,8 @@ public enum Prefetch {
         /// For a reciter of one file per surah, each surah's whole file: a surah whose missing parts are most of
         /// it is fetched whole, checked against this, and cut into its parts (`SurahFetch`).
         public var surahFiles: [Int: PinnedFile]
+        /// The surahs whose parts were learned on first use (their mismatches say how to learn them again).
+        public var learnedSurahs: Set<Int> = []
 
         public init(
             reciter: Reciter, table: ReciterTable?, ayat: [AyahRef], limits: DownloadLimits, policy: DownloadPolicy,
@@ -94,7 +96,9 @@ public enum Prefetch {
                     continue
                 }
                 let expectation = try cache.expectation(
-                    reciter: order.reciter.id, ayah: ayah, pinned: pinned, unpinnedLimit: order.unpinnedLimit)
+                    reciter: order.reciter.id, ayah: ayah, pinned: pinned,
+                    pinnedSource: PlayableParts.rowSource(ofSurah: ayah.surah, reciter: order.reciter.id, learned: order.learnedSurahs.contains(ayah.surah)),
+                    unpinnedLimit: order.unpinnedLimit)
                 if try cache.containsVerified(reciter: order.reciter.id, ayah: ayah, expectation: expectation) {
                     if pinned == nil, order.reciter.mirrors.count > 1, try cache.mark(reciter: order.reciter.id, ayah: ayah) == .singleSource {
                         rechecks.append(DownloadRequest(
@@ -199,7 +203,10 @@ public enum Prefetch {
                 })
                 requests.append(DownloadRequest(
                     reciter: order.reciter.id, ayah: parts[0], mirrors: order.reciter.mirrors,
-                    expectation: .pinned(order.surahFiles[surah]!), priority: .prefetch, wholeFile: cut))
+                    expectation: .pinned(
+                        order.surahFiles[surah]!,
+                        source: PlayableParts.rowSource(ofSurah: surah, reciter: order.reciter.id, learned: order.learnedSurahs.contains(surah))),
+                    priority: .prefetch, wholeFile: cut))
                 wholeFiles[parts[0]] = parts
             }
         }

@@ -130,7 +130,8 @@ final class FileLoader {
         var lengths: [AyahRef: Timeline.Length] = [:]
         switch result {
         case .success(let file):
-            let added = SurahTable(reciter: setup.reciter.id, source: "", files: [file]).playableParts()
+            var added = SurahTable(reciter: setup.reciter.id, source: "", files: [file]).playableParts()
+            added.learnedSurahs = [surah]
             parts = parts?.adding(added) ?? added
             table = parts?.pinned
             learnable.remove(surah)
@@ -229,7 +230,8 @@ final class FileLoader {
             } else {
                 guard let cache else { throw CacheError(.io, "the cache at \(setup.cacheDirectory) cannot be opened") }
                 expectations.append(try cache.expectation(
-                    reciter: setup.reciter.id, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: setup.unpinnedLimit))
+                    reciter: setup.reciter.id, ayah: ayah, pinned: table?.files[ayah], pinnedSource: parts?.rowSource(of: ayah) ?? "table",
+                    unpinnedLimit: setup.unpinnedLimit))
             }
         }
         let ranges = parts?.byteRanges ?? [:]
@@ -330,7 +332,8 @@ final class FileLoader {
                 return .found(.failed(dispute.message))
             }
             let expectation = try cache.expectation(
-                reciter: setup.reciter.id, ayah: ayah, pinned: table?.files[ayah], unpinnedLimit: setup.unpinnedLimit)
+                reciter: setup.reciter.id, ayah: ayah, pinned: table?.files[ayah], pinnedSource: parts?.rowSource(of: ayah) ?? "table",
+                unpinnedLimit: setup.unpinnedLimit)
             if cache.hasFile(reciter: setup.reciter.id, ayah: ayah) {
                 do {
                     let bytes = [UInt8](try cache.readVerified(reciter: setup.reciter.id, ayah: ayah, expectation: expectation, touching: false))

@@ -55,7 +55,10 @@ public struct ReciterLibrary: Sendable {
 
     /// The parts of a surah-file reciter's surah table (nil: a per-ayah reciter, or no table).
     public func parts(for reciter: Reciter) throws(TartilError) -> PlayableParts? {
-        try surahTable(for: reciter)?.playableParts()
+        let (table, learned) = try surahTableAndLearned(for: reciter)
+        guard var parts = table?.playableParts() else { return nil }
+        parts.learnedSurahs = learned
+        return parts
     }
 
     /// What playing, prefetching or resolving `reciter`'s ayat stands on: its per-ayah table (nil: every ayah
@@ -73,16 +76,25 @@ public struct ReciterLibrary: Sendable {
 
     /// The surah table of a reciter of one file per surah: its pinned table (format 2, in the table directories),
     /// with the surahs learned on first use (`SurahLearning`) that it does not cover; nil when there is neither.
-    public func surahTable(for reciter: Reciter) throws(TartilError) -> SurahTable? {
-        guard reciter.files == .surah else { return nil }
+    public func surahTable(for reciter: Reciter) throws(TartilError) -> SurahTable? { try surahTableAndLearned(for: reciter).table }
+
+    /// The surahs of `reciter`'s surah table that a table in the tables folder pins (not learned ones).
+    public func pinnedSurahs(for reciter: Reciter) throws(TartilError) -> Set<Int> {
+        guard reciter.files == .surah else { return [] }
+        return Set(try pinnedSurahTable(for: reciter)?.files.map(\.surah) ?? [])
+    }
+
+    /// `surahTable(for:)`, and which of its surahs were learned rather than pinned.
+    private func surahTableAndLearned(for reciter: Reciter) throws(TartilError) -> (table: SurahTable?, learned: Set<Int>) {
+        guard reciter.files == .surah else { return (nil, []) }
         let pinned = try pinnedSurahTable(for: reciter)
         guard let learnedDirectory, let learned = SurahLearning.learnedTable(cacheDirectory: learnedDirectory, reciter: reciter.id) else {
-            return pinned
+            return (pinned, [])
         }
-        guard let pinned else { return learned }
+        guard let pinned else { return (learned, Set(learned.files.map(\.surah))) }
         let covered = Set(pinned.files.map(\.surah))
-        return SurahTable(
-            reciter: reciter.id, source: pinned.source, files: pinned.files + learned.files.filter { !covered.contains($0.surah) })
+        let added = learned.files.filter { !covered.contains($0.surah) }
+        return (SurahTable(reciter: reciter.id, source: pinned.source, files: pinned.files + added), Set(added.map(\.surah)))
     }
 
     /// The surahs `reciter` (of one file per surah) has no rows for yet, of `surahs`.

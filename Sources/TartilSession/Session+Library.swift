@@ -61,11 +61,12 @@ extension Session {
             }
             files = files.filter { parts.pinned.files[$0] != nil }
         }
-        let order = Prefetch.Order(
+        var order = Prefetch.Order(
             reciter: reciter, table: table, ayat: files, limits: limits,
             policy: DownloadPolicy(maxAttempts: request.attempts), cacheDirectory: try settings.checkedCacheDirectory(),
             validate: AudioValidation.validate, unpinnedLimit: AudioValidation.unpinnedLimit, budget: request.budget,
             byteRanges: parts?.byteRanges ?? [:], surahFiles: parts?.surahFiles ?? [:])
+        order.learnedSurahs = parts?.learnedSurahs ?? []
         return (reciter.id, try Prefetch.run(order, clock: clock, isCancelled: isCancelled, report: report))
     }
 
@@ -318,6 +319,74 @@ extension Session {
     }
 
     // MARK: - Tables
+
+    /// What learning one surah again (`relearn`) came to.
+    public struct Relearned: Sendable {
+        public enum Outcome: String, Sendable {
+            /// Its mirrors serve the file that was learned: nothing changed.
+            case unchanged
+            /// Its mirrors serve another file now: it was learned from that one (its new rows and parts replace
+            /// the old).
+            case changed
+            /// It had not been learned: it is now.
+            case learned
+            /// It could not be learned (`error` says why); what was learned before stays.
+            case failed
+        }
+        public let surah: Int
+        public let outcome: Outcome
+        /// The surah's file now (nil when it failed and none was learned before), and before.
+        public let file: PinnedFile?
+        public let previous: PinnedFile?
+        public let error: String?
+    }
+
+    /// Learns `references`' surahs of a surah-file reciter that publishes its timings again, from its mirrors, as on
+    /// first use (cross-checked; `SurahLearning`): for a surah whose file its mirrors have replaced since it was
+    /// learned (its parts then fail their learned hashes). A surah that cannot be learned keeps what was learned
+    /// before. A per-ayah reciter, one without published timings, and a surah a table of the tables folder pins
+    /// are usage errors, before anything is fetched.
+    public func relearn(
+        _ references: [Reference], reciter name: String?, settings: Settings, isCancelled: @escaping @Sendable () -> Bool,
+        progress: @Sendable (Int) -> Void = { _ in }
+    ) throws(TartilError) -> (reciter: ReciterID, surahs: [Relearned]) {
+        let library = try settings.library()
+        let reciter = try library.reciter(try settings.reciterID(named: name, for: "table relearn"))
+        guard reciter.files == .surah else {
+            throw .usage(
+                "\(reciter.id) has one file per ayah: its files are checked against its table, or the hashes recorded when first downloaded; only a reciter of one file per surah learns its surahs")
+        }
+        guard reciter.timings != nil else {
+            throw .usage("\(reciter.id) publishes no ayah timings (\"timings\" in mirrors.json): its surahs are not learned, and cannot be learned again")
+        }
+        let surahs = Array(Set(ReferenceParser.uniqueAyat(of: references).map(\.surah))).sorted()
+        let pinned = try library.pinnedSurahs(for: reciter).intersection(surahs).sorted()
+        if !pinned.isEmpty {
+            throw .usage(
+                "\(pinned.count == 1 ? "surah" : "surahs") \(pinned.map(String.init).joined(separator: ", ")) of \(reciter.id) \(pinned.count == 1 ? "is" : "are") pinned by \(library.tablePath(for: reciter) ?? "its table"), not learned: only surahs learned on first use are learned again")
+        }
+        let cacheDirectory = try settings.checkedCacheDirectory()
+        let limits = try settings.downloadLimits()
+        var results: [Relearned] = []
+        for surah in surahs {
+            progress(surah)
+            let before = SurahLearning.learnedTable(cacheDirectory: cacheDirectory, reciter: reciter.id)?.file(surah: surah).map(Self.fileRow)
+            do throws(TartilError) {
+                let learned = Self.fileRow(
+                    try SurahLearning.learn(surah, reciter: reciter, cacheDirectory: cacheDirectory, limits: limits, clock: clock, isCancelled: isCancelled))
+                let outcome: Relearned.Outcome = before == nil ? .learned : before == learned ? .unchanged : .changed
+                results.append(Relearned(surah: surah, outcome: outcome, file: learned, previous: before, error: nil))
+            } catch where error.code != .interrupted {
+                results.append(Relearned(surah: surah, outcome: .failed, file: before, previous: before, error: error.message))
+            }
+        }
+        return (reciter.id, results)
+    }
+
+    /// A surah table's file row as a pinned file (size, SHA-256, samples, rate).
+    private static func fileRow(_ file: SurahTable.File) -> PinnedFile {
+        PinnedFile(bytes: file.bytes, digest: file.digest, samples: file.samples, sampleRate: file.sampleRate)
+    }
 
     /// What `table build` wrote.
     public struct TableBuild: Sendable {

@@ -235,6 +235,61 @@ import Testing
         #expect(learned.files == files.table.files.filter { [113, 114].contains($0.surah) })
     }
 
+    /// A surah learned from a file its mirrors later replace: its ayat fail their learned hashes, the message says
+    /// how to learn it again, `table relearn` does (new rows, the new file's samples), and then finds it unchanged.
+    /// A surah a table pins, a per-ayah reciter and one without timings are refused before anything is fetched.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func aSurahWhoseFileWasReplacedIsLearnedAgain() throws {
+        let files = try Self.files()
+        let served = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: served) }
+        try FileManager.default.createDirectory(atPath: served + "/timings", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: files.directory + "/files/112.mp3", toPath: served + "/112.mp3")
+        try FileManager.default.copyItem(atPath: files.directory + "/files/timings/112.json", toPath: served + "/timings/112.json")
+        let server = try TestServer.nginx(root: served)
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let (home, common) = try Self.learningHome(timings: base + "/timings/{surah3}.json", mirrors: [("local", base + "/{surah3}.mp3")])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        #expect(try runTartil(["render", "112"] + common + ["-o", home + "/first.wav"], home: home).status == 0)
+        // The mirror replaces the file: the same frames, one byte of the audio data changed.
+        var replaced = Array(try Data(contentsOf: URL(fileURLWithPath: served + "/112.mp3")))
+        replaced[replaced.count / 2] ^= 0x55
+        try Data(replaced).write(to: URL(fileURLWithPath: served + "/112.mp3"))
+        let cached = home + "/cache/\(Self.reciter)"
+        for name in try FileManager.default.contentsOfDirectory(atPath: cached) where name.hasPrefix("112") { try FileManager.default.removeItem(atPath: cached + "/" + name) }
+        let failed = try runTartil(["play", "112", "--output", "null"] + common, home: home)
+        #expect(failed.status == 1, "\(failed.stderr)")
+        #expect(failed.stderr.contains("learned from its mirrors: if they have replaced surah 112's file since, `tartil table relearn 112 --reciter \(Self.reciter)`"), "\(failed.stderr)")
+        let relearned = try runTartil(["table", "relearn", "112", "--json"] + common, home: home)
+        #expect(relearned.status == 0, "\(relearned.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(relearned.stdout.utf8)) as? [[String: Any]])
+        let sha256 = try Self.sha256(served + "/112.mp3")
+        #expect(rows.count == 1 && rows[0]["outcome"] as? String == "changed" && rows[0]["sha256"] as? String == sha256, "\(relearned.stdout)")
+        #expect(rows[0]["previous_sha256"] as? String == files.table.file(surah: 112)?.digest.hex, "\(relearned.stdout)")
+        let rendered = try runTartil(["render", "112"] + common + ["-o", home + "/again.wav"], home: home)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        #expect(try wavPCMBytes(home + "/again.wav") == SurahTableBuildTests.output(["mpg123", "-q", "-s", served + "/112.mp3"]))
+        let again = try runTartil(["table", "relearn", "112"] + common, home: home)
+        #expect(again.status == 0 && again.stdout.contains("surah 112: unchanged"), "\(again.stdout) \(again.stderr)")
+        // Refused, exit 64, nothing fetched: a surah a table pins, a per-ayah reciter, one that publishes no timings.
+        try FileManager.default.copyItem(atPath: TestPaths.fixtures + "/surah-table.tsv", toPath: home + "/tables/\(Self.reciter).tsv")
+        let pinned = try runTartil(["table", "relearn", "113"] + common, home: home)
+        #expect(pinned.status == 64 && pinned.stderr.contains("surah 113 of \(Self.reciter) is pinned by"), "\(pinned.stderr)")
+        try """
+            {"version": 1, "reciters": [{"id": "per-ayah", "name": "P", "style": "murattal", "mirrors": [{"name": "m", "url": "\(base)/{surah3}{ayah3}.mp3"}]},
+             {"id": "no-timings", "name": "N", "style": "murattal", "files": "surah", "mirrors": [{"name": "m", "url": "\(base)/{surah3}.mp3"}]}]}
+            """.write(toFile: home + "/other.json", atomically: true, encoding: .utf8)
+        for (id, reason) in [("per-ayah", "has one file per ayah"), ("no-timings", "publishes no ayah timings")] {
+            let refused = try runTartil(["table", "relearn", "112", "--mirrors", home + "/other.json", "--reciter", id, "--cache-dir", home + "/cache"], home: home)
+            #expect(refused.status == 64 && refused.stderr.contains(reason), "\(refused.stderr)")
+        }
+    }
+
+    static func sha256(_ path: String) throws -> String {
+        String(try SurahTableBuildTests.output(["sha256sum", path]).prefix(64).map { Character(Unicode.Scalar($0)) })
+    }
+
     /// The rules of an unpinned per-ayah file: the same bytes from two mirrors are cross-checked; mirrors that
     /// disagree with no majority are a dispute, and nothing is learned; a third mirror's vote makes a majority
     /// (whichever mirror served the odd copy); one that serves no audio is passed over (single-source).

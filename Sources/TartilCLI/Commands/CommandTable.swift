@@ -76,6 +76,7 @@ struct CommandTable: Sendable {
         .init(["journal", "check"]) { JournalCommands.check },
         .init(["table"]) { TableCommands.group },
         .init(["table", "build"]) { TableCommands.build },
+        .init(["table", "relearn"]) { TableCommands.relearn },
         .init(["completions"]) { CompletionCommands.completions },
         .init(["manpage"]) { CompletionCommands.manpage },
         .init(["quit"]) { InfoCommands.quit },

@@ -91,6 +91,64 @@ enum TableCommands {
             }
         })
 
+    static let relearn = CommandSpec(
+        path: ["table", "relearn"],
+        overview: "Learn surahs of a reciter of one file per surah again from its mirrors (after they replaced its files).",
+        discussion: """
+            A reciter of one file per surah that publishes its timings learns each surah on first use: its timing \
+            file and its whole file, cross-checked between mirrors, cut and checked sample for sample, and its rows \
+            kept in <cache dir>/<id>/surah-table.tsv. Those rows pin the surah from then on, so if its mirrors \
+            later replace the file (a new encoding), its ayat fail their hashes, and the message names this command. \
+            relearn learns the surahs the references touch again, the same way: a surah whose mirrors serve the \
+            file that was learned is unchanged; one whose file changed gets new rows and parts; one that cannot be \
+            learned (the mirrors disagree, a timing file is missing) keeps what was learned before, and the exit \
+            code is 1. A surah pinned by a table in the tables folder, a per-ayah reciter, or one that publishes no \
+            timings is a usage error (exit 64), before anything is fetched. Ctrl-C stops it (exit 130); the surah \
+            being learned keeps what it had.
+            """,
+        arguments: [.init(name: "ref", help: "The surahs to learn again: 2, 112-114, juz 30, …", repeating: true)],
+        options: [
+            .init(names: ["--reciter"], valueName: "id", help: "The reciter (default: the configured one)."),
+            OutputFormat.option(),
+        ],
+        examples: ["tartil table relearn 2 --reciter ibrahim-alakhdar-gapless", "tartil table relearn 112-114 --reciter emad-al-mansary-gapless --json"],
+        run: { invocation, context in
+            let format = try OutputFormat.chosen(invocation, context)
+            let console = context.console
+            let showProgress = console.errorIsTerminal && format == .text
+            let (reciter, surahs) = try context.session.relearn(
+                try ReferenceParser.parse(invocation.arguments), reciter: invocation.value("--reciter"), settings: context.settings,
+                isCancelled: context.isCancelled,
+                progress: { surah in
+                    if showProgress { console.writeError("\r\u{1B}[Klearning surah \(surah) again") }
+                })
+            if showProgress { console.writeError("\r\u{1B}[K") }
+            let rows: [Fields] = surahs.map { result in
+                [
+                    ("reciter", .string(reciter.rawValue)), ("surah", .int(result.surah)), ("outcome", .string(result.outcome.rawValue)),
+                    ("bytes", .int(result.file?.bytes)), ("sha256", .string(result.file?.sha256)),
+                    ("previous_sha256", .string(result.previous?.sha256)), ("error", .string(result.error)),
+                ]
+            }
+            console.print(Listing(columns: rows.first?.map(\.0) ?? [], rows: rows), as: format) {
+                for result in surahs {
+                    let file = result.file.map { "\(Formatting.grouped($0.bytes)) bytes, sha256 \($0.sha256.prefix(16))…" } ?? ""
+                    switch result.outcome {
+                    case .unchanged: console.line("surah \(result.surah): unchanged (its mirrors serve the file learned: \(file))")
+                    case .changed:
+                        console.line("surah \(result.surah): learned again: its file changed (sha256 \(result.previous!.sha256.prefix(16))… → \(file))")
+                    case .learned: console.line("surah \(result.surah): learned (it had not been: \(file))")
+                    case .failed:
+                        console.line("surah \(result.surah): not learned\(result.previous == nil ? "" : " again"): \(result.error ?? "")\(result.previous == nil ? "" : " (what was learned before stays)")")
+                    }
+                }
+            }
+            let failed = surahs.filter { $0.outcome == .failed }.map(\.surah)
+            if !failed.isEmpty {
+                throw TartilError(.failure, "\(failed.count == 1 ? "surah" : "surahs") \(failed.map(String.init).joined(separator: ", ")) could not be learned again")
+            }
+        })
+
     /// `table build DIR --timings-format F`: a surah table, and its report.
     private static func buildSurahTable(
         _ invocation: Invocation, _ context: Context, timingsFormat: String, format: OutputFormat, showProgress: Bool

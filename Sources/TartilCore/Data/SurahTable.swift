@@ -362,6 +362,21 @@ public struct PlayableParts: Sendable {
     /// Each surah's whole file (its size, SHA-256, samples and rate): what `prefetch` checks a surah fetched
     /// whole against before cutting it into parts (`SurahFetch`).
     public let surahFiles: [Int: PinnedFile]
+    /// The surahs whose rows were learned on first use (`SurahLearning`) rather than pinned by a table of the
+    /// tables folder: a part of one that its mirrors no longer serve is met with how to learn it again.
+    public var learnedSurahs: Set<Int> = []
+
+    /// Where the row of `ayah`'s part comes from, as a mismatch names it: `table`, or for a learned surah that it
+    /// was learned and how to learn it again (its mirrors may have replaced the file since).
+    public func rowSource(of ayah: AyahRef) -> String {
+        Self.rowSource(ofSurah: ayah.surah, reciter: pinned.reciter, learned: learnedSurahs.contains(ayah.surah))
+    }
+
+    /// `rowSource(of:)` for a part (or the whole file) of `reciter`'s `surah`, which was `learned` (or not).
+    public static func rowSource(ofSurah surah: Int, reciter: ReciterID, learned: Bool) -> String {
+        guard learned else { return "table" }
+        return "learned from its mirrors: if they have replaced surah \(surah)'s file since, `tartil table relearn \(surah) --reciter \(reciter)` learns it again"
+    }
 
     /// These parts with `other`'s added (a surah learned while playing): `other`'s rows win for a surah both have.
     public func adding(_ other: PlayableParts) -> PlayableParts {
@@ -369,10 +384,12 @@ public struct PlayableParts: Sendable {
         for (ayah, file) in pinned.files where other.surahFiles[ayah.surah] == nil { files.append(ayah, file) }
         for (ayah, file) in other.pinned.files { files.append(ayah, file) }
         let kept = { (ayah: AyahRef) in other.surahFiles[ayah.surah] == nil }
-        return PlayableParts(
+        var joined = PlayableParts(
             pinned: ReciterTable(reciter: pinned.reciter, source: pinned.source, files: files),
             windows: windows.filter { kept($0.key) }.merging(other.windows) { _, new in new },
             byteRanges: byteRanges.filter { kept($0.key) }.merging(other.byteRanges) { _, new in new },
             surahFiles: surahFiles.merging(other.surahFiles) { _, new in new })
+        joined.learnedSurahs = learnedSurahs.subtracting(other.surahFiles.keys).union(other.learnedSurahs)
+        return joined
     }
 }
