@@ -148,8 +148,8 @@ public enum ControlRequest: Sendable, Hashable {
         case "play":
             self = .play(try PlayRequest(invocation))
         case "resume":
-            let own = Set(ControlVerbs.resume.options.map(\.canonical))
-            let plain = arguments.isEmpty && invocation.values.keys.allSatisfy { !own.contains($0) }
+            let own = ControlVerbs.resume.options.map(\.canonical)
+            let plain = arguments.isEmpty && invocation.values.names.allSatisfy { !own.contains($0) }
             self = .resume(try PlayRequest(invocation), plain: plain)
         case "pause": self = .command(.pause, verb: verb)
         case "toggle": self = .command(.toggle, verb: verb)

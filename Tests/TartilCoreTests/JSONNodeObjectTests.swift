@@ -108,3 +108,20 @@ import Testing
         #expect(RandomUUID.make(using: &one) == RandomUUID.make(using: &two))
     }
 }
+
+/// A command line's option values: by name, in the order given, a name given again replacing its value.
+@Suite struct OptionValuesTests {
+    @Test func namesInOrderLastValueWins() {
+        var values: OptionValues = ["--reciter": "a", "--json": ""]
+        #expect(values["--reciter"] == "a" && values["--json"] == "" && values["--speed"] == nil)
+        values["--speed"] = "1.5"
+        values["--reciter"] = "b"
+        #expect(values.names == ["--reciter", "--json", "--speed"] && values["--reciter"] == "b")
+        values["--json"] = nil
+        #expect(values.names == ["--reciter", "--speed"] && !values.isEmpty)
+        values["--reciter"] = nil
+        values["--speed"] = nil
+        values["--absent"] = nil
+        #expect(values.isEmpty && OptionValues().isEmpty)
+    }
+}

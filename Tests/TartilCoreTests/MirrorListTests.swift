@@ -156,6 +156,25 @@ import Testing
         }
     }
 
+    /// The first reciter (in the file's order) whose id an earlier one has is named, with the first that has it;
+    /// a reciter that does not parse after it does not hide it, one before it does.
+    @Test(arguments: [
+        (["a", "b", "c", "b", "a"], "reciter 'b' (#4): id: duplicate of reciter #2"),
+        (["a", "b", "a", "b", "b"], "reciter 'a' (#3): id: duplicate of reciter #1"),
+        (["z", "y", "x", "y", "!bad"], "reciter 'y' (#4): id: duplicate of reciter #2"),
+        (["a", "!bad", "a"], "reciter '!bad' (#2): id: '!bad' is not valid"),
+    ] as [([String], String)])
+    func theFirstRepeatedIDIsNamed(ids: [String], message: String) throws {
+        let entries = ids.map { #"{"id": "\#($0)", "name": "N", "style": "murattal", "mirrors": [{"name": "x", "url": "https://h/{global}.mp3"}]}"# }
+        let text = #"{"version": 1, "reciters": ["# + entries.joined(separator: ", ") + "]}"
+        do {
+            _ = try MirrorList.parse(bytes: Array(text.utf8), file: "m.json")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.message.hasPrefix("m.json: " + message), "\(error.message)")
+        }
+    }
+
     @Test func syntaxErrorsSayWhere() {
         do {
             _ = try parse("{\"version\": 1,\n  , }")

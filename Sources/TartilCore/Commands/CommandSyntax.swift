@@ -144,13 +144,13 @@ public struct Invocation: Sendable {
     public let command: CommandSyntax
     public var arguments: [String] = []
     /// Option values by canonical name (the option's last name, e.g. `--reciter`); flags map to "".
-    public var values: [String: String] = [:]
+    public var values = OptionValues()
     /// Global options found among the words, in order, with their values ("" for a flag).
     public var globals: [(name: String, value: String)] = []
     /// Notes for standard error from parsing (an option given by a former name).
     public var notes: [String] = []
 
-    public init(command: CommandSyntax, arguments: [String] = [], values: [String: String] = [:]) {
+    public init(command: CommandSyntax, arguments: [String] = [], values: OptionValues = [:]) {
         self.command = command
         self.arguments = arguments
         self.values = values
@@ -346,4 +346,34 @@ extension CommandSyntax {
         if value.first == "=" { value = value.dropFirst() }
         return (short, String(value))
     }
+}
+
+/// A command line's option values by name, in the order given, each name once (a name given again replaces its
+/// value). A handful of names, found by comparing them: not a `[String: String]`, whose first instantiation in a
+/// process costs a scan of every protocol conformance in the binary (see `Array.joined(with:)`).
+public struct OptionValues: Sendable, ExpressibleByDictionaryLiteral {
+    private var entries: [(name: String, value: String)] = []
+
+    public init() {}
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        for (name, value) in elements { self[name] = value }
+    }
+
+    public subscript(_ name: String) -> String? {
+        get { entries.first { $0.name == name }?.value }
+        set {
+            let index = entries.firstIndex { $0.name == name }
+            switch (index, newValue) {
+            case (let index?, let value?): entries[index].value = value
+            case (let index?, nil): entries.remove(at: index)
+            case (nil, let value?): entries.append((name: name, value: value))
+            case (nil, nil): break
+            }
+        }
+    }
+
+    /// The names given, in order.
+    public var names: [String] { entries.map(\.name) }
+    public var isEmpty: Bool { entries.isEmpty }
 }

@@ -180,16 +180,32 @@ public struct MirrorList: Sendable {
             throw TartilError(.invalidData, "\(file): reciters: missing or not an array")
         }
         var reciters: [Reciter] = []
-        var seen: [ReciterID: Int] = [:]
+        // Parsed up to the first reciter that does not parse; a repeated id before it is reported first, as it comes
+        // first in the file.
+        var failure: TartilError?
         for (index, entry) in entries.enumerated() {
-            let reciter = try parseReciter(entry, index: index, file: file)
-            if let earlier = seen[reciter.id] {
-                throw TartilError(
-                    .invalidData, "\(file): reciter '\(reciter.id)' (#\(index + 1)): id: duplicate of reciter #\(earlier + 1)")
+            do throws(TartilError) { reciters.append(try parseReciter(entry, index: index, file: file)) } catch {
+                failure = error
+                break
             }
-            seen[reciter.id] = index
-            reciters.append(reciter)
         }
+        // A repeated id: the first reciter that repeats an earlier one's (ids in order, each compared with the next;
+        // not a dictionary of ids, whose first use costs every start a conformance scan).
+        let byID = reciters.indices.sorted { (reciters[$0].id.rawValue, $0) < (reciters[$1].id.rawValue, $1) }
+        var repeated: (index: Int, earlier: Int)?
+        var groupStart = 0
+        for position in byID.indices.dropFirst() {
+            if reciters[byID[position]].id != reciters[byID[groupStart]].id {
+                groupStart = position
+            } else if position == groupStart + 1, byID[position] < (repeated?.index ?? Int.max) {
+                repeated = (byID[position], byID[groupStart])
+            }
+        }
+        if let (index, earlier) = repeated {
+            throw TartilError(
+                .invalidData, "\(file): reciter '\(reciters[index].id)' (#\(index + 1)): id: duplicate of reciter #\(earlier + 1)")
+        }
+        if let failure { throw failure }
         return MirrorList(reciters: reciters)
     }
 
@@ -310,7 +326,7 @@ public struct MirrorList: Sendable {
         return ", not \(NumberText.format(number))"
     }
 
-    private static func checkKeys(_ object: JSONNode.Object, allowed: Set<String>, at place: String) throws(TartilError) {
+    private static func checkKeys(_ object: JSONNode.Object, allowed: [String], at place: String) throws(TartilError) {
         if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw TartilError(
                 .invalidData,
