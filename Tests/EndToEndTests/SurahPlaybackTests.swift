@@ -573,6 +573,40 @@ import Testing
         }
     }
 
+    /// A probe that fails tells nothing of ranges, so the next ranged part probes again: `prefetch 1:2-3
+    /// 114:2-4` from a server that ignores ranges and has no file for surah 1 asks for 1:2 alone (404), then
+    /// 1:3 alone (404), then 114:2 alone, whose whole-file answer shows the range ignored, and only then 114:3-4
+    /// as one run. No request for 114 leaves before a probe was answered with a range's treatment.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func aFailedRangeProbeIsFollowedByAnotherBeforeTheRestIsRegrouped() throws {
+        let files = try Self.files()
+        let folder = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.copyItem(atPath: files.directory + "/files/114.mp3", toPath: folder + "/114.mp3")
+        let server = try TestServer.faults(root: folder)
+        defer { server.stop() }
+        let (home, common) = try Self.home(url: "http://127.0.0.1:\(server.port)/ignore-range/{surah3}.mp3")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let fetched = try runTartil(["prefetch", "1:2-3", "114:2-4"] + common, home: home)
+        #expect(fetched.status == 1, "surah 1's parts are not on the server: \(fetched.stderr)")
+        #expect(fetched.stderr.contains("1:2") && fetched.stderr.contains("HTTP 404"), "\(fetched.stderr)")
+        Thread.sleep(forTimeInterval: 0.3)  // the server logs an answer once it has written it
+        let range = { (surah: Int, ayah: Int) in try #require(files.table.file(surah: surah)?.part(ayah: ayah)).bytes }
+        // `STATUS BODY_BYTES PATH RANGE` without the bytes written (a whole file's, cut short when the client closes).
+        let log = server.requestLog.map { $0.split(separator: " ").enumerated().filter { $0.offset != 1 }.map(\.element).joined(separator: " ") }
+        #expect(log == [
+            "404 /ignore-range/001.mp3 bytes=\(try range(1, 2).lowerBound)-\(try range(1, 2).upperBound)",
+            "404 /ignore-range/001.mp3 bytes=\(try range(1, 3).lowerBound)-\(try range(1, 3).upperBound)",
+            "200 /ignore-range/114.mp3 bytes=\(try range(114, 2).lowerBound)-\(try range(114, 2).upperBound)",
+            "200 /ignore-range/114.mp3 bytes=\(try range(114, 3).lowerBound)-\(try range(114, 4).upperBound)",
+        ], "\(server.requestLog)")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: folder + "/114.mp3"))
+        for ayah in 2...4 {
+            let name = home + "/cache/\(Self.reciter)/" + AyahRef(unchecked: 114, ayah).fileStem + ".mp3"
+            #expect(try Data(contentsOf: URL(fileURLWithPath: name)) == whole[try range(114, ayah)], "\(name)")
+        }
+    }
+
     /// A surah fetched whole from a mirror that serves it with a flipped bit fails its hash and comes from the
     /// next mirror; one whose connection is reset midway is resumed from where it stopped (a range request for
     /// the rest); a server that ignores range requests sends each surah once. A single ayah is still a range.
