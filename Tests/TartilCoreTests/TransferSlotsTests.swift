@@ -9,6 +9,13 @@ import Testing
         ("http://127.0.0.1:8080/a/b.mp3", "http://127.0.0.1:8080"),
         ("https://cdn.example?x=1", "https://cdn.example"),
         ("no-scheme/path", "no-scheme/path"),
+        ("HTTP://Host:1#frag/x", "http://host:1"),
+        ("https://XN--MGBH0FB.example/x", "https://xn--mgbh0fb.example"),
+        ("https://ÉCOLE.example/a", "https://école.example"),
+        ("https://", "https://"),
+        ("a:/b://C/d", "a:/b://c"),
+        (":", ":"),
+        ("", ""),
     ])
     func theServerIsTheURLsOrigin(url: String, server: String) {
         #expect(TransferSlots.server(of: url) == server)

@@ -13,6 +13,7 @@ extension DownloadScheduler {
                 job: job, order: submitted, plan: plan,
                 crossCheck: job.crossChecked ? CrossCheck(mirrorCount: job.sources.count) : nil, mark: nil,
                 stage: .waiting(mirror: 0, notBefore: .infinity, takenBack: false))
+            urgency.insert(job.id, priority: job.priority, order: submitted)
             submitted += 1
             follow(job.id, action, &round)
         }
@@ -22,8 +23,9 @@ extension DownloadScheduler {
     /// failed start, say) wait for the next round.
     mutating func startDue(_ round: inout Round) {
         guard phase == .running else { return }
-        let candidates = ids(where: \.isWaiting)
-        for id in candidates {
+        // In order of urgency, stopping as soon as every slot is taken: the jobs in flight and being committed
+        // come first, so this mostly looks at those and the next few waiting.
+        for id in urgency.ids {
             guard slots.hasRoom else { break }
             guard let entry = jobs[id], case .waiting(let mirror, let notBefore, let takenBack) = entry.stage,
                 notBefore <= round.now, slots.hasRoom(for: entry.server(mirror))
@@ -261,7 +263,7 @@ extension DownloadScheduler {
     }
 
     mutating func end(_ id: JobID, _ event: DownloadEvent, _ round: inout Round) {
-        jobs[id] = nil
+        if let entry = jobs.removeValue(forKey: id) { urgency.remove(priority: entry.job.priority, order: entry.order) }
         round.actions.append(.end(id, event))
     }
 
