@@ -165,10 +165,12 @@ public final class WAVOutput: AudioOutput {
             temporaryPath = nil
             descriptor = Glibc.open(path, O_WRONLY | O_CLOEXEC)
         } else {
-            let slash = path.lastIndex(of: "/")
-            let directory = slash.map { String(path[..<$0]) } ?? "."
-            let file = slash.map { String(path[path.index(after: $0)...]) } ?? path
-            let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(file).\(getpid()).part"
+            // Its folder is made when missing, as `table build -o` makes a table's.
+            let directory = Path.parent(path).isEmpty ? "." : Path.parent(path)
+            do throws(TartilError) { try FileSystem.createDirectories(directory) } catch {
+                throw AudioError(.output, "cannot write \(path): cannot create \(directory): \(error.cause ?? error.message)")
+            }
+            let temporary = Path.join(directory, ".\(Path.name(path)).\(getpid()).part")
             temporaryPath = temporary
             descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         }

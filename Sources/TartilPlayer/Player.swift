@@ -155,11 +155,12 @@ public final class Player: Sendable {
         var machine = PlaybackMachine(
             plan: setup.plan, timeline: PlaybackMachine.timeline(for: setup.plan, table: setup.table, remembered: remembered),
             stopOnSkip: setup.stopOnSkip)
+        machine.surahsToLearn = setup.learnable
         var start: PlanPosition?
         if let resume = setup.resumeAt {
             start = machine.position(resuming: resume.ayah, offsetSamples: resume.offsetSamples)
         } else if let target = setup.start {
-            start = try machine.target(of: target)
+            start = try machine.startPosition(for: target)
         }
         machine.maximumSpeed = setup.maximumSpeed
         var actions = try machine.on(.setSpeed(setup.speed)) + machine.on(.setVolume(.to(setup.volume))) + machine.start(at: start)

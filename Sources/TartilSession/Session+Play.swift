@@ -224,6 +224,13 @@ extension Session {
         if case .ayah(let ayah)? = request.start, plan.firstItem(of: ayah) == nil {
             throw .usage("--from \(ayah): that ayah is not in \(plan.rangeDescription)")
         }
+        // What writes a file must end, and its path must be one: both refused before anything is fetched (or a
+        // surah learned) for it.
+        if case .wav(let path) = output {
+            let writer = render ? "render" : "--output wav:\(path)"
+            if !render { try Self.checkOutputPath(path, option: "--output wav:", example: "out.wav") }
+            try Self.checkEnds(options: plan.options, loop: request.loop, stopAfter: request.stopAfter, writer: writer)
+        }
         let library = try settings.library()
         let reciter: Reciter
         if let reciterID {
@@ -288,7 +295,8 @@ extension Session {
         // Where it starts must be in the plan (`--from` past the end is a usage error now, before anything changes).
         var machine = PlaybackMachine(
             plan: plan, timeline: PlaybackMachine.timeline(for: plan, table: setup.table), stopOnSkip: setup.stopOnSkip)
-        if resumeAt == nil, let start = request.start { _ = try machine.target(of: start) }
+        machine.surahsToLearn = setup.learnable
+        if resumeAt == nil, let start = request.start { _ = try machine.startPosition(for: start) }
         if let loop = request.loop { _ = try machine.on(.loop(loop)) }
         return Prepared(setup: setup, output: (outputText, device), resumed: resumed, settings: settings)
     }
@@ -313,14 +321,14 @@ extension Session {
     /// A file a command is about to write (`-o`), checked before any work is done for it: a folder, a path under a
     /// file, or something there that is neither a regular file nor a character device or FIFO (which are written
     /// through: `-o /dev/stdout`) is a usage error. `example` names a file to suggest in a folder.
-    static func checkOutputPath(_ path: String, example: String) throws(TartilError) {
-        if FileSystem.isDirectory(path) { throw .usage("-o \(path) is a folder: give the file to write (e.g. \(Path.join(path, example)))") }
+    static func checkOutputPath(_ path: String, option: String = "-o ", example: String) throws(TartilError) {
+        if FileSystem.isDirectory(path) { throw .usage("\(option)\(path) is a folder: give the file to write (e.g. \(Path.join(path, example)))") }
         if FileSystem.kind(of: path) == .other {
-            throw .usage("-o \(path) is not a regular file, a character device or a FIFO: give the file to write")
+            throw .usage("\(option)\(path) is not a regular file, a character device or a FIFO: give the file to write")
         }
         var parent = Path.parent(path)
         while !FileSystem.exists(parent) && Path.parent(parent) != parent { parent = Path.parent(parent) }
-        if !FileSystem.isDirectory(parent) { throw .usage("-o \(path): \(parent) is a file, not a folder") }
+        if !FileSystem.isDirectory(parent) { throw .usage("\(option)\(path): \(parent) is a file, not a folder") }
     }
 
     /// Writes what `request` would play to the WAV file at `path`, as fast as it decodes, and returns the status
@@ -334,7 +342,6 @@ extension Session {
         // A path that cannot be a file is refused before anything is fetched (or a surah learned) for it.
         try Self.checkOutputPath(path, example: "out.wav")
         let prepared = try prepare(wanted, settings: settings, render: true, isCancelled: isCancelled)
-        try Self.checkRenderEnds(prepared.setup)
         let player: Player
         do {
             player = try Player(setup: prepared.setup, clock: clock) { _ in }
@@ -353,20 +360,19 @@ extension Session {
         return status
     }
 
-    /// `render` writes a file, so what it plays must end: `inf` and an endless loop need a timer
-    /// (`--stop-after 20m`), or a boundary for a range repeated for ever.
-    static func checkRenderEnds(_ setup: PlayerSetup) throws(TartilError) {
+    /// What writes a file (`render`, `play --output wav:`) must end: `inf` and an endless loop need a timer
+    /// (`--stop-after 20m`), or a boundary for a range repeated for ever. `writer` names it in the message.
+    static func checkEnds(options: PlaybackOptions, loop: LoopRequest?, stopAfter: StopAfter?, writer: String) throws(TartilError) {
         var timer = false
-        if case .seconds? = setup.stopAfter { timer = true }
-        let options = setup.plan.options
+        if case .seconds? = stopAfter { timer = true }
         if !timer && options.repeatEach == .forever {
-            throw .usage("render writes a file, which must end: --repeat inf goes on for ever; give a count, or add --stop-after with a time (20m)")
+            throw .usage("\(writer) writes a file, which must end: --repeat inf goes on for ever; give a count, or add --stop-after with a time (20m)")
         }
-        if !timer, let loop = setup.loop, loop.passes == nil {
-            throw .usage("render writes a file, which must end: the loop goes on for ever; give it a count ('\(loop.start) \(loop.end) 5'), or add --stop-after with a time (20m)")
+        if !timer, let loop, loop.passes == nil {
+            throw .usage("\(writer) writes a file, which must end: the loop goes on for ever; give it a count ('\(loop.start) \(loop.end) 5'), or add --stop-after with a time (20m)")
         }
-        if setup.stopAfter == nil && options.repeatRange == .forever {
-            throw .usage("render writes a file, which must end: --repeat-range inf goes on for ever; give a count, or add --stop-after")
+        if stopAfter == nil && options.repeatRange == .forever {
+            throw .usage("\(writer) writes a file, which must end: --repeat-range inf goes on for ever; give a count, or add --stop-after")
         }
     }
 

@@ -235,6 +235,30 @@ import Testing
         #expect(learned.files == files.table.files.filter { [113, 114].contains($0.surah) })
     }
 
+    /// `--from 0:12` and `--loop` times in a surah learned while playing mean the recording's times, not the
+    /// estimate's the player starts with: what is written starts exactly 12 s into the surah's decode (its basmala
+    /// at 0), and a loop of 0:05-0:07 once is exactly those samples (a render, which learns first, agrees).
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func timesInASurahLearnedWhilePlayingAreTheRecordingsTimes() throws {
+        let files = try Self.files()
+        let server = try TestServer.faults(root: files.directory + "/files")
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let (home, common) = try Self.learningHome(timings: base + "/ok/timings/{surah3}.json", mirrors: [("ok", base + "/ok/{surah3}.mp3")])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let rate = try #require(files.table.file(surah: 114)).sampleRate
+        var surah = Data()
+        for ayah in 0...6 { surah += try files.samples(114, ayah) }
+        let played = try runTartil(["play", "114", "--from", "0:12", "--output", "wav:" + home + "/from.wav"] + common, home: home)
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(try wavPCMBytes(home + "/from.wav") == surah[(12 * rate * 2)...], "not the decode from 12 s on")
+        try FileManager.default.removeItem(atPath: home + "/cache")
+        let looped = try runTartil(["play", "114", "--loop", "0:05-0:07 1", "--output", "wav:" + home + "/loop.wav"] + common, home: home)
+        #expect(looped.status == 0, "\(looped.stderr)")
+        let once = surah[(5 * rate * 2)..<(7 * rate * 2)]
+        #expect(try wavPCMBytes(home + "/loop.wav").prefix(once.count) == once, "the loop's first pass is not 0:05-0:07")
+    }
+
     /// A surah learned from a file its mirrors later replace: its ayat fail their learned hashes, the message says
     /// how to learn it again, `table relearn` does (new rows, the new file's samples), and then finds it unchanged.
     /// A surah a table pins, a per-ayah reciter and one without timings are refused before anything is fetched.
@@ -356,12 +380,21 @@ import Testing
             #expect(refused.status == 64, "\(refused.stderr)")
             #expect(refused.stderr.contains(bad == home ? "is a folder" : "is a file, not a folder"), "\(refused.stderr)")
         }
+        // So is what writes a file that could never end, or a play into a folder.
+        for (command, reason) in [
+            (["render", "113", "--repeat", "inf", "-o", home + "/x.wav"], "render writes a file, which must end: --repeat inf"),
+            (["play", "113", "--loop", "0:01-0:02", "--output", "wav:" + home + "/x.wav"], "writes a file, which must end: the loop goes on for ever"),
+            (["play", "113", "--output", "wav:" + home], "--output wav:\(home) is a folder"),
+        ] {
+            let refused = try runTartil(command + common, home: home)
+            #expect(refused.status == 64 && refused.stderr.contains(reason), "\(command): \(refused.stderr)")
+        }
         #expect(!(try String(contentsOfFile: learnedPath, encoding: .utf8)).contains("file\t113\t"), "nothing learned for a refused render")
         // Damaged by hand: learned again, and written whole.
         try "# tartil-table: 2\n# reciter: \(Self.reciter)\nfile\t112\t 1\n".write(toFile: learnedPath, atomically: true, encoding: .utf8)
-        let again = try runTartil(["render", "112"] + common + ["-o", home + "/again.wav"], home: home)
-        #expect(again.status == 0, "\(again.stderr)")
-        #expect(try wavPCMBytes(home + "/again.wav") == files.decode(112))
+        let again = try runTartil(["render", "112"] + common + ["-o", home + "/made/for/it/again.wav"], home: home)
+        #expect(again.status == 0, "a render makes its file's folder: \(again.stderr)")
+        #expect(try wavPCMBytes(home + "/made/for/it/again.wav") == files.decode(112))
         let mended = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: learnedPath))), file: learnedPath)
         #expect(mended.files.map(\.surah) == [112])
     }

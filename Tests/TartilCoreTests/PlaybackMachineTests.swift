@@ -183,6 +183,45 @@ struct Engine {
         #expect(!machine.timeline.isEstimated(in: index(2)..<plan.items.count))
     }
 
+    /// A start or loop asked for in times, in a surah learned while playing (its lengths estimated until then),
+    /// is placed again once its lengths are known: `--from 0:38` means the recording's 0:38, not the estimate's.
+    /// Ayat of 5, 8, 12, 7, 9 and 15 s (the estimate: 10 s each); a time past the real end ends playback with the
+    /// usage error's message; a surah that is not learned keeps its first placement.
+    @Test(arguments: [
+        // (start, loop, learned, where it is once known: (ayah, offset in samples at 100 Hz) or the failure)
+        (SeekTarget.time(seconds: 38), nil, true, "114:5+600"),
+        (.fraction(0.5), nil, true, "114:4+300"),  // 28 s of 56
+        (.time(seconds: 38), nil, false, "114:4+800"),  // not learned: stays where the estimate put it
+        (.time(seconds: 58), nil, true, "failed: 0:58 is past the end of surah 114, which lasts 0:56"),
+        (.time(seconds: 65), nil, true, "failed: 1:05 is past the end of surah 114, which lasts 0:56"),  // past the estimate too
+        (nil, LoopRequest(start: .time(seconds: 30), end: .time(seconds: 35)), true, "114:4+500 loop 114:4+500-114:5+300"),
+        (nil, LoopRequest(start: .time(seconds: 38), end: .time(seconds: 39)), true, "114:5+600 loop 114:5+600-114:5+700"),
+        (nil, LoopRequest(start: .time(seconds: 57), end: .time(seconds: 59)), true, "failed: 0:57 is past the end of what is playing of surah 114, which lasts 0:56"),
+        (.time(seconds: 10), LoopRequest(start: .ayah(AyahRef(unchecked: 114, 2), offset: nil), end: .time(seconds: 20)), true, "114:2+0 loop 114:2+0-114:3+700"),
+    ] as [(SeekTarget?, LoopRequest?, Bool, String)])
+    func timesPlacedOnEstimatesArePlacedAgainWhenKnown(start: SeekTarget?, loop: LoopRequest?, learned: Bool, expected: String) throws {
+        let ayat = (1...6).map { AyahRef(unchecked: 114, $0) }
+        let plan = try PlaybackPlan(ayat: ayat, options: .init(basmala: .off))
+        var machine = PlaybackMachine(plan: plan, timeline: PlaybackMachine.timeline(for: plan) { _ in nil })
+        if learned { machine.surahsToLearn = [114] }
+        _ = machine.on(.lengthsEstimated(Dictionary(uniqueKeysWithValues: ayat.map { ($0, Timeline.Length(samples: 1000, rate: 100, isEstimated: true)) })))
+        _ = machine.start(at: try start.map { try machine.startPosition(for: $0) })
+        if let loop { _ = try machine.on(.loop(loop)) }
+        let seconds = [5, 8, 12, 7, 9, 15]
+        let actions = machine.on(.lengthsKnown(Dictionary(uniqueKeysWithValues: zip(ayat, seconds.map { Timeline.Length(samples: $0 * 100, rate: 100) }))))
+        let text = { (position: PlanPosition) in "\(plan.items[position.index].ayah)+\(position.offset)" }
+        if case .ended(.failed(let message), _) = machine.phase {
+            #expect("failed: " + message == expected)
+            #expect(actions.contains(.end(.failed, message: message)))
+            return
+        }
+        var result = text(machine.heard)
+        if let on = machine.loop {
+            result += " loop \(text(on.start))-\(plan.items[on.endIndex].ayah)+\(on.endOffset ?? machine.timeline.lengths[on.endIndex].samples)"
+        }
+        #expect(result == expected)
+    }
+
     /// A new layout (`set repeat 2`) keeps what was learned: measured lengths stay exact and size estimates stay
     /// (still marked as estimates) instead of falling back to the mean guess.
     @Test func estimatesSurviveANewLayout() throws {

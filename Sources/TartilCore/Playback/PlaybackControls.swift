@@ -126,6 +126,11 @@ public struct LoopRequest: Sendable, Hashable, CustomStringConvertible {
         self.passes = passes
     }
 
+    /// Whether an end is a time into the surah (which depends on the lengths of its ayat).
+    public var hasTimes: Bool {
+        [start, end].contains { if case .time = $0 { true } else { false } }
+    }
+
     /// `A B [N|inf]` (the prompt's words) or `A-B` (`--loop`), also `A-B N`.
     public static func parse(_ given: [String]) throws(TartilError) -> LoopRequest {
         // Each hyphen is tried as the split, so the text is bounded: no loop point is longer than `36:12+3599.999`.

@@ -50,7 +50,17 @@ extension PlaybackMachine {
                 looping = .off
                 return actions
             }
-            let newLoop = try resolve(request)
+            let newLoop: Loop
+            let span = plan.items.isEmpty ? 0..<0 : plan.surahSpan(containing: min(heard.index, plan.items.count - 1))
+            if request.hasTimes, awaitsLengths(span) {
+                // Placed on estimates for now (the whole surah when they are too short), and again when known.
+                newLoop = (try? resolve(request))
+                    ?? Loop(start: PlanPosition(index: span.lowerBound), endIndex: span.upperBound - 1, endOffset: nil, passesLeft: request.passes)
+                timesOnEstimates.loop = request
+            } else {
+                newLoop = try resolve(request)
+                timesOnEstimates.loop = nil
+            }
             looping = .on(newLoop)
             move(to: newLoop.start, &actions)
         case .markLoop:
@@ -125,7 +135,7 @@ extension PlaybackMachine {
 
     /// Moves the listener to `position`: paused, the pause moves there; playing, the device's sound is dropped
     /// and playback opens there. `recording` the new position as a seek (not when only the layout changed).
-    private mutating func move(to position: PlanPosition, recording: Bool = true, _ actions: inout [Action]) {
+    mutating func move(to position: PlanPosition, recording: Bool = true, _ actions: inout [Action]) {
         if case .on(let loop) = looping, !loop.contains(position) { looping = .off }
         switch phase {
         case .ended:
@@ -225,7 +235,7 @@ extension PlaybackMachine {
     }
 
     /// Where a loop request lands in the plan; a usage error when an end is not in it or B is not after A.
-    private func resolve(_ request: LoopRequest) throws(TartilError) -> Loop {
+    func resolve(_ request: LoopRequest) throws(TartilError) -> Loop {
         guard !plan.items.isEmpty else { throw .usage("nothing is playing") }
         let first = try place(request.start, asEnd: false)
         let start = PlanPosition(index: first.index, offset: first.offset ?? 0)

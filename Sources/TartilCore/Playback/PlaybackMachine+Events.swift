@@ -14,6 +14,8 @@ extension PlaybackMachine {
             estimate(lengths)
         case .lengthsKnown(let lengths):
             for (file, length) in lengths.sorted(by: { $0.key < $1.key }) { measure(file, samples: length.samples, rate: length.rate) }
+            placeTimesAgain(&actions)
+            if case .ended = phase { return actions }
         case .fileDownloading(let ayah):
             if files[ayah] == nil { files[ayah] = .downloading }
         case .fileFailed(let ayah, let reason):
@@ -59,6 +61,45 @@ extension PlaybackMachine {
         // Nothing open: what is here now may let the head move on.
         if case .playing(let listener, let writing) = phase, writing.step.isClosed { pump(listener, writing, &actions) }
         return actions
+    }
+
+    /// A start or loop placed on estimated lengths (`timesOnEstimates`) is placed again once its surah's lengths
+    /// are known: the start while no sound has been written (after that the listener has moved on), the loop
+    /// while it is on (and playback goes to its start when nothing was written yet). A time past the surah's
+    /// real end ends playback with the message a usage error would have given.
+    private mutating func placeTimesAgain(_ actions: inout [Action]) {
+        let listener: Listener
+        switch phase {
+        case .playing(let playing, _), .paused(let playing): listener = playing
+        case .ended: return
+        }
+        guard !plan.items.isEmpty else { return }
+        let span = plan.surahSpan(containing: min(heard.index, plan.items.count - 1))
+        if let start = timesOnEstimates.start {
+            if listener.soundWritten {
+                timesOnEstimates.start = nil
+            } else if !awaitsLengths(span) {
+                timesOnEstimates.start = nil
+                do throws(TartilError) {
+                    move(to: try target(of: start), recording: false, &actions)
+                } catch {
+                    fail(error.message, listener, &actions)
+                    return
+                }
+            }
+        }
+        if let request = timesOnEstimates.loop, !awaitsLengths(span) {
+            timesOnEstimates.loop = nil
+            guard case .on(let old) = looping else { return }
+            do throws(TartilError) {
+                var loop = try resolve(request)
+                loop.passesLeft = old.passesLeft
+                looping = .on(loop)
+                if !listener.soundWritten { move(to: loop.start, recording: false, &actions) }
+            } catch {
+                fail(error.message, listener, &actions)
+            }
+        }
     }
 
     /// `frames` of the open item were written: the head moves on, and the listener with what the device played.

@@ -212,6 +212,18 @@ public struct PlaybackMachine: Sendable {
     var engineHasFormat = false
     /// What the listener was last told.
     var told = Told()
+    /// Surahs whose lengths are estimated now and will all be known at once (a surah-file reciter's surahs that
+    /// are learned as they play): a time asked for in one of them is placed again when they are known.
+    public var surahsToLearn: Set<Int> = []
+    /// A start (`--from 0:38`, `--from 50%`) and a loop with times (`--loop 0:30-0:35`) placed on estimated
+    /// lengths in a surah of `surahsToLearn`: a time there means the recording's time, not the estimate's, so
+    /// each is placed again once that surah's lengths are known (the start while no sound has been written yet).
+    var timesOnEstimates = TimesOnEstimates()
+
+    struct TimesOnEstimates: Sendable, Hashable {
+        var start: SeekTarget?
+        var loop: LoopRequest?
+    }
 
     public init(plan: PlaybackPlan, timeline: Timeline, stopOnSkip: Bool = false) {
         precondition(plan.items.count == timeline.count, "the timeline must have one length per item")
@@ -311,6 +323,30 @@ public struct PlaybackMachine: Sendable {
         else { return nil }
         guard offsetSamples > 0 else { return PlanPosition(index: plan.group(containing: index).lowerBound) }
         return PlanPosition(index: index, offset: min(offsetSamples, max(0, timeline.lengths[index].samples - 1)))
+    }
+
+    /// Where playback starts for `target` (as `target(of:)` places it). A time or a share in a surah whose lengths
+    /// are still estimated and will be learned (`surahsToLearn`) is placed on the estimate for now (at the
+    /// surah's last item when the estimate is shorter) and again once its lengths are known.
+    public mutating func startPosition(for target: SeekTarget) throws(TartilError) -> PlanPosition {
+        switch target {
+        case .time, .fraction:
+            guard !plan.items.isEmpty else { break }
+            let span = plan.surahSpan(containing: min(heard.index, plan.items.count - 1))
+            guard awaitsLengths(span) else { break }
+            timesOnEstimates.start = target
+            return (try? self.target(of: target)) ?? PlanPosition(index: span.upperBound - 1)
+        case .offset, .ayah:
+            break
+        }
+        timesOnEstimates.start = nil
+        return try self.target(of: target)
+    }
+
+    /// Whether the items `span` (one surah's) have lengths still estimated that will all be known at once.
+    func awaitsLengths(_ span: Range<Int>) -> Bool {
+        guard let first = span.first, surahsToLearn.contains(plan.items[first].ayah.surah) else { return false }
+        return timeline.lengths[span].contains(where: \.isEstimated)
     }
 
     /// The place a seek target names, relative to where the listener is; a usage error when it is not in the
