@@ -143,9 +143,23 @@ extension Session {
     public func cacheDirectory(_ settings: Settings) throws(TartilError) -> String { try settings.checkedCacheDirectory() }
 
     /// Each reciter's files, bytes and complete surahs (of `reciter` only, when given).
-    public func cacheSummaries(reciter: String?, settings: Settings) throws(TartilError) -> [CacheSummary] {
-        if let reciter { _ = try ReciterID(reciter) }
+    /// The reciter a cache command's `--reciter` names, as its id: one with a folder in the cache (a reciter
+    /// mirrors.json no longer lists included), else one of mirrors.json's, by id or name as `play` takes it. A
+    /// usage error for anything else, so that a mistyped name is never reported as an empty cache.
+    static func cacheReciter(_ given: String?, in cache: Cache, settings: Settings) throws(TartilError) -> String? {
+        guard let given else { return nil }
+        let folders = cache.reciterFolders()
+        if folders.contains(given) { return given }
+        let library: ReciterLibrary
+        do { library = try settings.library() } catch {
+            throw .usage("--reciter \(given): no such reciter in the cache (\(folders.isEmpty ? "it has none" : "it has \(folders.joined(separator: ", "))"))")
+        }
+        return try library.reciter(named: given).id.rawValue
+    }
+
+    public func cacheSummaries(reciter given: String?, settings: Settings) throws(TartilError) -> [CacheSummary] {
         let cache = try openCache(settings)
+        let reciter = try Self.cacheReciter(given, in: cache, settings: settings)
         // Complete means it plays offline as `play` would lay it out: with the basmala unless it is off.
         let basmala = settings.configured("basmala").flatMap { PlaybackOptions.Basmala(rawValue: $0.lowercased()) } ?? .auto
         var summaries: [String: CacheSummary] = [:]
@@ -211,12 +225,12 @@ extension Session {
     /// ones and, with `repair`, downloads them again (`report` sees that download's progress).
     /// `limits`: what the repair downloads under (nil: `settings.downloadLimits()`).
     public func verifyCache(
-        reciter: String?, repair: Bool, settings: Settings, limits: DownloadLimits? = nil, isCancelled: @escaping @Sendable () -> Bool,
+        reciter given: String?, repair: Bool, settings: Settings, limits: DownloadLimits? = nil, isCancelled: @escaping @Sendable () -> Bool,
         report: Prefetch.Report
     ) throws(TartilError) -> CacheVerification {
         let cache = try openCache(settings)
         let library = try? settings.library()
-        if let reciter { _ = try ReciterID(reciter) }
+        let reciter = try Self.cacheReciter(given, in: cache, settings: settings)
         let files = try Self.cacheCall { () throws(CacheError) in try cache.files(reciter: reciter) }
         // What a repair that was killed removed and did not download again (`RepairList`).
         let allPending = cache.pendingRepairs()

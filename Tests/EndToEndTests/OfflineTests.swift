@@ -126,6 +126,27 @@ import Testing
         }
     }
 
+    /// A cache command's `--reciter` names a reciter of mirrors.json (by id or name, as `play` takes it) or one
+    /// with a folder in the cache; anything else is a usage error, never reported as an empty cache.
+    @Test func aCacheCommandRefusesAReciterThatIsNowhere() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+            {"version": 1, "reciters": [{"id": "alpha-one", "name": "Alpha", "style": "murattal", "mirrors": [{"name": "m", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]},
+              {"id": "alpha-two", "name": "Alpha Two", "style": "murattal", "mirrors": [{"name": "m", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]}]}
+            """.write(toFile: directory + "/mirrors.json", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: directory + "/cache/gone-reciter", withIntermediateDirectories: true)
+        let common = ["--mirrors", directory + "/mirrors.json", "--cache-dir", directory + "/cache"]
+        for command in [["cache", "ls"], ["cache", "du"], ["cache", "verify"]] {
+            for (reciter, status, said) in [
+                ("nobody", 64, "no reciter 'nobody'"), ("alpha", 64, "could be 2 reciters"), ("alpha-one", 0, ""), ("gone-reciter", 0, ""),
+            ] {
+                let result = try runTartil(command + ["--reciter", reciter] + common, home: directory)
+                #expect(result.status == Int32(status) && (said.isEmpty || result.stderr.contains(said)), "\(command) --reciter \(reciter): \(result.stderr)")
+            }
+        }
+    }
+
     // MARK: - Dead and stalled mirrors
 
     /// `play` with its only mirror stalled gives up within about one stall timeout (not a timeout per retry and

@@ -137,6 +137,8 @@ import Testing
          "m.json: reciter 'alafasy-128' (#1): mirrors[0].name: missing or empty"),
         (["mirrors": #"[{"name": "a", "url": "https://h/{global}.mp3"}, {"name": "b", "url": "https://h/{global}.mp3"}]"#],
          "m.json: reciter 'alafasy-128' (#1): mirrors[1].url: 'https://h/{global}.mp3' is listed twice"),
+        (["mirrors": #"[{"name": "a", "url": "https://h/{global}.mp3"}, {"name": "b", "url": "https://i/{global}.mp3"}, {"name": "a", "url": "https://j/{global}.mp3"}]"#],
+         "m.json: reciter 'alafasy-128' (#1): mirrors[2].name: 'a' is already the name of mirrors[0]: each mirror of a reciter needs a name of its own"),
         (["mirrors": #"[{"name": "a", "url": "https://h/{global}.mp3", "sha": 1}]"#],
          "m.json: reciter 'alafasy-128' (#1): mirrors[0]: unknown field 'sha' (allowed: name, url)"),
         (["speed": "1"], "m.json: reciter 'alafasy-128' (#1): unknown field 'speed' (allowed: bitrate_kbps, files, id, max_speed, mirrors, name, note, style, table, timings, timings_format)"),

@@ -18,7 +18,8 @@ public enum ExitStatus {
     /// Prints `error` for a person and returns the exit code it maps to; `line` is the script line the error
     /// came from (commands on standard input), said first: `Error: line 3: …`.
     static func report(_ error: any Error, command: CommandSpec?, console: Console, line: Int? = nil) -> Int32 {
-        let (code, message) = describe(error)
+        let (code, described) = describe(error)
+        let message = described.controlCharactersShown  // a server's or a file's bytes may be quoted in it
         var text = "Error: \(line.map { "line \($0): " } ?? "")\(message)\n"
         if code == usage {
             let usageCommand = (error as? UsageError)?.command ?? command?.syntax

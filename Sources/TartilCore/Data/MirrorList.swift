@@ -303,6 +303,10 @@ public struct MirrorList: Sendable {
             guard let mirrorName = mirrorObject["name"]?.string, !mirrorName.isEmpty else {
                 throw fail("\(field).name", "missing or empty")
             }
+            if let first = mirrors.firstIndex(where: { $0.name == mirrorName }) {
+                // Messages, `cache choose --mirror` and the cache's marks name a mirror by its name.
+                throw fail("\(field).name", "'\(mirrorName)' is already the name of mirrors[\(first)]: each mirror of a reciter needs a name of its own")
+            }
             guard let url = mirrorObject["url"]?.string else { throw fail("\(field).url", "missing or not a string") }
             let template: URLTemplate
             do {

@@ -35,7 +35,7 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         }
         if let byte = text.utf8.first(where: { $0 < 0x21 || $0 >= 0x7F }) {
             let what = byte >= 0x7F ? "a non-ASCII character (percent-encode it)" : "a control character (byte \(byte))"
-            throw TartilError(.invalidData, "'\(Self.printable(text))' contains \(what)")
+            throw TartilError(.invalidData, "'\(text.controlCharactersShown)' contains \(what)")
         }
         try Self.checkAuthority(of: text)
         var parts: [Part] = []
@@ -119,11 +119,6 @@ public struct URLTemplate: Sendable, Hashable, CustomStringConvertible {
         if let port {
             guard NumberText.whole(port, in: 1...65535) != nil else { throw bad("the port '\(port)' is not a number from 1 to 65535") }
         }
-    }
-
-    /// `text` with control characters shown as `\u{…}`, for messages.
-    private static func printable(_ text: String) -> String {
-        String(text.unicodeScalars.flatMap { $0.value < 0x20 || $0.value == 0x7F ? Array("\\u{\(String($0.value, radix: 16))}".unicodeScalars) : [$0] }.map(Character.init))
     }
 
     /// The URL of one ayah's file.

@@ -94,7 +94,8 @@ public enum JSONNode: Sendable, Equatable {
             case UInt8(ascii: "f"): return try expect("false", .bool(false))
             case UInt8(ascii: "n"): return try expect("null", .null)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
-            default: throw error("unexpected character '\(Character(Unicode.Scalar(byte)))'")
+            default:
+                throw error(byte >= 0x21 && byte < 0x7F ? "unexpected character '\(Character(Unicode.Scalar(byte)))'" : "unexpected byte 0x\(String(byte, radix: 16))")
             }
         }
 

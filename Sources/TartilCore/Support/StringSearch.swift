@@ -28,3 +28,20 @@ extension StringProtocol {
     @inlinable
     public func contains(text target: String) -> Bool { firstRange(ofText: target) != nil }
 }
+
+extension String {
+    /// The text with control characters (all but line feeds and tabs, and DEL and the C1 range too) shown as
+    /// `\u{1b}`: what a message shows of text it did not write itself (a server's reply, a file's bytes), so that
+    /// a terminal never takes any of it as a command.
+    public var controlCharactersShown: String {
+        let isControl = { (scalar: Unicode.Scalar) in
+            (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+        }
+        guard unicodeScalars.contains(where: isControl) else { return self }
+        var shown = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            if isControl(scalar) { shown.append(contentsOf: "\\u{\(String(scalar.value, radix: 16))}".unicodeScalars) } else { shown.append(scalar) }
+        }
+        return String(shown)
+    }
+}
