@@ -342,6 +342,9 @@ extension Session {
             /// Its mirrors serve another file now: it was learned from that one (its new rows and parts replace
             /// the old).
             case changed
+            /// Its mirrors serve the file that was learned, but its published timings changed: its ayat were cut
+            /// again at the new times (their rows and parts replace the old).
+            case retimed
             /// It had not been learned: it is now.
             case learned
             /// It could not be learned (`error` says why); what was learned before stays.
@@ -384,11 +387,14 @@ extension Session {
         var results: [Relearned] = []
         for surah in surahs {
             progress(surah)
-            let before = SurahLearning.learnedTable(cacheDirectory: cacheDirectory, reciter: reciter.id)?.file(surah: surah).map(Self.fileRow)
+            let beforeFile = SurahLearning.learnedTable(cacheDirectory: cacheDirectory, reciter: reciter.id)?.file(surah: surah)
+            let before = beforeFile.map(Self.fileRow)
             do throws(TartilError) {
-                let learned = Self.fileRow(
-                    try SurahLearning.learn(surah, reciter: reciter, cacheDirectory: cacheDirectory, limits: limits, clock: clock, isCancelled: isCancelled))
-                let outcome: Relearned.Outcome = before == nil ? .learned : before == learned ? .unchanged : .changed
+                let learnedFile = try SurahLearning.learn(
+                    surah, reciter: reciter, cacheDirectory: cacheDirectory, limits: limits, clock: clock, isCancelled: isCancelled)
+                let learned = Self.fileRow(learnedFile)
+                let outcome: Relearned.Outcome =
+                    before == nil ? .learned : before != learned ? .changed : beforeFile != learnedFile ? .retimed : .unchanged
                 results.append(Relearned(surah: surah, outcome: outcome, file: learned, previous: before, error: nil))
             } catch where error.code != .interrupted {
                 results.append(Relearned(surah: surah, outcome: .failed, file: before, previous: before, error: error.message))

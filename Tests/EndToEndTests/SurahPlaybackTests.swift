@@ -296,6 +296,16 @@ import Testing
         #expect(try wavPCMBytes(home + "/again.wav") == SurahTableBuildTests.output(["mpg123", "-q", "-s", served + "/112.mp3"]))
         let again = try runTartil(["table", "relearn", "112"] + common, home: home)
         #expect(again.status == 0 && again.stdout.contains("surah 112: unchanged"), "\(again.stdout) \(again.stderr)")
+        // The same file, its published timings moved (ayah 2 starts 300 ms later): cut again, never "unchanged".
+        var timings = try String(contentsOfFile: served + "/timings/112.json", encoding: .utf8)
+        timings = timings.replacingOccurrences(of: #""EndMs":9509"#, with: #""EndMs":9809"#).replacingOccurrences(of: #""StartMs":9509"#, with: #""StartMs":9809"#)
+        try timings.write(toFile: served + "/timings/112.json", atomically: true, encoding: .utf8)
+        let retimed = try runTartil(["table", "relearn", "112", "--json"] + common, home: home)
+        let retimedRows = try #require(try JSONSerialization.jsonObject(with: Data(retimed.stdout.utf8)) as? [[String: Any]])
+        #expect(retimed.status == 0 && retimedRows.first?["outcome"] as? String == "retimed" && retimedRows.first?["sha256"] as? String == sha256, "\(retimed.stdout) \(retimed.stderr)")
+        let table = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: cached + "/surah-table.tsv"))), file: "learned")
+        let rate = try #require(table.file(surah: 112)).sampleRate
+        #expect(table.file(surah: 112)?.part(ayah: 2)?.samples.lowerBound == (9809 * rate + 500) / 1000, "ayah 2 starts at 9.809 s now")
         // Refused, exit 64, nothing fetched: a surah a table pins, a per-ayah reciter, one that publishes no timings.
         try FileManager.default.copyItem(atPath: TestPaths.fixtures + "/surah-table.tsv", toPath: home + "/tables/\(Self.reciter).tsv")
         let pinned = try runTartil(["table", "relearn", "113"] + common, home: home)

@@ -100,7 +100,9 @@ enum TableCommands {
             kept in <cache dir>/<id>/surah-table.tsv. Those rows pin the surah from then on, so if its mirrors \
             later replace the file (a new encoding), its ayat fail their hashes, and the message names this command. \
             relearn learns the surahs the references touch again, the same way: a surah whose mirrors serve the \
-            file that was learned is unchanged; one whose file changed gets new rows and parts; one that cannot be \
+            file that was learned, cut at the same times, is unchanged; one whose file changed gets new rows and \
+            parts; one whose file is the same but whose published timings changed is retimed (cut again at the new \
+            times: new rows and parts); one that cannot be \
             learned (the mirrors disagree, a timing file is missing) keeps what was learned before, and the exit \
             code is 1. A surah pinned by a table in the tables folder, a per-ayah reciter, or one that publishes no \
             timings is a usage error (exit 64), before anything is fetched. Ctrl-C stops it (exit 130); the surah \
@@ -137,6 +139,8 @@ enum TableCommands {
                     case .unchanged: console.line("surah \(result.surah): unchanged (its mirrors serve the file learned: \(file))")
                     case .changed:
                         console.line("surah \(result.surah): learned again: its file changed (sha256 \(result.previous!.sha256.prefix(16))… → \(file))")
+                    case .retimed:
+                        console.line("surah \(result.surah): cut again: its file is the one learned (\(file)), its published timings changed")
                     case .learned: console.line("surah \(result.surah): learned (it had not been: \(file))")
                     case .failed:
                         console.line("surah \(result.surah): not learned\(result.previous == nil ? "" : " again"): \(result.error ?? "")\(result.previous == nil ? "" : " (what was learned before stays)")")
