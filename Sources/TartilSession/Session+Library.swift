@@ -43,11 +43,14 @@ extension Session {
         let reciter = try library.reciter(try settings.reciterID(named: request.reciter, for: "prefetch"))
         var limits = try settings.trusting(request.limits)
         limits.caBundle = limits.caBundle ?? request.limits.caBundle
+        let started = clock.now
+        let toLearn = reciter.files == .surah && reciter.timings != nil ? try library.unlearnedSurahs(request.ayat.map(\.surah), for: reciter) : []
         let unlearned = try Self.learnSurahs(
             of: request.ayat, reciter: reciter, library: library, settings: settings, clock: clock, isCancelled: isCancelled)
         if let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
             throw TartilError(error.code, "surah \(surah) cannot be fetched: \(error.message)")
         }
+        let learningSeconds = clock.now.seconds(since: started)
         // The table rows of the surahs asked for, and Al-Fatiha's for the basmala (1:1).
         let (table, parts) = try library.playbackSource(for: reciter, surahs: [1] + request.ayat.map(\.surah))
         var files = PlayFiles.needed(for: request.ayat, files: reciter.files)
@@ -67,7 +70,20 @@ extension Session {
             validate: AudioValidation.validate, unpinnedLimit: AudioValidation.unpinnedLimit, budget: request.budget,
             byteRanges: parts?.byteRanges ?? [:], surahFiles: parts?.surahFiles ?? [:])
         order.learnedSurahs = parts?.learnedSurahs ?? []
-        return (reciter.id, try Prefetch.run(order, clock: clock, isCancelled: isCancelled, report: report))
+        var outcome = try Prefetch.run(order, clock: clock, isCancelled: isCancelled, report: report)
+        if !toLearn.isEmpty, let parts {
+            // Learning fetched those surahs' files and cut their parts into the cache: the parts were downloaded
+            // (by this run, before the run above found them cached), and the files' bytes came over the wire.
+            let learned = Set(toLearn)
+            let cut = files.filter { learned.contains($0.surah) }.count
+            let moved = min(cut, outcome.progress.alreadyCached)
+            outcome.progress.alreadyCached -= moved
+            outcome.progress.downloaded += moved
+            outcome.progress.bytes += toLearn.compactMap { parts.surahFiles[$0]?.bytes }.reduce(0, +)
+            outcome.progress.learnedSurahs = toLearn.sorted()
+            outcome.seconds += learningSeconds
+        }
+        return (reciter.id, outcome)
     }
 
     // MARK: - The cache

@@ -259,6 +259,30 @@ import Testing
         #expect(try wavPCMBytes(home + "/loop.wav").prefix(once.count) == once, "the loop's first pass is not 0:05-0:07")
     }
 
+    /// `prefetch` of a surah not learned yet learns it first and says so: its parts count as downloaded (not as
+    /// found in the cache), its file's bytes as received; a second prefetch finds them cached.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func aPrefetchThatLearnsASurahCountsItsPartsAsDownloaded() throws {
+        let files = try Self.files()
+        let server = try TestServer.faults(root: files.directory + "/files")
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let (home, common) = try Self.learningHome(timings: base + "/ok/timings/{surah3}.json", mirrors: [("ok", base + "/ok/{surah3}.mp3")])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let file = try #require(files.table.file(surah: 113))
+        let summary = { (result: RunResult) throws -> [String: Any] in
+            let last = try #require(result.stdout.split(separator: "\n").last)
+            return try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        }
+        let first = try runTartil(["prefetch", "113", "--json"] + common, home: home)
+        #expect(first.status == 0, "\(first.stderr)")
+        let learned = try summary(first)
+        #expect(learned["downloaded"] as? Int == file.parts.count && learned["already_cached"] as? Int == 0, "\(learned)")
+        #expect(learned["learned_surahs"] as? [Int] == [113] && (learned["bytes"] as? Int ?? 0) >= file.bytes, "\(learned)")
+        let text = try runTartil(["prefetch", "113"] + common, home: home)
+        #expect(text.stdout.contains("0 downloaded, \(file.parts.count) already cached") && !text.stdout.contains("learned"), "\(text.stdout)")
+    }
+
     /// A surah learned from a file its mirrors later replace: its ayat fail their learned hashes, the message says
     /// how to learn it again, `table relearn` does (new rows, the new file's samples), and then finds it unchanged.
     /// A surah a table pins, a per-ayah reciter and one without timings are refused before anything is fetched.

@@ -31,7 +31,8 @@ enum PrefetchCommand {
             verified in the cache.
             With --format json or ndjson (the same: a stream), one JSON object per line for each file (event: \
             cached, failed), then a summary object (event: summary; with cross_checked, single_source and disputed \
-            for unpinned files, connections opened, http2_transfers, and duration_ms, the time the prefetch took).
+            for unpinned files, learned_surahs (a surah-file reciter's surahs learned first: their parts count as \
+            downloaded), connections opened, http2_transfers, and duration_ms, the time the prefetch took).
             """,
         arguments: [.init(name: "ref", help: "Ayat: 36, 1 36 67, juz 30, page 1-3, 1-114 (the whole Qur'an), …", repeating: true)],
         options: [
@@ -212,8 +213,10 @@ enum PrefetchCommand {
             marksText = "; unpinned: " + [single > 0 ? "\(single) single-source" : nil, disputed > 0 ? "\(disputed) disputed" : nil]
                 .compactMap { $0 }.joined(separator: ", ")
         }
+        let learned = progress.learnedSurahs
+        let learnedText = learned.isEmpty ? "" : "; learned \(learned.count == 1 ? "surah" : "surahs") \(learned.map(String.init).joined(separator: ", ")) (timings and whole \(learned.count == 1 ? "file" : "files"), cut into \(learned.count == 1 ? "its" : "their") ayat)"
         return "\(requested) requested: \(downloaded) downloaded, \(alreadyCached) already cached, \(failed.count) failed"
-            + " (\(Formatting.bytes(bytes)) in \(Formatting.duration(seconds: seconds)))" + marksText
+            + " (\(Formatting.bytes(bytes)) in \(Formatting.duration(seconds: seconds)))" + marksText + learnedText
     }
 
     static func summary(_ progress: PrefetchProgress, seconds: Double, evicted: Int) -> Fields {
@@ -231,6 +234,7 @@ enum PrefetchCommand {
             ("single_source", .array(progress.marked(.singleSource).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
             ("disputed", .array(progress.marked(.disputed).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
             ("bytes", .int(bytes)),
+            ("learned_surahs", .array(progress.learnedSurahs.map { .int($0) })),
             ("connections", .int(connections.connections)),
             ("http2_transfers", .int(connections.http2Transfers)),
             ("evicted", .int(evicted)),

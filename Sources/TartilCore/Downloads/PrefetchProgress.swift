@@ -15,6 +15,9 @@ public struct PrefetchProgress: Sendable, Hashable {
     /// Unpinned files by the cross-check's mark, and what the mirrors told about disputed ones.
     public var marks: [SourceMark: [AyahRef]] = [:]
     public var disputeDetails: [Failure] = []
+    /// Surahs of a surah-file reciter learned first (their timings and whole files fetched, their parts cut from
+    /// them into the cache): those parts count as downloaded, and the files' bytes are in `bytes`.
+    public var learnedSurahs: [Int] = []
 
     /// An ayah and why (why it failed, or what the mirrors told of it).
     public struct Failure: Sendable, Hashable {
