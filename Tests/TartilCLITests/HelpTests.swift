@@ -190,6 +190,20 @@ import Testing
         #expect(PlayCommands.scrubber(status(position: 150, ayat: 4), width: 16) == "[====|=>-|---|---]")
     }
 
+    /// On a terminal no line of `status` passes its width: the progress line breaks between its fields (never
+    /// inside `0:01 / 0:40` or a surah's name), later lines indented; to a pipe it stays one line.
+    @Test(arguments: [80, 40, 24])
+    func statusLinesFitTheTerminal(width: Int) {
+        var playing = status(position: 150, ayat: 40)
+        playing.speed = 1.25
+        playing.volume = 80
+        let lines = PlayCommands.text(playing, bar: true, width: width)
+        #expect(lines.allSatisfy { TerminalText.columns($0) <= width }, "\(lines)")
+        #expect(lines.contains { $0.contains("0:01 / 0:40") } && lines.contains { $0.contains("Yaseen") }, "\(lines)")
+        #expect(lines.dropFirst().dropLast().allSatisfy { $0.hasPrefix("  ") }, "\(lines)")
+        #expect(PlayCommands.text(playing, bar: false, width: width) == [PlayCommands.progressLine(playing)])
+    }
+
     @Test func manyAyatGetTicksThatStayApart() {
         // 83 ayat in 30 columns: room for 10 ticks, so every 10th ayah.
         let bar = PlayCommands.scrubber(status(position: 4150, ayat: 83, state: .paused), width: 30)

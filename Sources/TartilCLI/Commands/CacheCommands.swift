@@ -36,15 +36,16 @@ enum CacheCommands {
     static func lsText(_ summaries: [Session.CacheSummary], directory: String, _ console: Console) {
         if summaries.isEmpty { console.paragraph("the cache at \(directory) is empty") }
         for summary in summaries {
-            console.line("\(summary.reciter): \(Plural.count(summary.files, "file")), \(Formatting.bytes(summary.bytes))")
+            // On a terminal each line wraps at words, under its own text.
+            console.paragraph("\(summary.reciter): \(Plural.count(summary.files, "file")), \(Formatting.bytes(summary.bytes))")
             let complete = summary.completeSurahs.map(String.init).joined(separator: ", ")
-            console.line("  complete surahs: \(complete.isEmpty ? "none" : complete)")
+            console.paragraph("  complete surahs: \(complete.isEmpty ? "none" : complete)")
             if !summary.partialSurahs.isEmpty {
                 let basmala = summary.layout == .surah ? "its basmala" : "the basmala 1:1"
-                console.line("  partly cached: " + summary.partialSurahs.map { "\($0.surah) (\($0.cached)/\($0.total)\($0.basmalaMissing ? ", without \(basmala)" : ""))" }.joined(separator: ", "))
+                console.paragraph("  partly cached: " + summary.partialSurahs.map { "\($0.surah) (\($0.cached)/\($0.total)\($0.basmalaMissing ? ", without \(basmala)" : ""))" }.joined(separator: ", "))
             }
-            if let marks = marksLine(summary) { console.line("  unpinned: " + marks) }
-            for dispute in summary.disputes { console.line("  " + dispute.message) }
+            if let marks = marksLine(summary) { console.paragraph("  unpinned: " + marks) }
+            for dispute in summary.disputes { console.paragraph("  " + dispute.message) }
         }
     }
 

@@ -5,13 +5,16 @@ import TartilCore
 extension PlayCommands {
     /// `status` for people: a line of facts, and on a terminal the surah's bar with a tick at each ayah, `width`
     /// columns wide in all (the terminal's width).
+    /// On a terminal (`bar`) the lines are wrapped to `width`: the progress line between its fields, the others
+    /// between words (later lines indented two spaces); to a pipe, each is one line.
     static func text(_ status: PlayerStatus, bar: Bool, width: Int = 80) -> [String] {
-        var lines = [progressLine(status)]
+        let wrapped = { (line: String, pieces: TextWrap.Pieces) in bar ? TextWrap.lines(line, width: width, hangingIndent: 2, pieces: pieces) : [line] }
+        var lines = wrapped(progressLine(status), .fields)
         if bar { lines.append(scrubber(status, width: max(LiveLine.minimumBar, width - 3))) }
         for (ayah, reason) in (status.skippedBasmala ?? [:]).sorted(by: { $0.key < $1.key }) {
-            lines.append(PlaybackMachine.skippedBasmalaLine(before: ayah, reason: reason, files: status.item?.files ?? .ayah))
+            lines += wrapped(PlaybackMachine.skippedBasmalaLine(before: ayah, reason: reason, files: status.item?.files ?? .ayah), .words)
         }
-        for (ayah, reason) in status.skipped.sorted(by: { $0.key < $1.key }) { lines.append("skipped \(ayah): \(reason)") }
+        for (ayah, reason) in status.skipped.sorted(by: { $0.key < $1.key }) { lines += wrapped("skipped \(ayah): \(reason)", .words) }
         return lines
     }
 

@@ -32,11 +32,12 @@ public struct Console: Sendable {
     /// Prints a line of results.
     public func line(_ text: String = "") { writeOut(text + "\n") }
 
-    /// A line of prose: on a terminal, wrapped at words to its width (later lines indented two spaces); to a pipe
-    /// or a file, one line, as `line` prints it.
+    /// A line of prose: on a terminal, wrapped at words to its width (the first line at the spaces it starts
+    /// with, later lines two more); to a pipe or a file, one line, as `line` prints it.
     public func paragraph(_ text: String) {
         guard let width = columns() else { return line(text) }
-        for wrapped in TextWrap.lines(text, width: width, hangingIndent: 2) { line(wrapped) }
+        let indent = text.prefix(while: { $0 == " " }).count
+        for wrapped in TextWrap.lines(String(text.dropFirst(indent)), width: width, indent: indent, hangingIndent: indent + 2) { line(wrapped) }
     }
     /// Prints a JSON value on one line.
     public func json(_ value: JSONValue) { writeOut(value.rendered() + "\n") }
