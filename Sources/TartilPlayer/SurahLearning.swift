@@ -32,9 +32,15 @@ public enum SurahLearning {
     /// does not read (damaged, or edited by hand) counts as none: it is a cache file, and its surahs are learned
     /// again (and it rewritten) when next played.
     public static func learnedTable(cacheDirectory: String, reciter: ReciterID) -> SurahTable? {
+        learnedTableRead(cacheDirectory: cacheDirectory, reciter: reciter).table
+    }
+
+    /// The learned table as far as it reads (`SurahTable.salvaged`: a damaged surah's rows are passed over, and
+    /// that surah is learned again when it is wanted; the others keep theirs), and why it did not read whole.
+    public static func learnedTableRead(cacheDirectory: String, reciter: ReciterID) -> (table: SurahTable?, problem: String?) {
         let path = tablePath(cacheDirectory: cacheDirectory, reciter: reciter)
-        guard FileSystem.exists(path), let bytes = try? FileSystem.read(path) else { return nil }
-        return try? SurahTable.parse(bytes: bytes, file: path, expected: reciter)
+        guard FileSystem.exists(path), let bytes = try? FileSystem.read(path) else { return (nil, nil) }
+        return SurahTable.salvaged(bytes: bytes, file: path, expected: reciter)
     }
 
     /// How many times a timing file or a surah's file is asked of one mirror before the next is tried (a 5xx,
@@ -273,8 +279,8 @@ public enum SurahLearning {
         let path = tablePath(cacheDirectory: cache.directory, reciter: reciter)
         do throws(CacheError) {
             try cache.rewrite(reciter: reciter, file: learnedTableName) { current in
-                // A learned table that does not read counts as none (see `learnedTable`).
-                let earlier = current.flatMap { try? SurahTable.parse(bytes: $0, file: path, expected: reciter) }
+                // What of a damaged learned table still reads is kept (see `learnedTableRead`).
+                let earlier = current.flatMap { SurahTable.salvaged(bytes: $0, file: path, expected: reciter).table }
                 let files = (earlier?.files ?? []).filter { $0.surah != file.surah } + [file]
                 let sources = Set((earlier?.source.split(separator: "|").map { $0.trimmedWhitespace } ?? []) + [source]).sorted()
                 return Array(SurahTable(reciter: reciter, source: sources.joined(separator: " | "), files: files).rendered().utf8)

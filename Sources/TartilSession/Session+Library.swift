@@ -100,6 +100,11 @@ extension Session {
         /// are cached, of how many, and whether the basmala's file (1:1, or the surah's own basmala part) is one of
         /// those missing.
         public var partialSurahs: [(surah: Int, cached: Int, total: Int, basmalaMissing: Bool)] = []
+        /// A surah-file reciter's surahs with parts on disk but no rows in any table (its learned table was
+        /// damaged or removed): played, they are learned again.
+        public var unlearnedSurahs: [Int] = []
+        /// Why the reciter's learned table did not read whole (nil: it did, or there is none).
+        public var learnedTableProblem: String?
         /// How the reciter's recordings are cut into files (where its basmala is recited from).
         public var layout: FileLayout = .ayah
         /// Unpinned files by the cross-check's mark (disputed ones have no file, only copies kept aside).
@@ -199,7 +204,16 @@ extension Session {
             let layout = reciter?.files ?? .ayah
             summary.layout = layout
             let parts = layout == .surah ? reciter.flatMap { try? library?.parts(for: $0) } : nil
+            if layout == .surah, let id = try? ReciterID(name), let directory = try? settings.checkedCacheDirectory() {
+                summary.learnedTableProblem = SurahLearning.learnedTableRead(cacheDirectory: directory, reciter: id).problem
+            }
             for surah in Set(files.map(\.surah)).sorted() {
+                // A surah no table (pinned or learned) has rows for cuts into parts no one knows: its parts do not
+                // play until it is learned (again), whatever is on disk.
+                if layout == .surah && parts?.surahFiles[surah] == nil {
+                    summary.unlearnedSurahs.append(surah)
+                    continue
+                }
                 var needed = PlayFiles.needed(forSurah: surah, basmala: basmala, files: layout)
                 if let parts { needed = needed.filter { parts.pinned.files[$0] != nil } }
                 let missing = needed.filter { !files.contains($0) }

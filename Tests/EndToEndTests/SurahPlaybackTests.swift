@@ -281,6 +281,20 @@ import Testing
         #expect(learned["learned_surahs"] as? [Int] == [113] && (learned["bytes"] as? Int ?? 0) >= file.bytes, "\(learned)")
         let text = try runTartil(["prefetch", "113"] + common, home: home)
         #expect(text.stdout.contains("0 downloaded, \(file.parts.count) already cached") && !text.stdout.contains("learned"), "\(text.stdout)")
+        // The learned table damaged in 113's rows: 114's rows still count, 113 is said to be not learned (not
+        // complete, though its parts are on disk) and is learned again, 114 kept.
+        #expect(try runTartil(["prefetch", "114"] + common, home: home).status == 0)
+        let learnedPath = home + "/cache/\(Self.reciter)/surah-table.tsv"
+        let damaged = try String(contentsOfFile: learnedPath, encoding: .utf8).replacingOccurrences(of: "ayah\t113\t2\t", with: "ayah\t113\t9\t")
+        try damaged.write(toFile: learnedPath, atomically: true, encoding: .utf8)
+        let ls = try runTartil(["cache", "ls", "--json"] + common, home: home)
+        let listed = try #require((try JSONSerialization.jsonObject(with: Data(ls.stdout.utf8)) as? [[String: Any]])?.first)
+        #expect(listed["complete_surahs"] as? [Int] == [114] && listed["unlearned_surahs"] as? [Int] == [113], "\(ls.stdout)")
+        #expect((listed["learned_table_problem"] as? String)?.contains("ayah 113:9") == true, "\(ls.stdout)")
+        let again = try summary(try runTartil(["prefetch", "113", "114", "--json"] + common, home: home))
+        #expect(again["learned_surahs"] as? [Int] == [113], "\(again)")
+        let mended = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: learnedPath))), file: learnedPath)
+        #expect(mended.files == files.table.files.filter { [113, 114].contains($0.surah) })
     }
 
     /// A surah learned from a file its mirrors later replace: its ayat fail their learned hashes, the message says

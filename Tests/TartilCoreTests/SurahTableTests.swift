@@ -23,6 +23,34 @@ import Testing
         #expect(Array(table.rendered().utf8) == Self.fixture)
     }
 
+    /// A damaged table (a learned one, edited by hand or by a disk) is read as far as it can be: every surah
+    /// whose rows read is kept, the damaged one passed over, and the whole's error said; a whole one reads as
+    /// `parse` reads it; one whose header does not read gives nothing.
+    @Test(arguments: [
+        // (what is done to the fixture's text, the surahs kept, the problem's start)
+        ("nothing", [1, 112, 113, 114], nil),
+        ("112's basmala row made ayah 1", [1, 113, 114], "t.tsv:16: ayah 112:1 comes where 112:2 should"),
+        ("113's file row cut short", [1, 112, 114], "t.tsv:20: a file row has 6"),
+        ("a stray line after 114", [1, 112, 113], "t.tsv:"),
+        ("the reciter's header line lost", [], "t.tsv:"),
+    ] as [(String, [Int], String?)])
+    func aDamagedTableIsReadAsFarAsItCanBe(damage: String, kept: [Int], problem: String?) throws {
+        var lines = String(decoding: Self.fixture, as: UTF8.self).components(separatedBy: "\n")
+        let index = { (prefix: String) in try #require(lines.firstIndex { $0.hasPrefix(prefix) }) }
+        switch damage {
+        case "112's basmala row made ayah 1": lines[try index("ayah\t112\t0\t")] = lines[try index("ayah\t112\t0\t")].replacingOccurrences(of: "ayah\t112\t0\t", with: "ayah\t112\t1\t")
+        case "113's file row cut short": lines[try index("file\t113\t")] = "file\t113\t129359"
+        case "a stray line after 114": lines.insert("not a row", at: lines.count - 1)
+        case "the reciter's header line lost": lines.remove(at: try index("# reciter:"))
+        default: break
+        }
+        let (table, said) = SurahTable.salvaged(bytes: Array(lines.joined(separator: "\n").utf8), file: "t.tsv", expected: try ReciterID("ibrahim-alakhdar-surah"))
+        #expect((table?.files.map(\.surah) ?? []) == kept)
+        if let problem { #expect(said?.hasPrefix(problem) == true, "\(said ?? "none")") } else { #expect(said == nil) }
+        let whole = try SurahTable.parse(bytes: Self.fixture, file: "t.tsv")
+        for file in table?.files ?? [] { #expect(file == whole.file(surah: file.surah), "surah \(file.surah) read as it is") }
+    }
+
     @Test func formatVersionIsReadFromTheFirstLine() {
         #expect(SurahTable.formatVersion(of: Self.fixture) == 2)
         #expect(SurahTable.formatVersion(of: Array("# tartil-table: 1\n# reciter: x\n".utf8)) == 1)

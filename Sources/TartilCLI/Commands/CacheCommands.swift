@@ -44,6 +44,12 @@ enum CacheCommands {
                 let basmala = summary.layout == .surah ? "its basmala" : "the basmala 1:1"
                 console.paragraph("  partly cached: " + summary.partialSurahs.map { "\($0.surah) (\($0.cached)/\($0.total)\($0.basmalaMissing ? ", without \(basmala)" : ""))" }.joined(separator: ", "))
             }
+            if !summary.unlearnedSurahs.isEmpty {
+                console.paragraph("  not learned (parts on disk that no table cuts; played, a surah is learned again): " + summary.unlearnedSurahs.map(String.init).joined(separator: ", "))
+            }
+            if let problem = summary.learnedTableProblem {
+                console.paragraph("  its learned table is damaged, read as far as it can be: \(problem)")
+            }
             if let marks = marksLine(summary) { console.paragraph("  unpinned: " + marks) }
             for dispute in summary.disputes { console.paragraph("  " + dispute.message) }
         }
@@ -157,7 +163,10 @@ enum CacheCommands {
 
     // MARK: - Summaries
 
-    static let summaryColumns = ["reciter", "files", "bytes", "complete_surahs", "partial_surahs", "cross_checked", "single_source", "disputed"]
+    static let summaryColumns = [
+        "reciter", "files", "bytes", "complete_surahs", "partial_surahs", "unlearned_surahs", "learned_table_problem", "cross_checked",
+        "single_source", "disputed",
+    ]
 
     static func fields(_ summary: Session.CacheSummary) -> Fields {
         [
@@ -166,6 +175,8 @@ enum CacheCommands {
             ("partial_surahs", .array(summary.partialSurahs.map {
                 .object([("surah", .int($0.surah)), ("cached", .int($0.cached)), ("total", .int($0.total)), ("basmala_missing", .bool($0.basmalaMissing))])
             })),
+            ("unlearned_surahs", .array(summary.unlearnedSurahs.map(JSONValue.int))),
+            ("learned_table_problem", .string(summary.learnedTableProblem)),
             ("cross_checked", .int(summary.marks[.crossChecked]?.count ?? 0)),
             ("single_source", .array((summary.marks[.singleSource] ?? []).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
             ("disputed", .array((summary.marks[.disputed] ?? []).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),

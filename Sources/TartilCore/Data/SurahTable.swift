@@ -216,6 +216,35 @@ public struct SurahTable: Sendable, Hashable {
 
     // MARK: - Parsing
 
+    /// A table read as far as it can be (a learned table damaged by hand or by a disk): as `parse` reads it when
+    /// it is whole; otherwise each surah's rows (its `file` row and the rows up to the next) are read alone under
+    /// the header, and the surahs whose rows read are kept (a surah listed twice: its first rows). `problem` is
+    /// why the whole did not read (`parse`'s error, with its line), nil when it did; `table` is nil when not even
+    /// the header reads.
+    public static func salvaged(bytes: [UInt8], file: String, expected: ReciterID? = nil) -> (table: SurahTable?, problem: String?) {
+        let problem: String
+        do throws(TartilError) { return (try parse(bytes: bytes, file: file, expected: expected), nil) } catch { problem = error.message }
+        var header: [UInt8] = []
+        var blocks: [[UInt8]] = []
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            let startsSurah = line.starts(with: "file".utf8) && line.count > 4 && (line[line.startIndex + 4] == UInt8(ascii: "\t") || line[line.startIndex + 4] == UInt8(ascii: " "))
+            if startsSurah {
+                blocks.append(Array(line) + [UInt8(ascii: "\n")])
+            } else if blocks.isEmpty {
+                header += line + [UInt8(ascii: "\n")]
+            } else {
+                blocks[blocks.count - 1] += line + [UInt8(ascii: "\n")]
+            }
+        }
+        guard let empty = try? parse(bytes: header, file: file, expected: expected) else { return (nil, problem) }
+        var files: [File] = []
+        for block in blocks {
+            guard let read = try? parse(bytes: header + block, file: file, expected: expected) else { continue }
+            for surah in read.files where !files.contains(where: { $0.surah == surah.surah }) { files.append(surah) }
+        }
+        return (SurahTable(reciter: empty.reciter, source: empty.source, files: files.sorted { $0.surah < $1.surah }), problem)
+    }
+
     /// Parses a surah table. `file` names the source in errors, which give the line: `x.tsv:7: sha256: …`. When
     /// `expected` is given, the header's reciter must be it.
     public static func parse(bytes: [UInt8], file: String, expected: ReciterID? = nil) throws(TartilError) -> SurahTable {
