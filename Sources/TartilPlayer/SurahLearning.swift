@@ -71,9 +71,12 @@ public enum SurahLearning {
     /// then fetched by range and checked against them, never parts in the cache that no table vouches for; and a
     /// part that cannot be kept (a full disk) is fetched the same way later. Throws why the surah could not be
     /// learned (an interruption as `.interrupted`).
+    ///
+    /// With `chosenMirror` (`cache choose`, for a surah whose mirrors disagree), the file is that mirror's alone,
+    /// not cross-checked: the listener chose it, and the learned table says so.
     public static func learn(
         _ surah: Int, reciter: Reciter, cacheDirectory: String, limits: DownloadLimits, clock: any TartilClock = SystemClock.shared,
-        isCancelled: @escaping @Sendable () -> Bool
+        chosenMirror: Int? = nil, isCancelled: @escaping @Sendable () -> Bool
     ) throws(TartilError) -> SurahTable.File {
         guard let timings = reciter.timings else {
             throw .usage("\(reciter.id) publishes no ayah timings (\"timings\" in mirrors.json) and no table covers surah \(surah)")
@@ -94,7 +97,17 @@ public enum SurahLearning {
             } catch {
                 throw TartilError(.failure, "surah \(surah)'s timings are not usable: \(error.message)")
             }
-            let (copy, source) = try fetchFile(surah, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
+            var (copy, source): (ScratchFile, String)
+            if let chosenMirror {
+                let only = Reciter(
+                    id: reciter.id, name: reciter.name, style: reciter.style, bitrateKbps: reciter.bitrateKbps, tableFile: reciter.tableFile,
+                    note: reciter.note, mirrors: [reciter.mirrors[chosenMirror]], maximumSpeed: reciter.maximumSpeed, files: reciter.files,
+                    timings: reciter.timings)
+                (copy, _) = try fetchFile(surah, reciter: only, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
+                source = "chosen: \(reciter.mirrors[chosenMirror].name) (cache choose)"
+            } else {
+                (copy, source) = try fetchFile(surah, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
+            }
             defer { copy.close() }
             let mapped: MappedFile
             do throws(CacheError) { mapped = try copy.map() } catch { throw TartilError(.io, error.message) }
@@ -249,7 +262,9 @@ public enum SurahLearning {
                 return (copy, "trusted on first use: \(name), cross-checked with \(agreeing.joined(separator: ", "))\(against)")
             case .dispute:
                 let listed = prints.keys.sorted().map { "\(reciter.mirrors[$0].name): \(prints[$0]!)" }
-                throw TartilError(.failure, "surah \(surah): the mirrors disagree with no majority (\(listed.joined(separator: "; "))): not learned")
+                throw TartilError(
+                    .failure,
+                    "surah \(surah): the mirrors disagree with no majority (\(listed.joined(separator: "; "))): not learned; listen to each mirror's file, then `tartil cache choose \(surah) --reciter \(reciter.id) --mirror NAME` learns it from the one you trust")
             }
         }
     }

@@ -147,6 +147,32 @@ extension Session {
         }
     }
 
+    /// For a surah of a reciter of one file per surah whose mirrors disagree on its file with no majority (so it
+    /// cannot be learned): learns it from `mirror`'s file alone (`SurahLearning.learn(chosenMirror:)`: fetched,
+    /// cut and checked as on first use, recorded as chosen). A per-ayah reciter returns nil (its ayat are chosen
+    /// by `chooseCopy`); one that publishes no timings, a surah a table pins and an unknown mirror are usage
+    /// errors.
+    public func chooseSurahFile(
+        _ surah: Int, mirror: String, reciter name: String?, settings: Settings, isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> (reciter: ReciterID, file: PinnedFile)? {
+        let library = try settings.library()
+        let reciter = try library.reciter(try settings.reciterID(named: name, for: "cache choose"))
+        guard reciter.files == .surah else { return nil }
+        guard reciter.timings != nil else {
+            throw .usage("\(reciter.id) publishes no ayah timings: its surahs are pinned by its table, never learned, so there is nothing to choose")
+        }
+        guard let index = reciter.mirrors.firstIndex(where: { $0.name == mirror }) else {
+            throw .usage("\(reciter.id) has no mirror named '\(mirror)' (its mirrors: \(reciter.mirrors.map(\.name).joined(separator: ", ")))")
+        }
+        if try library.pinnedSurahs(for: reciter).contains(surah) {
+            throw .usage("surah \(surah) of \(reciter.id) is pinned by \(library.tablePath(for: reciter) ?? "its table"): there is nothing to choose")
+        }
+        let file = try SurahLearning.learn(
+            surah, reciter: reciter, cacheDirectory: try settings.checkedCacheDirectory(), limits: try settings.downloadLimits(), clock: clock,
+            chosenMirror: index, isCancelled: isCancelled)
+        return (reciter.id, Self.fileRow(file))
+    }
+
     func openCache(_ settings: Settings) throws(TartilError) -> Cache {
         let directory = try settings.checkedCacheDirectory()
         return try Self.cacheCall { () throws(CacheError) in try Cache(directory: directory, clock: clock) }

@@ -297,6 +297,32 @@ import Testing
         #expect(mended.files == files.table.files.filter { [113, 114].contains($0.surah) })
     }
 
+    /// A surah whose two mirrors serve different files cannot be learned; the message names `cache choose`, which
+    /// learns it from the chosen mirror's file alone (recorded as chosen), and it then plays that file's decode.
+    /// An unknown mirror is a usage error.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func aSurahTheMirrorsDisagreeOnIsLearnedFromTheMirrorChosen() throws {
+        let files = try Self.files()
+        let server = try TestServer.faults(root: files.directory + "/files")
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let (home, common) = try Self.learningHome(
+            timings: base + "/ok/timings/{surah3}.json", mirrors: [("flipped", base + "/bitflip/{surah3}.mp3"), ("clean", base + "/ok/{surah3}.mp3")])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let refused = try runTartil(["prefetch", "113"] + common, home: home)
+        #expect(refused.status == 1 && refused.stderr.contains("the mirrors disagree with no majority"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("`tartil cache choose 113 --reciter \(Self.reciter) --mirror NAME`"), "\(refused.stderr)")
+        let unknown = try runTartil(["cache", "choose", "113", "--mirror", "nope"] + common, home: home)
+        #expect(unknown.status == 64 && unknown.stderr.contains("no mirror named 'nope' (its mirrors: flipped, clean)"), "\(unknown.stderr)")
+        let chosen = try runTartil(["cache", "choose", "113", "--mirror", "clean", "--json"] + common, home: home)
+        #expect(chosen.status == 0 && chosen.stdout.contains(#""mirror":"clean""#), "\(chosen.stdout) \(chosen.stderr)")
+        let learned = try String(contentsOfFile: home + "/cache/\(Self.reciter)/surah-table.tsv", encoding: .utf8)
+        #expect(learned.contains("# source: chosen: clean (cache choose)"), "\(learned)")
+        let rendered = try runTartil(["render", "113"] + common + ["-o", home + "/out.wav"], home: home)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        #expect(try wavPCMBytes(home + "/out.wav") == files.decode(113))
+    }
+
     /// A surah learned from a file its mirrors later replace: its ayat fail their learned hashes, the message says
     /// how to learn it again, `table relearn` does (new rows, the new file's samples), and then finds it unchanged.
     /// A surah a table pins, a per-ayah reciter and one without timings are refused before anything is fetched.

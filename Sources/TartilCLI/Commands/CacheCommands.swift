@@ -101,24 +101,41 @@ enum CacheCommands {
             disputed: it is not played, and each mirror's copy is kept aside (cache verify lists them with their \
             paths, so each can be listened to). This makes the copy that MIRROR served the ayah's file, checked \
             again (its SHA-256 as kept, one whole MPEG audio stream), marked chosen; the other copies are removed. \
-            Fields (json, ndjson, csv): reciter, surah, ayah, mirror, bytes, sha256.
+            For a reciter of one file per surah whose mirrors disagree on a surah's file (so it cannot be learned), \
+            give the surah: it is learned from that mirror's file alone (fetched, cut and checked as on first use), \
+            and its learned table says chosen. \
+            Fields (json, ndjson, csv): reciter, surah, ayah (null for a surah), mirror, bytes, sha256.
             """,
-        arguments: [.init(name: "ref", help: "The disputed ayah (surah:ayah).")],
+        arguments: [.init(name: "ref", help: "The disputed ayah (surah:ayah), or a surah of a reciter of one file per surah.")],
         options: [
             .init(names: ["--mirror"], valueName: "name", help: "The mirror whose copy to keep (its name in mirrors.json)."),
             .init(names: ["--reciter"], valueName: "id", help: "The reciter [env: TARTIL_RECITER]."), OutputFormat.option(),
         ],
-        examples: ["tartil cache choose 36:5 --reciter alafasy --mirror everyayah"],
+        examples: ["tartil cache choose 36:5 --reciter alafasy --mirror everyayah", "tartil cache choose 114 --reciter ibrahim-alakhdar-gapless --mirror quranstatic"],
         run: runChoose)
 
     static func runChoose(_ invocation: Invocation, _ context: Context) throws {
         let format = try OutputFormat.chosen(invocation, context)
         let ayat = ReferenceParser.uniqueAyat(of: try ReferenceParser.parse(invocation.arguments))
-        guard ayat.count == 1 else {
-            throw TartilError.usage("cache choose takes one ayah (surah:ayah), not \(Plural.count(ayat.count, "ayah"))")
-        }
         guard let mirror = invocation.value("--mirror") else {
             throw TartilError.usage("cache choose needs --mirror NAME: the mirror whose copy to keep (cache verify lists them)")
+        }
+        // A reciter of one file per surah: a surah (any of its ayat names it) is learned from that mirror's file.
+        let surahs = Set(ayat.map(\.surah))
+        if surahs.count == 1, let (reciter, file) = try context.session.chooseSurahFile(
+            surahs.first!, mirror: mirror, reciter: invocation.value("--reciter"), settings: context.settings, isCancelled: context.isCancelled)
+        {
+            let fields: Fields = [
+                ("reciter", .string(reciter.rawValue)), ("surah", .int(surahs.first!)), ("ayah", .int(nil)),
+                ("mirror", .string(mirror)), ("bytes", .int(file.bytes)), ("sha256", .string(file.sha256)),
+            ]
+            context.console.print(report: fields, as: format) {
+                context.console.line("surah \(surahs.first!) of \(reciter): learned from \(mirror)'s file (\(file.bytes) bytes, sha256 \(file.sha256.prefix(12))…), marked chosen")
+            }
+            return
+        }
+        guard ayat.count == 1 else {
+            throw TartilError.usage("cache choose takes one ayah (surah:ayah), not \(Plural.count(ayat.count, "ayah")); for a reciter of one file per surah, one surah")
         }
         let chosen = try context.session.chooseCopy(of: ayat[0], mirror: mirror, reciter: invocation.value("--reciter"), settings: context.settings)
         let fields: Fields = [
