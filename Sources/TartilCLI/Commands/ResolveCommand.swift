@@ -13,7 +13,8 @@ enum ResolveCommand {
             them), else estimated from each file's size (a cached file's, or one ranged request per file for its \
             size and first 1 KiB) and shown with ~. Fields (json, ndjson, csv), one row per ayah: reciter, surah, \
             ayah, global, pinned, bytes, sha256, duration_samples, sample_rate, duration_ms (null when not known), \
-            estimated (true for an estimate, null when not known), urls.
+            estimated (true for an estimate, null when not known), urls, byte_range (for a reciter of one file \
+            per surah: first-last, the bytes of the surah's file at urls that are the ayah; null otherwise).
             """,
         arguments: [.init(name: "ref", help: "Ayat: 36, yasin, 36:1-12, 2:255, 2:284-3:5, 78-114, juz 30, hizb 5, page 1-3, #262.", repeating: true)],
         options: [
