@@ -26,6 +26,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         public static let notChoosable = Code("not-choosable")
         /// More bytes arrived than the file may have.
         public static let tooLarge = Code("too-large")
+        /// The server could not be reached, or stopped sending (the connect or stall timeout): asking it again
+        /// at once would cost another timeout.
+        public static let unreachable = Code("unreachable")
     }
 
     public let code: Code

@@ -138,7 +138,10 @@ final class Probe {
     /// it did (in memory, or written to its file). A file that could not be written is `fileError`, not this.
     func failure(for result: CURLcode) -> CacheError? {
         if tooLarge { return CacheError(.tooLarge, "more than \(maxBytes) bytes") }
-        guard result == CURLE_OK else { return CacheError(.io, Transfer.reason(for: result, status: status, bodyBytes: received)) }
+        guard result == CURLE_OK else {
+            let unreachable = result == CURLE_OPERATION_TIMEDOUT || result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST
+            return CacheError(unreachable ? .unreachable : .io, Transfer.reason(for: result, status: status, bodyBytes: received))
+        }
         guard status == 200 else { return CacheError(.io, "HTTP \(status)") }
         if let contentLength, contentLength != received {
             return CacheError(.io, "\(received) bytes, but Content-Length said \(contentLength)")

@@ -127,7 +127,8 @@ public enum SurahLearning {
 
     /// Asks for a file up to `attempts` times with `once` (which returns why the server did not give it, if it did
     /// not, and throws what is not the server's doing), waiting before each retry; the last reason when it never
-    /// did. A file too large, or an answer that is not the file (4xx), is not asked again.
+    /// did. A file too large, an answer that is not the file (4xx), and a server that cannot be reached or stopped
+    /// sending (another timeout would follow) are not asked again: the next mirror is.
     private static func asking<Value>(
         clock: any TartilClock, isCancelled: () -> Bool, _ once: () throws(TartilError) -> Result<Value, CacheError>
     ) throws(TartilError) -> Result<Value, TartilError> {
@@ -140,7 +141,9 @@ public enum SurahLearning {
             case .failure(let error):
                 if isCancelled() { throw TartilError(.interrupted, "interrupted") }
                 reason = error.message
-                if error.code == .tooLarge || reason.hasPrefix("HTTP 4") { return .failure(TartilError(.failure, reason)) }
+                if error.code == .tooLarge || error.code == .unreachable || reason.hasPrefix("HTTP 4") {
+                    return .failure(TartilError(.failure, reason))
+                }
                 if attempt < attempts { clock.sleep(seconds: retryDelay(attempt)) }
             }
         }

@@ -46,7 +46,7 @@ extension Session {
         let started = clock.now
         let toLearn = reciter.files == .surah && reciter.timings != nil ? try library.unlearnedSurahs(request.ayat.map(\.surah), for: reciter) : []
         let unlearned = try Self.learnSurahs(
-            of: request.ayat, reciter: reciter, library: library, settings: settings, clock: clock, isCancelled: isCancelled)
+            of: request.ayat, reciter: reciter, library: library, settings: settings, limits: limits, clock: clock, isCancelled: isCancelled)
         if let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
             throw TartilError(error.code, "surah \(surah) cannot be fetched: \(error.message)")
         }

@@ -252,8 +252,12 @@ extension Session {
         // waits for, or the next one), and skips the ayat of one that cannot be learned, saying why.
         var learnable: Set<Int> = []
         if render {
+            // With the timeouts asked for, as the render's own downloads have them.
+            var limits = try settings.downloadLimits()
+            if let seconds = request.connectTimeout { limits.connectTimeout = seconds }
+            if let seconds = request.stallSeconds { limits.stallSeconds = seconds }
             let unlearned = try Self.learnSurahs(
-                of: plan.ayat, reciter: reciter, library: library, settings: settings, clock: clock, isCancelled: isCancelled)
+                of: plan.ayat, reciter: reciter, library: library, settings: settings, limits: limits, clock: clock, isCancelled: isCancelled)
             if let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
                 throw TartilError(error.code, "surah \(surah) cannot be rendered: \(error.message)")
             }
@@ -305,14 +309,14 @@ extension Session {
     /// (`SurahLearning`: each surah's timings and whole file, once); nothing for any other reciter. Returns why
     /// each surah that could not be learned was not; an interruption throws.
     static func learnSurahs(
-        of ayat: [AyahRef], reciter: Reciter, library: ReciterLibrary, settings: Settings, clock: any TartilClock,
+        of ayat: [AyahRef], reciter: Reciter, library: ReciterLibrary, settings: Settings, limits: DownloadLimits, clock: any TartilClock,
         isCancelled: @escaping @Sendable () -> Bool
     ) throws(TartilError) -> [Int: TartilError] {
         guard reciter.files == .surah, reciter.timings != nil else { return [:] }
         let missing = try library.unlearnedSurahs(ayat.map(\.surah), for: reciter)
         guard !missing.isEmpty else { return [:] }
         return try SurahLearning.learn(
-            missing, reciter: reciter, cacheDirectory: try settings.checkedCacheDirectory(), limits: try settings.downloadLimits(), clock: clock,
+            missing, reciter: reciter, cacheDirectory: try settings.checkedCacheDirectory(), limits: limits, clock: clock,
             isCancelled: isCancelled)
     }
 

@@ -297,6 +297,28 @@ import Testing
         #expect(mended.files == files.table.files.filter { [113, 114].contains($0.surah) })
     }
 
+    /// Learning asks a mirror that stops sending once, as any download does (one stall timeout, the one asked for
+    /// with --stall-timeout, not three and the waits between them), then the next mirror.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func learningAsksAStalledMirrorOnce() throws {
+        let files = try Self.files()
+        let server = try TestServer.faults(root: files.directory + "/files")
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let (home, common) = try Self.learningHome(
+            timings: base + "/ok/timings/{surah3}.json", mirrors: [("stalled", base + "/stall/{surah3}.mp3"), ("clean", base + "/ok/{surah3}.mp3")])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let started = Date()
+        let rendered = try runTartil(["render", "112", "--stall-timeout", "1"] + common + ["-o", home + "/out.wav"], home: home)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        // --stall-timeout holds for learning too: the default (15 s) would alone take longer than this.
+        #expect(Date().timeIntervalSince(started) < 12, "learning waited out the default stall timeout")
+        #expect(try wavPCMBytes(home + "/out.wav") == files.decode(112))
+        Thread.sleep(forTimeInterval: 0.3)  // the server logs an answer once it has written it
+        let stalled = server.requestLog.filter { $0.contains("/stall/112.mp3") }
+        #expect(stalled.count == 1, "\(server.requestLog)")
+    }
+
     /// A surah whose two mirrors serve different files cannot be learned; the message names `cache choose`, which
     /// learns it from the chosen mirror's file alone (recorded as chosen), and it then plays that file's decode.
     /// An unknown mirror is a usage error.

@@ -15,7 +15,7 @@ named by the first path segment:  GET /<fault>/<path under ROOT>.
   bitflip-once       a bit flipped in the middle on the first request for each path (the whole file, whatever
                      Range asks), then the file (as ok serves it)
   html               200 text/html, an error page
-  stall              headers and 1 KiB, then silence (for at most 60 s)
+  stall              headers and 1 KiB, then silence (for at most 60 s; logged before the silence)
   trickle            one byte every 0.2 s (for at most 60 s)
   oversize           the file followed by 1 MiB more, with a Content-Length that says so
   lying-length       Content-Length 1000 more than the file, the file, then a close
@@ -236,6 +236,7 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(data[:1024])
             self.wfile.flush()
+            self.record(200, 1024)  # logged before the silence, so tests can count the requests
             time.sleep(60)
             self.close_connection = True
             return
