@@ -626,7 +626,7 @@ func sha256(_ path: String) -> String {
         (["prefetch", "1", "--reciter", "fixture", "--max-size", "lots"], "Error: 'lots' is not a size"),
         (["prefetch", "2:300", "--reciter", "fixture"], "Error: '2:300'"),
         (["cache", "import", "/nonexistent", "--reciter", "fixture"], "Error: /nonexistent is not a folder"),
-        (["cache", "ls", "--reciter", "Bad"], "Error: 'Bad' is not a valid reciter id"),
+        (["cache", "ls", "--reciter", "Bad"], "Error: no reciter 'Bad' in mirrors.json"),  // neither a reciter of mirrors.json nor a folder in the cache
     ])
     func badInputChangesNothing(arguments: [String], message: String) throws {
         let directory = TestPaths.makeTemporaryDirectory()
