@@ -24,7 +24,10 @@ public final class ControlServer: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let connections = Atomic<Int>(0)
     /// The requests being answered (not `watch` streams): `stop` lets them send their replies.
-    private let answering = Monitor(0)
+    let answering = Monitor(0)
+    /// The `watch` streams open: `stop` lets them send the events published before it (the player's `end` among
+    /// them) and their replies, so a watcher of a player that finishes sees it finish.
+    let watching = Monitor(0)
     /// How long `stop` waits for the replies of requests being answered.
     public static let replySeconds = 2.0
 
@@ -107,12 +110,16 @@ public final class ControlServer: Sendable {
     /// Stops accepting and removes the socket (at exit), if it is still the one bound here; then waits (at most
     /// `replySeconds`) until the requests being answered have sent their replies: a `stop` that ends this
     /// player's playback, and so this process, still gets its answer.
+    /// True once `stop` was called: the process is ending.
+    var isStopping: Bool { stopped.load(ordering: .relaxed) }
+
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         var status = stat()
         if lstat(socket.path, &status) == 0, UInt64(status.st_ino) == inode { unlink(socket.path) }
         shutdown(listener, Int32(SHUT_RDWR))
         answering.wait(until: { $0 == 0 }, timeout: Self.replySeconds) { _, _ in }
+        watching.wait(until: { $0 == 0 }, timeout: Self.replySeconds) { _, _ in }
     }
 
     private func acceptLoop(session: Session) {
@@ -149,7 +156,7 @@ public final class ControlServer: Sendable {
                 continue
             }
             NativeThread.start(stackSize: 512 << 10) { [self] in
-                ControlConnection(descriptor: client, session: session, answering: answering).serve()
+                ControlConnection(descriptor: client, session: session, server: self).serve()
                 connections.subtract(1, ordering: .relaxed)
             }
         }
@@ -160,14 +167,14 @@ public final class ControlServer: Sendable {
 final class ControlConnection {
     let descriptor: Int32
     let session: Session
-    /// The server's count of requests being answered.
-    let answering: Monitor<Int>
+    /// The server: its counts of requests being answered and of watch streams, and whether it is stopping.
+    let server: ControlServer
     private var reader: LineReader
 
-    init(descriptor: Int32, session: Session, answering: Monitor<Int>) {
+    init(descriptor: Int32, session: Session, server: ControlServer) {
         self.descriptor = descriptor
         self.session = session
-        self.answering = answering
+        self.server = server
         reader = LineReader(descriptor: descriptor, limit: ControlProtocol.maximumRequestBytes)
     }
 
@@ -204,8 +211,8 @@ final class ControlConnection {
             return send(ControlProtocol.reply(id: request.id, code: ExitCode.of(error), data: nil, error: error.message, result: nil))
         }
         if case .watch(let follow) = typed { return watch(follow: follow, id: request.id) }
-        answering.update { $0 += 1 }
-        defer { answering.update { $0 -= 1 } }
+        server.answering.update { $0 += 1 }
+        defer { server.answering.update { $0 -= 1 } }
         do throws(TartilError) {
             let result = try session.handle(typed, settings: nil, isCancelled: { [descriptor] in Self.hasGone(descriptor) })
             let code = result == .stopped ? ExitCode.notPlaying : ExitCode.success
@@ -218,18 +225,29 @@ final class ControlConnection {
     /// `watch [--follow]`: the session's events as JSON lines until playback ends (with `--follow`, until the
     /// client goes), then the reply.
     private func watch(follow: Bool, id: JSONValue) -> Bool {
+        server.watching.update { $0 += 1 }
+        defer { server.watching.update { $0 -= 1 } }
         let stream = session.subscribe()
         defer { session.unsubscribe(stream) }
         if !follow && !session.isPlaying {
             return send(ControlProtocol.reply(id: id, code: ExitCode.success, data: .object([("watch", .string("ended"))]), error: nil, result: nil))
         }
+        // Once the process is ending (`stop`), the stream is sent to its player's end, or until it has been quiet
+        // for a second (no player will come for a --follow watcher).
+        var quietAfterStop = 0
         while true {
             if Self.hasGone(descriptor) { return false }
             if stream.overflowed { return false }
-            guard let event = stream.next(timeout: 0.2) else { continue }
+            guard let event = stream.next(timeout: 0.2) else {
+                if server.isStopping {
+                    quietAfterStop += 1
+                    if quietAfterStop >= 5 { break }
+                }
+                continue
+            }
             guard case .player(let playerEvent) = event else { continue }
             if !send(SessionJSON.json(playerEvent).rendered() + "\n") { return false }
-            if case .end = playerEvent, !follow { break }
+            if case .end = playerEvent, !follow || server.isStopping { break }
         }
         return send(ControlProtocol.reply(id: id, code: ExitCode.success, data: .object([("watch", .string("ended"))]), error: nil, result: nil))
     }
