@@ -271,14 +271,15 @@ extension Session {
         public var singleSource: [CachedAyah] = []
         /// Ayat whose mirrors disagree with no majority: not played until `cache choose` picks a copy.
         public var disputed: [DisputedAyah] = []
-        /// Files an earlier repair removed and did not download again (it was killed): downloaded now with
-        /// `repair`, listed (and still missing) without it.
+        /// Files an earlier verification removed and did not download again (one without `repair`, or a repair
+        /// that was killed): downloaded now with `repair`, listed (and still missing) without it.
         public var awaitingRepair: [CachedAyah] = []
         public var interrupted = false
     }
 
     /// Re-hashes every cached file (of `reciter`, when given) against its table or recorded hash, removes the bad
-    /// ones and, with `repair`, downloads them again (`report` sees that download's progress).
+    /// ones and, with `repair`, downloads them again (`report` sees that download's progress); without it, they
+    /// are noted for the next `repair`.
     /// `limits`: what the repair downloads under (nil: `settings.downloadLimits()`).
     public func verifyCache(
         reciter given: String?, repair: Bool, settings: Settings, limits: DownloadLimits? = nil, isCancelled: @escaping @Sendable () -> Bool,
@@ -309,6 +310,10 @@ extension Session {
         if repair && !toFetch.isEmpty {
             // Recorded before anything is removed: a repair killed from here on is finished by the next one.
             try Self.cacheCall { () throws(CacheError) in try cache.setPendingRepairs(otherPending + toFetch) }
+        } else if !problems.isEmpty {
+            // What a verification without --repair removes is fetched by the next `cache verify --repair`. Best
+            // effort: on a full disk it still verifies and removes (and says so).
+            try? cache.setPendingRepairs(otherPending + toFetch)
         }
         for problem in problems {
             let id = try ReciterID(problem.file.reciter)

@@ -502,6 +502,24 @@ func sha256(_ path: String) -> String {
         #expect(clean.stdout.contains("7 files checked: 7 good, 0 bad"))
     }
 
+    /// A verification without --repair removes a bad file and says how to get it back; the next `--repair`
+    /// downloads it again (it is noted for it), and a verification after that finds everything good.
+    @Test func whatAPlainVerifyRemovesTheNextRepairBringsBack() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try environment.tartil(["prefetch", "1", "--reciter", "fixture"], urls: [environment.clean], in: directory)
+        try flipBit(in: directory + "/cache/fixture/001003.mp3")
+        let plain = try environment.tartil(["cache", "verify"], urls: [environment.clean], in: directory)
+        #expect(plain.status == 1 && plain.stderr.contains("1 bad file(s) are not in the cache any more: `tartil cache verify --repair` downloads them again"), "\(plain.stderr)")
+        #expect(try environment.verifiedFiles(in: directory).count == 6)
+        let repair = try environment.tartil(["cache", "verify", "--repair", "--json"], urls: [environment.clean], in: directory)
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(repair.stdout.contains(#""repaired":1"#), "\(repair.stdout)")
+        #expect(try environment.verifiedFiles(in: directory).count == 7)
+        let clean = try environment.tartil(["cache", "verify"], urls: [environment.clean], in: directory)
+        #expect(clean.status == 0 && clean.stdout.contains("7 files checked: 7 good, 0 bad"), "\(clean.stdout)")
+    }
+
     /// Chaos: `kill -9` a prefetch at twelve moments drawn from a fixed seed (so a failure can be replayed), on
     /// pinned and unpinned reciters. After every kill, every `SSSAAA.mp3` is the right file; at the end `cache
     /// verify` passes and a rerun completes.

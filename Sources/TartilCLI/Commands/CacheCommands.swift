@@ -265,7 +265,11 @@ enum CacheCommands {
         }
         if result.interrupted { throw TartilError(.interrupted, "verification stopped") }
         let unrepaired = repair ? result.awaitingRepair.count : bad.count + result.awaitingRepair.count
-        if unrepaired > 0 { throw TartilError(.failure, "\(unrepaired) bad file(s) are not in the cache any more") }
+        if unrepaired > 0 {
+            throw TartilError(
+                .failure,
+                "\(unrepaired) bad file(s) are not in the cache any more" + (repair ? "" : ": `tartil cache verify --repair` downloads them again"))
+        }
         if !result.disputed.isEmpty {
             throw TartilError(.failure, "\(Plural.count(result.disputed.count, "ayah")) disputed (not played): choose a copy of each with tartil cache choose REF --reciter ID --mirror NAME")
         }
