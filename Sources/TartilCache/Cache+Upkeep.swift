@@ -13,14 +13,17 @@ extension Cache {
 
     /// Re-hashes `files` on every core against what vouches for each: the reciter's table (`tables`), else the
     /// hash recorded when it was first downloaded. A file nothing vouches for, or a symbolic link at a cached
-    /// file's name, is a problem too. Problems come in the order of `files`.
-    public static func verify(_ files: [CachedFile], tables: [String: ReciterTable]) -> [Problem] {
+    /// file's name, is a problem too. Problems come in the order of `files`. `tableSource` names where a table
+    /// row came from in a mismatch's message (a surah-file reciter's learned rows: its mirrors).
+    public static func verify(
+        _ files: [CachedFile], tables: [String: ReciterTable], tableSource: @escaping @Sendable (_ reciter: String, _ file: AyahRef) -> String = { _, _ in "table" }
+    ) -> [Problem] {
         let problems = Mutex<[Int: String]>([:])
         NativeThread.concurrentPerform(iterations: files.count) { index in
             let file = files[index]
             let expectation: FileExpectation?
             if let pinned = tables[file.reciter]?.files[file.ayah] {
-                expectation = .pinned(pinned)
+                expectation = .pinned(pinned, source: tableSource(file.reciter, file.ayah))
             } else if let sha = file.recordedSHA256 {
                 expectation = .recorded(bytes: file.bytes, sha256: sha)
             } else {

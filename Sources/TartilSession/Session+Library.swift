@@ -295,12 +295,17 @@ extension Session {
         let pending = allPending.filter { (reciter == nil || $0.reciter == reciter) && !present.contains($0) }
         let otherPending = allPending.filter { reciter != nil && $0.reciter != reciter }
         var tables: [String: ReciterTable] = [:]
+        var learned: [String: Set<Int>] = [:]
         for name in Set(files.map(\.reciter) + pending.map(\.reciter)) {
             if let library, let id = try? ReciterID(name), let reciter = try? library.reciter(id), let table = try library.table(for: reciter) {
                 tables[name] = table
+                if reciter.files == .surah { learned[name] = try library.parts(for: reciter)?.learnedSurahs }
             }
         }
-        let problems = Cache.verify(files, tables: tables)
+        let problems = Cache.verify(files, tables: tables) { [learned] name, file in
+            guard let surahs = learned[name], let id = try? ReciterID(name) else { return "table" }
+            return PlayableParts.rowSource(ofSurah: file.surah, reciter: id, learned: surahs.contains(file.surah))
+        }
         let badPaths = Set(problems.map(\.file.path))
         var result = CacheVerification(checked: files.count)
         result.removed = problems.map { (CachedAyah(reciter: $0.file.reciter, ayah: $0.file.ayah), $0.reason) }

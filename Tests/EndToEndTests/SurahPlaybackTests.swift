@@ -295,6 +295,13 @@ import Testing
         #expect(again["learned_surahs"] as? [Int] == [113], "\(again)")
         let mended = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: learnedPath))), file: learnedPath)
         #expect(mended.files == files.table.files.filter { [113, 114].contains($0.surah) })
+        // A learned part that no longer matches is named as learned (with how to learn it again), not as a table's.
+        let part = home + "/cache/\(Self.reciter)/114002.mp3"
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: part)))
+        bytes[bytes.count / 2] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: part))
+        let verified = try runTartil(["cache", "verify", "--json"] + common, home: home)
+        #expect(verified.status == 1 && verified.stdout.contains("learned from its mirrors") && !verified.stdout.contains("(table)"), "\(verified.stdout)")
     }
 
     /// Learning asks a mirror that stops sending once, as any download does (one stall timeout, the one asked for
