@@ -1,3 +1,4 @@
+import CSystem
 import Glibc
 import TartilCore
 import TartilSystem
@@ -41,5 +42,42 @@ extension Cache {
         try folder.rename(temporary, to: name)
         written = true
         try folder.sync()
+    }
+
+    /// Takes an exclusive lock on byte `key` of the reciter's file `name` (made when missing; a whole-file `flock`
+    /// on it, as `rewrite` takes, is independent), waiting while another process holds it and asking
+    /// `isCancelled` every 0.1 s: nil when cancelled. Other keys never wait. The lock is let go when the returned
+    /// lock is released (or dropped), or when the process ends.
+    public func lockByte(reciter: ReciterID, file name: String, key: Int, isCancelled: () -> Bool) throws(CacheError) -> HeldLock? {
+        let folder = try folder(reciter.rawValue, create: true)!
+        let descriptor = try folder.openFile(name, O_CREAT | O_RDWR, removingLink: true, what: "a lock")
+        while true {
+            if csystem_try_lock_byte(descriptor, key) == 0 { return HeldLock(descriptor: descriptor) }
+            let error = Errno.current
+            guard error == .wouldBlock || error == .permissionDenied || error == .interrupted else {
+                close(descriptor)
+                throw CacheError.system("lock", path: Path.join(folder.path, name), error)
+            }
+            if isCancelled() {
+                close(descriptor)
+                return nil
+            }
+            usleep(100_000)
+        }
+    }
+}
+
+/// A lock `Cache.lockByte` took: held until `release` (or until it is dropped).
+public final class HeldLock {
+    private var descriptor: Int32
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit { release() }
+
+    /// Lets go of the lock (closing its own descriptor, which releases it).
+    public func release() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
     }
 }

@@ -74,19 +74,30 @@ public enum SurahLearning {
     ///
     /// With `chosenMirror` (`cache choose`, for a surah whose mirrors disagree), the file is that mirror's alone,
     /// not cross-checked: the listener chose it, and the learned table says so.
+    ///
+    /// One process at a time learns a surah of a reciter (a lock on its byte of the learned table's lock file):
+    /// another that wants it meanwhile waits, then takes the rows it learned instead of fetching the file again —
+    /// unless `again` (`table relearn`, `cache choose`), which learns it whatever was learned.
     public static func learn(
         _ surah: Int, reciter: Reciter, cacheDirectory: String, limits: DownloadLimits, clock: any TartilClock = SystemClock.shared,
-        chosenMirror: Int? = nil, isCancelled: @escaping @Sendable () -> Bool
+        chosenMirror: Int? = nil, again: Bool = false, isCancelled: @escaping @Sendable () -> Bool
     ) throws(TartilError) -> SurahTable.File {
         guard let timings = reciter.timings else {
             throw .usage("\(reciter.id) publishes no ayah timings (\"timings\" in mirrors.json) and no table covers surah \(surah)")
         }
         do throws(TartilError) {
             let cache: Cache
+            let held: HeldLock?
             do {
                 cache = try Cache(directory: cacheDirectory, clock: clock)
+                held = try cache.lockByte(reciter: reciter.id, file: learnedTableName + ".lock", key: surah, isCancelled: isCancelled)
             } catch {
                 throw TartilError(.failure, error.message)
+            }
+            guard let held else { throw TartilError(.interrupted, "interrupted") }
+            defer { held.release() }
+            if !again, chosenMirror == nil, let learned = learnedTable(cacheDirectory: cacheDirectory, reciter: reciter.id)?.file(surah: surah) {
+                return learned  // learned by another process while this one waited
             }
             let timingURL = timings.template.url(forSurah: surah)
             let timingBytes = try fetch(timingURL, maxBytes: maximumTimingBytes, limits: limits, clock: clock, isCancelled: isCancelled)

@@ -457,7 +457,7 @@ extension Session {
             let before = beforeFile.map(Self.fileRow)
             do throws(TartilError) {
                 let learnedFile = try SurahLearning.learn(
-                    surah, reciter: reciter, cacheDirectory: cacheDirectory, limits: limits, clock: clock, isCancelled: isCancelled)
+                    surah, reciter: reciter, cacheDirectory: cacheDirectory, limits: limits, clock: clock, again: true, isCancelled: isCancelled)
                 let learned = Self.fileRow(learnedFile)
                 let outcome: Relearned.Outcome =
                     before == nil ? .learned : before != learned ? .changed : beforeFile != learnedFile ? .retimed : .unchanged

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -324,6 +325,32 @@ import Testing
         Thread.sleep(forTimeInterval: 0.3)  // the server logs an answer once it has written it
         let stalled = server.requestLog.filter { $0.contains("/stall/112.mp3") }
         #expect(stalled.count == 1, "\(server.requestLog)")
+    }
+
+    /// Two processes that want the same unlearned surah at once (a render and a prefetch) learn it once: the
+    /// second waits for the first and takes its rows, so the surah's file is fetched once (from a slow mirror, so
+    /// that they overlap), and both end well.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func twoProcessesLearnASurahOnce() throws {
+        let files = try Self.files()
+        let server = try TestServer.faults(root: files.directory + "/files")
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let (home, common) = try Self.learningHome(timings: base + "/ok/timings/{surah3}.json", mirrors: [("slow", base + "/slow/{surah3}.mp3")])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let commands = [["render", "113", "-o", home + "/out.wav"], ["prefetch", "113"]]
+        let results = Mutex<[Int: RunResult]>([:])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let result = try? runTartil(commands[index] + common, home: home)
+            results.withLock { $0[index] = result }
+        }
+        for index in 0..<2 {
+            let result = try #require(results.withLock { $0[index] })
+            #expect(result.status == 0, "\(commands[index]): \(result.stderr)")
+        }
+        #expect(try wavPCMBytes(home + "/out.wav") == files.decode(113))
+        Thread.sleep(forTimeInterval: 0.3)  // the server logs an answer once it has written it
+        #expect(server.requestLog.filter { $0.contains("/slow/113.mp3") }.count == 1, "\(server.requestLog)")
     }
 
     /// A surah whose two mirrors serve different files cannot be learned; the message names `cache choose`, which
