@@ -166,6 +166,8 @@ public final class Player: Sendable {
         var actions = try machine.on(.setSpeed(setup.speed)) + machine.on(.setVolume(.to(setup.volume))) + machine.start(at: start)
         if let loop = setup.loop { actions += try machine.on(.loop(loop)) }
         if let stop = setup.stopAfter { actions += try machine.on(.stopAfter(stop)) }
+        // From here on (the command line's options checked by the session), nothing may make a file endless.
+        if case .wav(let path) = setup.output { machine.writesFile = setup.stopOnSkip ? "render" : "--output wav:\(path)" }
         let startActions = actions
         // The loader starts first, on the files the start wants, so the first file is read from the cache or its
         // download is under way (libcurl loaded, the connection opening) while the output device opens.

@@ -369,14 +369,9 @@ extension Session {
     static func checkEnds(options: PlaybackOptions, loop: LoopRequest?, stopAfter: StopAfter?, writer: String) throws(TartilError) {
         var timer = false
         if case .seconds? = stopAfter { timer = true }
-        if !timer && options.repeatEach == .forever {
-            throw .usage("\(writer) writes a file, which must end: --repeat inf goes on for ever; give a count, or add --stop-after with a time (20m)")
-        }
-        if !timer, let loop, loop.passes == nil {
-            throw .usage("\(writer) writes a file, which must end: the loop goes on for ever; give it a count ('\(loop.start) \(loop.end) 5'), or add --stop-after with a time (20m)")
-        }
-        if stopAfter == nil && options.repeatRange == .forever {
-            throw .usage("\(writer) writes a file, which must end: --repeat-range inf goes on for ever; give a count, or add --stop-after")
+        let endlessLoop = loop.flatMap { $0.passes == nil ? "'\($0.start) \($0.end) 5'" : nil }
+        if let reason = options.endlessReason(endlessLoop: endlessLoop, timer: timer, stopAfter: stopAfter != nil) {
+            throw .usage("\(writer) writes a file, which must end: \(reason)")
         }
     }
 

@@ -222,6 +222,80 @@ struct Engine {
         #expect(result == expected)
     }
 
+    /// Playback that writes a file (`writesFile`) never becomes endless from a command (a script's or another
+    /// terminal's): `set repeat inf`, `set repeat-range inf`, a loop without a count and a timer cancelled under
+    /// them are refused, and nothing changes; with a timer (or for the range, any stop-after) they are taken; and
+    /// playback to a device takes them all.
+    @Test(arguments: [
+        // (what is done first, the command, whether it writes a file, refused)
+        ([], PlaybackMachine.Command.set(.repeatEach(.forever)), true, true),
+        ([], .set(.repeatRange(.forever)), true, true),
+        ([], .loop(LoopRequest(start: .time(seconds: 1), end: .time(seconds: 2))), true, true),
+        ([], .loop(LoopRequest(start: .time(seconds: 1), end: .time(seconds: 2), passes: 3)), true, false),
+        ([.sleep(seconds: 600)], .set(.repeatEach(.forever)), true, false),
+        ([.stopAfter(.surah)], .set(.repeatRange(.forever)), true, false),
+        ([.stopAfter(.surah)], .set(.repeatEach(.forever)), true, true),
+        ([.sleep(seconds: 600), .set(.repeatEach(.forever))], .sleep(seconds: nil), true, true),
+        ([.sleep(seconds: 600), .set(.repeatEach(.forever))], .stopAfter(nil), true, true),
+        ([.sleep(seconds: 600), .loop(LoopRequest(start: .time(seconds: 1), end: .time(seconds: 2)))], .sleep(seconds: nil), true, true),
+        ([], .set(.repeatEach(.forever)), false, false),
+        ([], .loop(LoopRequest(start: .time(seconds: 1), end: .time(seconds: 2))), false, false),
+    ] as [([PlaybackMachine.Command], PlaybackMachine.Command, Bool, Bool)])
+    func playbackThatWritesAFileNeverBecomesEndless(first: [PlaybackMachine.Command], command: PlaybackMachine.Command, file: Bool, refused: Bool) throws {
+        let plan = try PlaybackPlan(ayat: (1...4).map { AyahRef(unchecked: 112, $0) }, options: .init(basmala: .off))
+        var machine = PlaybackMachine(plan: plan, timeline: PlaybackMachine.timeline(for: plan) { _ in Timeline.Length(samples: 500, rate: 100) })
+        _ = machine.start(at: nil)
+        for setup in first { _ = try machine.on(setup) }
+        if file { machine.writesFile = "--output wav:out.wav" }
+        let before = machine
+        do {
+            _ = try machine.on(command)
+            #expect(!refused, "\(command) was taken")
+        } catch {
+            #expect(refused, "\(command): \(error.message)")
+            #expect(error.code == .usage && error.message.hasPrefix("--output wav:out.wav writes a file, which must end: "), "\(error.message)")
+            #expect(machine.plan == before.plan && machine.loop == before.loop && machine.sleepSecondsLeft == before.sleepSecondsLeft
+                && machine.stopAfter == before.stopAfter && machine.heard == before.heard, "a refused command changes nothing")
+        }
+    }
+
+    /// A start placed again inside an ayah once its surah is learned (`--from 0:38`: 6 s into 114:5) is where the
+    /// listener starts: the journal gets no "ayah-start" of 114:5 at 0 s, and a stop records where they are.
+    @Test func aStartPlacedAgainIsNotRecordedAsTheAyahsStart() throws {
+        let ayat = (1...6).map { AyahRef(unchecked: 114, $0) }
+        let plan = try PlaybackPlan(ayat: ayat, options: .init(basmala: .off))
+        var machine = PlaybackMachine(plan: plan, timeline: PlaybackMachine.timeline(for: plan) { _ in nil })
+        machine.surahsToLearn = [114]
+        _ = machine.on(.lengthsEstimated(Dictionary(uniqueKeysWithValues: ayat.map { ($0, Timeline.Length(samples: 1000, rate: 100, isEstimated: true)) })))
+        let start = try machine.startPosition(for: .time(seconds: 38))
+        var engine = Engine(machine)
+        engine.capacity = 100
+        engine.start(at: start)
+        engine.send(.lengthsKnown(Dictionary(uniqueKeysWithValues: zip(ayat, [5, 8, 12, 7, 9, 15].map { Timeline.Length(samples: $0 * 100, rate: 100) }))))
+        engine.allReady()
+        engine.write(200)  // 114:5 from 6 s to 8 s; the device holds up to 3 s, so about 1 s of it is heard
+        try engine.command(.stop)
+        #expect(!engine.records.contains { $0.reason == .ayahStart && $0.ayah == AyahRef(unchecked: 114, 5) }, "\(engine.records)")
+        let stop = try #require(engine.records.last)
+        #expect(stop.ayah == AyahRef(unchecked: 114, 5) && stop.offsetSamples >= 600, "\(engine.records)")
+    }
+
+    /// A loop whose A is inside an ayah (0:20, 2 s into 112:2) records, at each jump back, that place as the
+    /// ayah entered, not the ayah's start the listener did not hear again; an ayah entered by playing on still
+    /// records its start.
+    @Test func aLoopBackInsideAnAyahRecordsWhereItLands() throws {
+        var engine = Engine(Self.machine())
+        engine.start()
+        engine.allReady()
+        try engine.command(.loop(LoopRequest(start: .time(seconds: 20), end: .time(seconds: 30), passes: 3)))
+        engine.playToEnd()
+        let entries = engine.records.filter { $0.reason == .ayahStart }
+        let into112v2 = entries.filter { $0.ayah == AyahRef(unchecked: 112, 2) }
+        #expect(into112v2.count == 2 && into112v2.allSatisfy { $0.offsetSamples == 200 }, "\(entries)")
+        #expect(entries.filter { $0.ayah == AyahRef(unchecked: 112, 3) }.allSatisfy { $0.offsetSamples == 0 }, "\(entries)")
+        #expect(entries.contains { $0.ayah == AyahRef(unchecked: 112, 4) && $0.offsetSamples == 0 }, "\(entries)")
+    }
+
     /// A new layout (`set repeat 2`) keeps what was learned: measured lengths stay exact and size estimates stay
     /// (still marked as estimates) instead of falling back to the mean guess.
     @Test func estimatesSurviveANewLayout() throws {

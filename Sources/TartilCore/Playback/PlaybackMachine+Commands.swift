@@ -4,6 +4,24 @@ extension PlaybackMachine {
     /// Carries out a command; a usage error when it cannot be, and then nothing changed. An ended machine takes
     /// no more commands (nothing happens).
     public mutating func on(_ command: Command) throws(TartilError) -> [Action] {
+        guard let writer = writesFile else { return try carryOut(command) }
+        let before = self
+        let actions = try carryOut(command)
+        if let reason = endlessReason(), before.endlessReason() == nil {
+            self = before
+            throw .usage("\(writer) writes a file, which must end: \(reason)")
+        }
+        return actions
+    }
+
+    /// Why playback as it is now would never end (`PlaybackOptions.endlessReason`), or nil.
+    func endlessReason() -> String? {
+        var endlessLoop: String?
+        if case .on(let loop) = looping, loop.passesLeft == nil { endlessLoop = "'loop A B 5', or --loop 'A-B 5'" }
+        return plan.options.endlessReason(endlessLoop: endlessLoop, timer: sleepTimer != nil, stopAfter: sleepTimer != nil || boundary != nil)
+    }
+
+    private mutating func carryOut(_ command: Command) throws(TartilError) -> [Action] {
         var actions: [Action] = []
         if case .ended = phase { return actions }
         switch command {

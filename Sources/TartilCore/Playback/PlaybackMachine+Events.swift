@@ -81,7 +81,9 @@ extension PlaybackMachine {
             } else if !awaitsLengths(span) {
                 timesOnEstimates.start = nil
                 do throws(TartilError) {
-                    move(to: try target(of: start), recording: false, &actions)
+                    let position = try target(of: start)
+                    move(to: position, recording: false, &actions)
+                    startedInside(position)
                 } catch {
                     fail(error.message, listener, &actions)
                     return
@@ -95,10 +97,29 @@ extension PlaybackMachine {
                 var loop = try resolve(request)
                 loop.passesLeft = old.passesLeft
                 looping = .on(loop)
-                if !listener.soundWritten { move(to: loop.start, recording: false, &actions) }
+                if !listener.soundWritten {
+                    move(to: loop.start, recording: false, &actions)
+                    startedInside(loop.start)
+                }
             } catch {
                 fail(error.message, listener, &actions)
             }
+        }
+    }
+
+    /// A start placed again inside an ayah's group counts as its journal entry, as `start(at:)` counts one: the
+    /// listener's first record is where they stop or move, not the group's start they never heard.
+    private mutating func startedInside(_ position: PlanPosition) {
+        guard position.offset > 0 else { return }
+        switch phase {
+        case .playing(var listener, let writing):
+            listener.journaled = group(at: position.index)
+            phase = .playing(listener, writing)
+        case .paused(var listener):
+            listener.journaled = group(at: position.index)
+            phase = .paused(listener)
+        case .ended:
+            break
         }
     }
 
@@ -178,7 +199,7 @@ extension PlaybackMachine {
             listener.heard = settle(position, writing, passingTheOpenItem: false)
         }
         announce(&listener, &actions)
-        recordGroupEntered(&listener, &actions)
+        recordGroupEntered(&listener, entry: writing.written.pieceStart(before: writing.unheard), &actions)
     }
 
     /// Where a listener at `position` is: at the very end of an item that was written to its end, at the start of
@@ -207,12 +228,17 @@ extension PlaybackMachine {
 
     /// Once sound was written, entering another ayah's group by playing records its start (a seek, a pause or a
     /// start inside a group records itself instead; a review records nothing: the journal keeps the new ayah).
-    private func recordGroupEntered(_ listener: inout Listener, _ actions: inout [Action]) {
+    /// Entered where what is heard began inside the group (`entry`: a loop's jump back to an A inside an ayah),
+    /// it records that place, not the group's start: the listener did not hear what comes before it.
+    private func recordGroupEntered(_ listener: inout Listener, entry: PlanPosition?, _ actions: inout [Action]) {
         let index = listener.heard.index
         guard listener.soundHeard, index < plan.items.count, listener.journaled?.contains(index) != true,
             plan.items[index].reviewOf == nil
         else { return }
-        record(PlanPosition(index: plan.group(containing: index).lowerBound), .ayahStart, &listener, &actions)
+        let group = plan.group(containing: index)
+        var place = PlanPosition(index: group.lowerBound)
+        if let entry, group.contains(entry.index), entry.index <= index, entry != place { place = entry }
+        record(place, .ayahStart, &listener, &actions)
     }
 
     // MARK: - Moving on

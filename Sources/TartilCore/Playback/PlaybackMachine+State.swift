@@ -125,6 +125,17 @@ extension PlaybackMachine {
             }
         }
 
+        /// Where the piece holding the position `unheard` frames before the end of what was written began: a
+        /// loop's jump back, a seek or a start lands inside an item, and a piece starts there.
+        func pieceStart(before unheard: Int) -> PlanPosition? {
+            var left = max(0, unheard)
+            for piece in pieces.reversed() {
+                if left <= piece.frames { return PlanPosition(index: piece.index, offset: piece.start) }
+                left -= piece.frames
+            }
+            return pieces.first.map { PlanPosition(index: $0.index, offset: $0.start) }
+        }
+
         /// The position `unheard` frames before the end of what was written (never before its start); nil when
         /// nothing was.
         func position(before unheard: Int) -> PlanPosition? {

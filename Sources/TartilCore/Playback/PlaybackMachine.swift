@@ -212,6 +212,10 @@ public struct PlaybackMachine: Sendable {
     var engineHasFormat = false
     /// What the listener was last told.
     var told = Told()
+    /// What playback writes to when it is a file that must end (`render`, `--output wav:PATH`), for messages; nil
+    /// otherwise. A command that would make playback endless (`set repeat inf`, a loop without a count, a timer
+    /// cancelled under them) is then refused, and nothing changes.
+    public var writesFile: String?
     /// Surahs whose lengths are estimated now and will all be known at once (a surah-file reciter's surahs that
     /// are learned as they play): a time asked for in one of them is placed again when they are known.
     public var surahsToLearn: Set<Int> = []

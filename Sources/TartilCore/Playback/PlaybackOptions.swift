@@ -220,3 +220,22 @@ public struct PlaybackOptions: Sendable, Hashable, Codable {
         settings.map { "--\($0.name)" + ($0.value.map { " " + $0 } ?? "") }.joined(with: " ")
     }
 }
+
+extension PlaybackOptions {
+    /// Why playing with these options would never end, or nil when it ends: what writes a file (`render`,
+    /// `--output wav:`) must end. `--repeat inf` and an endless loop (`endlessLoop`: how to give it a count, e.g.
+    /// `'5s 7s 5'`; nil when there is none) need a timer (`--stop-after 20m`, `sleep`); `--repeat-range inf`
+    /// needs any stop-after (a time, or the ayat, surah or juz).
+    public func endlessReason(endlessLoop: String?, timer: Bool, stopAfter: Bool) -> String? {
+        if !timer && repeatEach == .forever {
+            return "--repeat inf goes on for ever; give a count, or add --stop-after with a time (20m)"
+        }
+        if !timer, let endlessLoop {
+            return "the loop goes on for ever; give it a count (\(endlessLoop)), or add --stop-after with a time (20m)"
+        }
+        if !stopAfter && repeatRange == .forever {
+            return "--repeat-range inf goes on for ever; give a count, or add --stop-after (20m, or 1 surah)"
+        }
+        return nil
+    }
+}
