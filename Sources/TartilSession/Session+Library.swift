@@ -263,6 +263,9 @@ extension Session {
     /// What `cache verify` found and did.
     public struct CacheVerification: Sendable {
         public var checked = 0
+        /// Surah-file reciters whose learned table did not read whole, and why (what of it reads is used; the
+        /// others' surahs are learned again when wanted).
+        public var learnedTableProblems: [(reciter: String, problem: String)] = []
         /// Files that failed their check and were removed, with why.
         public var removed: [(file: CachedAyah, reason: String)] = []
         public var repaired = 0
@@ -308,6 +311,14 @@ extension Session {
         }
         let badPaths = Set(problems.map(\.file.path))
         var result = CacheVerification(checked: files.count)
+        if let directory = try? settings.checkedCacheDirectory() {
+            for name in Set(files.map(\.reciter) + (reciter.map { [$0] } ?? cache.reciterFolders())).sorted() {
+                guard let id = try? ReciterID(name), let problem = SurahLearning.learnedTableRead(cacheDirectory: directory, reciter: id).problem else {
+                    continue
+                }
+                result.learnedTableProblems.append((name, problem))
+            }
+        }
         result.removed = problems.map { (CachedAyah(reciter: $0.file.reciter, ayah: $0.file.ayah), $0.reason) }
         result.singleSource = files.filter { $0.mark == .singleSource && !badPaths.contains($0.path) }.map { CachedAyah(reciter: $0.reciter, ayah: $0.ayah) }
         result.disputed = try Self.cacheCall { () throws(CacheError) in try cache.disputes(reciter: reciter) }.map(DisputedAyah.init)

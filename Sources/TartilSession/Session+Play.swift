@@ -326,6 +326,7 @@ extension Session {
     /// file, or something there that is neither a regular file nor a character device or FIFO (which are written
     /// through: `-o /dev/stdout`) is a usage error. `example` names a file to suggest in a folder.
     static func checkOutputPath(_ path: String, option: String = "-o ", example: String) throws(TartilError) {
+        if path.hasSuffix("/") { throw .usage("\(option)\(path) names a folder: give the file to write (e.g. \(Path.join(path, example)))") }
         if FileSystem.isDirectory(path) { throw .usage("\(option)\(path) is a folder: give the file to write (e.g. \(Path.join(path, example)))") }
         if FileSystem.kind(of: path) == .other {
             throw .usage("\(option)\(path) is not a regular file, a character device or a FIFO: give the file to write")

@@ -292,6 +292,8 @@ import Testing
         let listed = try #require((try JSONSerialization.jsonObject(with: Data(ls.stdout.utf8)) as? [[String: Any]])?.first)
         #expect(listed["complete_surahs"] as? [Int] == [114] && listed["unlearned_surahs"] as? [Int] == [113], "\(ls.stdout)")
         #expect((listed["learned_table_problem"] as? String)?.contains("ayah 113:9") == true, "\(ls.stdout)")
+        let checked = try runTartil(["cache", "verify"] + common, home: home)
+        #expect(checked.status == 1 && checked.stderr.contains("learned table is damaged") && checked.stderr.contains("ayah 113:9"), "\(checked.stderr)")
         let again = try summary(try runTartil(["prefetch", "113", "114", "--json"] + common, home: home))
         #expect(again["learned_surahs"] as? [Int] == [113], "\(again)")
         let mended = try SurahTable.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: learnedPath))), file: learnedPath)
@@ -515,6 +517,7 @@ import Testing
             (["render", "113", "--repeat", "inf", "-o", home + "/x.wav"], "render writes a file, which must end: --repeat inf"),
             (["play", "113", "--loop", "0:01-0:02", "--output", "wav:" + home + "/x.wav"], "writes a file, which must end: the loop goes on for ever"),
             (["play", "113", "--output", "wav:" + home], "--output wav:\(home) is a folder"),
+            (["render", "113", "-o", home + "/not-yet/"], "-o \(home)/not-yet/ names a folder"),
         ] {
             let refused = try runTartil(command + common, home: home)
             #expect(refused.status == 64 && refused.stderr.contains(reason), "\(command): \(refused.stderr)")

@@ -48,7 +48,7 @@ enum CacheCommands {
                 console.paragraph("  not learned (parts on disk that no table cuts; played, a surah is learned again): " + summary.unlearnedSurahs.map(String.init).joined(separator: ", "))
             }
             if let problem = summary.learnedTableProblem {
-                console.paragraph("  its learned table is damaged, read as far as it can be: \(problem)")
+                console.paragraph("  its learned table is damaged, read as far as it can be: \(problem.controlCharactersShown)")
             }
             if let marks = marksLine(summary) { console.paragraph("  unpinned: " + marks) }
             for dispute in summary.disputes { console.paragraph("  " + dispute.message) }
@@ -243,6 +243,7 @@ enum CacheCommands {
                 ])
             })),
             ("awaiting_repair", .array(result.awaitingRepair.map(fileJSON))),
+            ("learned_table_problems", .array(result.learnedTableProblems.map { .object([("reciter", .string($0.reciter)), ("problem", .string($0.problem))]) })),
         ]
         console.print(report: fields, as: format) {
             for (file, reason) in bad { console.note("removed \(file.reciter)/\(file.ayah.fileStem).mp3: \(reason)") }
@@ -254,6 +255,9 @@ enum CacheCommands {
                 console.note("single-source \(file.reciter)/\(file.ayah.fileStem).mp3: only one mirror could serve it so far (the next prefetch compares it with another)")
             }
             for failure in result.repairFailures { console.note("could not repair \(failure.ayah): \(failure.reason)") }
+            for (reciter, problem) in result.learnedTableProblems {
+                console.note("\(reciter)'s learned table is damaged, read as far as it can be (a surah whose rows do not read is learned again when wanted): \(problem.controlCharactersShown)")
+            }
             for file in result.awaitingRepair {
                 console.note("missing \(file.reciter)/\(file.ayah.fileStem).mp3: removed by a repair that did not finish; run 'tartil cache verify --repair' to download it again")
             }
@@ -269,6 +273,9 @@ enum CacheCommands {
             throw TartilError(
                 .failure,
                 "\(unrepaired) bad file(s) are not in the cache any more" + (repair ? "" : ": `tartil cache verify --repair` downloads them again"))
+        }
+        if !result.learnedTableProblems.isEmpty {
+            throw TartilError(.failure, "the learned table of \(result.learnedTableProblems.map(\.reciter).joined(separator: ", ")) is damaged")
         }
         if !result.disputed.isEmpty {
             throw TartilError(.failure, "\(Plural.count(result.disputed.count, "ayah")) disputed (not played): choose a copy of each with tartil cache choose REF --reciter ID --mirror NAME")
