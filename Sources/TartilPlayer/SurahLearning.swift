@@ -275,10 +275,10 @@ public enum SurahLearning {
                 let against = other.isEmpty ? "" : " (\(other.joined(separator: ", ")) served another file)"
                 return (copy, "trusted on first use: \(name), cross-checked with \(agreeing.joined(separator: ", "))\(against)")
             case .dispute:
-                let listed = prints.keys.sorted().map { "\(reciter.mirrors[$0].name): \(prints[$0]!)" }
+                let listed = prints.keys.sorted().map { "\(reciter.mirrors[$0].name) (\(reciter.mirrors[$0].template.url(forSurah: surah))): \(prints[$0]!)" }
                 throw TartilError(
                     .failure,
-                    "surah \(surah): the mirrors disagree with no majority (\(listed.joined(separator: "; "))): not learned; listen to each mirror's file, then `tartil cache choose \(surah) --reciter \(reciter.id) --mirror NAME` learns it from the one you trust")
+                    "surah \(surah): the mirrors disagree with no majority (\(listed.joined(separator: "; "))): not learned; listen to each mirror's file at its URL, then `tartil cache choose \(surah) --reciter \(reciter.id) --mirror NAME` learns it from the one you trust")
             }
         }
     }

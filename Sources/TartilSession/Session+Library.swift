@@ -75,13 +75,16 @@ extension Session {
             // Learning fetched those surahs' files and cut their parts into the cache: the parts were downloaded
             // (by this run, before the run above found them cached), and the files' bytes came over the wire.
             let learned = Set(toLearn)
-            let cut = files.filter { learned.contains($0.surah) }.count
+            let cutParts = files.filter { learned.contains($0.surah) }
+            let cut = cutParts.count
             let moved = min(cut, outcome.progress.alreadyCached)
             outcome.progress.alreadyCached -= moved
             outcome.progress.downloaded += moved
             outcome.progress.bytes += toLearn.compactMap { parts.surahFiles[$0]?.bytes }.reduce(0, +)
             outcome.progress.learnedSurahs = toLearn.sorted()
             outcome.seconds += learningSeconds
+            // Each part cut from a learned file is reported as a file downloaded, as the others are.
+            report(cutParts.compactMap { part in parts.byteRanges[part].map { .cached(part, bytes: $0.count, alreadyCached: false) } }, outcome.progress)
         }
         return (reciter.id, outcome)
     }

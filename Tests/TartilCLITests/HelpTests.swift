@@ -204,6 +204,16 @@ import Testing
         #expect(PlayCommands.text(playing, bar: false, width: width) == [PlayCommands.progressLine(playing)])
     }
 
+    /// Ayat skipped in a row for one reason are one line of `status` (a surah that could not be learned), not a
+    /// line each.
+    @Test func skippedAyatInARowAreOneLine() {
+        var skippedMany = status(position: 150, ayat: 40)
+        skippedMany.skipped = Dictionary(uniqueKeysWithValues: (1...83).map { (try! AyahRef(36, $0), "surah 36 could not be learned: HTTP 404") })
+        let lines = PlayCommands.text(skippedMany, bar: false)
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.last?.contains("36:1-83") == true, "\(lines)")
+    }
+
     @Test func manyAyatGetTicksThatStayApart() {
         // 83 ayat in 30 columns: room for 10 ticks, so every 10th ayah.
         let bar = PlayCommands.scrubber(status(position: 4150, ayat: 83, state: .paused), width: 30)

@@ -28,13 +28,13 @@ enum CacheCommands {
             let summaries = try context.session.cacheSummaries(reciter: invocation.value("--reciter"), settings: context.settings)
             let directory = try context.session.cacheDirectory(context.settings)
             context.console.print(Listing(columns: summaryColumns, rows: summaries.map(fields)), as: format) {
-                lsText(summaries, directory: directory, context.console)
+                lsText(summaries, directory: directory, reciter: invocation.value("--reciter"), context.console)
             }
         })
 
     /// `cache ls` for people.
-    static func lsText(_ summaries: [Session.CacheSummary], directory: String, _ console: Console) {
-        if summaries.isEmpty { console.paragraph("the cache at \(directory) is empty") }
+    static func lsText(_ summaries: [Session.CacheSummary], directory: String, reciter: String?, _ console: Console) {
+        if summaries.isEmpty { console.paragraph(reciter.map { "nothing of \($0) is in the cache at \(directory)" } ?? "the cache at \(directory) is empty") }
         for summary in summaries {
             // On a terminal each line wraps at words, under its own text.
             console.paragraph("\(summary.reciter): \(Plural.count(summary.files, "file")), \(Formatting.bytes(summary.bytes))")

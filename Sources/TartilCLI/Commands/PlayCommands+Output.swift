@@ -14,7 +14,9 @@ extension PlayCommands {
         for (ayah, reason) in (status.skippedBasmala ?? [:]).sorted(by: { $0.key < $1.key }) {
             lines += wrapped(PlaybackMachine.skippedBasmalaLine(before: ayah, reason: reason, files: status.item?.files ?? .ayah), .words)
         }
-        for (ayah, reason) in status.skipped.sorted(by: { $0.key < $1.key }) { lines += wrapped("skipped \(ayah): \(reason)", .words) }
+        // Ayat in a row skipped for one reason are one range (a surah that could not be learned is one line).
+        let skipped = status.skipped.sorted(by: { $0.key < $1.key }).map { (ayah: $0.key, reason: $0.value) }
+        if let message = PlaybackMachine.skippedMessage(skipped, files: status.item?.files ?? .ayah) { lines += wrapped(message, .words) }
         return lines
     }
 

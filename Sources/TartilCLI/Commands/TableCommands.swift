@@ -140,7 +140,7 @@ enum TableCommands {
                     case .changed:
                         console.line("surah \(result.surah): learned again: its file changed (sha256 \(result.previous!.sha256.prefix(16))… → \(file))")
                     case .retimed:
-                        console.line("surah \(result.surah): cut again: its file is the one learned (\(file)), its published timings changed")
+                        console.line("surah \(result.surah): cut again: its file is the one learned (\(file)), but its rows were not what its published timings give now (the timings changed, or the learned table was edited)")
                     case .learned: console.line("surah \(result.surah): learned (it had not been: \(file))")
                     case .failed:
                         console.line("surah \(result.surah): not learned\(result.previous == nil ? "" : " again"): \(result.error ?? "")\(result.previous == nil ? "" : " (what was learned before stays)")")

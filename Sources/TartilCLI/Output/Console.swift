@@ -41,8 +41,13 @@ public struct Console: Sendable {
     }
     /// Prints a JSON value on one line.
     public func json(_ value: JSONValue) { writeOut(value.rendered() + "\n") }
-    /// Prints a message line on standard error.
-    public func note(_ text: String) { writeError(text + "\n") }
+    /// Prints a message line on standard error: on a terminal, wrapped at words to its width (later lines
+    /// indented two spaces more than the first).
+    public func note(_ text: String) {
+        guard let width = errorColumns(), TerminalText.columns(text) > width else { return writeError(text + "\n") }
+        let indent = text.prefix(while: { $0 == " " }).count
+        writeError(TextWrap.lines(String(text.dropFirst(indent)), width: width, indent: indent, hangingIndent: indent + 2).joined(separator: "\n") + "\n")
+    }
 
     /// The width of standard output's terminal, or nil when it is not one.
     public func columns() -> Int? { columnsOf(outputDescriptor) }
