@@ -55,12 +55,17 @@ extension Cache {
     /// its own expectation. Parts already verified in the cache, or being written by another process, are passed
     /// over. Returns the bytes of the parts committed; a part that does not match its own expectation (the table
     /// and the file disagree) throws `.mismatch` naming it, after the others are committed.
+    ///
+    /// `mark`: what vouches for a learned surah's parts (single-source when one mirror served its file), recorded
+    /// with each part, and set on those already there.
     public func commit(
-        parts cut: SurahFileCut, reciter: ReciterID, source: String?,
+        parts cut: SurahFileCut, reciter: ReciterID, source: String?, mark: SourceMark? = nil,
         copy: (ClosedRange<Int>, CacheWriter) throws(CacheError) -> Void
     ) throws(CacheError) -> Int {
         var stored = 0
         var problems: [String] = []
+        var already: [AyahRef] = []
+        defer { if mark != nil { try? index.setMark(mark, reciter: reciter.rawValue, ayat: already) } }
         var start = 0
         while start < cut.parts.count {
             let group = cut.parts[start..<min(cut.parts.count, start + Self.partsPerCommit)]
@@ -68,14 +73,17 @@ extension Cache {
             var pending: [PendingFile] = []
             do throws(CacheError) {
                 for part in group {
-                    if try containsVerified(reciter: reciter, ayah: part.ayah, expectation: part.expectation) { continue }
+                    if try containsVerified(reciter: reciter, ayah: part.ayah, expectation: part.expectation) {
+                        already.append(part.ayah)
+                        continue
+                    }
                     let writer: CacheWriter
                     do {
                         writer = try self.writer(reciter: reciter, ayah: part.ayah, expectation: part.expectation)
                     } catch where error.code == .busy {
                         continue  // another process is writing it
                     }
-                    pending.append(PendingFile(writer: writer, reciter: reciter, ayah: part.ayah, source: source))
+                    pending.append(PendingFile(writer: writer, reciter: reciter, ayah: part.ayah, mark: mark, source: source))
                     if writer.offset > 0 { try writer.restart() }
                     try copy(part.bytes, writer)
                 }

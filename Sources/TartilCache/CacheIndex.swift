@@ -200,6 +200,23 @@ final class CacheIndex {
         }
     }
 
+    /// Sets the cross-check's mark of files already recorded (a learned surah's parts, learned again), in one
+    /// transaction.
+    func setMark(_ mark: SourceMark?, reciter: String, ayat: [AyahRef]) throws(CacheError) {
+        guard !ayat.isEmpty else { return }
+        do {
+            try connection.transaction {
+                let statement = try connection.prepare("UPDATE files SET mark = ? WHERE reciter = ? AND surah = ? AND ayah = ?")
+                for ayah in ayat {
+                    try statement.bind([mark.map { .text($0.rawValue) } ?? .null, .text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))])
+                    try statement.step()
+                }
+            }
+        } catch {
+            throw CacheError(.index, "the cache index: \(error)")
+        }
+    }
+
     func entry(reciter: String, ayah: AyahRef) throws(CacheError) -> Entry? {
         try entries(where: "reciter = ? AND surah = ? AND ayah = ?", [.text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))]).first
     }

@@ -108,16 +108,17 @@ public enum SurahLearning {
             } catch {
                 throw TartilError(.failure, "surah \(surah)'s timings are not usable: \(error.message)")
             }
-            var (copy, source): (ScratchFile, String)
+            var (copy, source, mark): (ScratchFile, String, SourceMark)
             if let chosenMirror {
                 let only = Reciter(
                     id: reciter.id, name: reciter.name, style: reciter.style, bitrateKbps: reciter.bitrateKbps, tableFile: reciter.tableFile,
                     note: reciter.note, mirrors: [reciter.mirrors[chosenMirror]], maximumSpeed: reciter.maximumSpeed, files: reciter.files,
                     timings: reciter.timings)
-                (copy, _) = try fetchFile(surah, reciter: only, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
+                (copy, _, _) = try fetchFile(surah, reciter: only, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
                 source = "chosen: \(reciter.mirrors[chosenMirror].name) (cache choose)"
+                mark = .chosen
             } else {
-                (copy, source) = try fetchFile(surah, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
+                (copy, source, mark) = try fetchFile(surah, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
             }
             defer { copy.close() }
             let mapped: MappedFile
@@ -128,7 +129,7 @@ public enum SurahLearning {
             mapped.releaseAll()
             if isCancelled() { throw TartilError(.interrupted, "interrupted") }
             try record(measured.file, reciter: reciter.id, cache: cache, source: "\(source); timings from \(timings.template)")
-            try? keep(measured.file, of: mapped, reciter: reciter.id, cache: cache)
+            try? keep(measured.file, of: mapped, reciter: reciter.id, cache: cache, mark: mark)
             return measured.file
         } catch {
             if isCancelled() || error.code == .interrupted { throw TartilError(.interrupted, "stopped: surah \(surah) was not learned") }
@@ -203,7 +204,7 @@ public enum SurahLearning {
     private static func fetchFile(
         _ surah: Int, reciter: Reciter, cache: Cache, limits: DownloadLimits, clock: any TartilClock,
         isCancelled: @escaping @Sendable () -> Bool
-    ) throws(TartilError) -> (ScratchFile, String) {
+    ) throws(TartilError) -> (ScratchFile, String, SourceMark) {
         var failures: [Int: String] = [:]
         /// What each mirror served, and one copy of each file the check may still keep.
         var prints: [Int: FileFingerprint] = [:]
@@ -269,11 +270,11 @@ public enum SurahLearning {
                 guard let copy = kept.removeValue(forKey: print) else {
                     preconditionFailure("SurahLearning: the copy the cross-check keeps was let go of")  // mayStillKeep says it is not
                 }
-                guard mark == .crossChecked else { return (copy, "trusted on first use: \(name), single-source") }
+                guard mark == .crossChecked else { return (copy, "trusted on first use: \(name), single-source", mark) }
                 let agreeing = prints.keys.sorted().filter { $0 != candidate && prints[$0] == print }.map { reciter.mirrors[$0].name }
                 let other = prints.keys.sorted().filter { prints[$0] != print }.map { reciter.mirrors[$0].name }
                 let against = other.isEmpty ? "" : " (\(other.joined(separator: ", ")) served another file)"
-                return (copy, "trusted on first use: \(name), cross-checked with \(agreeing.joined(separator: ", "))\(against)")
+                return (copy, "trusted on first use: \(name), cross-checked with \(agreeing.joined(separator: ", "))\(against)", mark)
             case .dispute:
                 let listed = prints.keys.sorted().map { "\(reciter.mirrors[$0].name) (\(reciter.mirrors[$0].template.url(forSurah: surah))): \(prints[$0]!)" }
                 throw TartilError(
@@ -285,14 +286,14 @@ public enum SurahLearning {
 
     /// Keeps each part of `file` (cut from the mapped whole file) in the cache, checked against its own hash, a group
     /// at a time (`Cache.commit(parts:…)`).
-    private static func keep(_ file: SurahTable.File, of mapped: MappedFile, reciter: ReciterID, cache: Cache) throws(TartilError) {
+    private static func keep(_ file: SurahTable.File, of mapped: MappedFile, reciter: ReciterID, cache: Cache, mark: SourceMark) throws(TartilError) {
         let cut = Cache.SurahFileCut(surah: file.surah, parts: file.parts.map { part in
             Cache.SurahFilePart(
                 ayah: part.ayah == 0 ? AyahRef.basmalaPart(ofSurah: file.surah) : AyahRef(fileKeySurah: file.surah, ayah: part.ayah)!, bytes: part.bytes,
                 expectation: .pinned(PinnedFile(bytes: part.bytes.count, digest: part.digest, samples: part.sampleCount, sampleRate: file.sampleRate)))
         })
         do throws(CacheError) {
-            _ = try cache.commit(parts: cut, reciter: reciter, source: nil) { range, writer throws(CacheError) in
+            _ = try cache.commit(parts: cut, reciter: reciter, source: nil, mark: mark) { range, writer throws(CacheError) in
                 try writer.append(UnsafeRawBufferPointer(rebasing: mapped.bytes[range]))
                 mapped.passed(range.upperBound + 1)
             }

@@ -483,6 +483,25 @@ import Testing
             let learned = try String(contentsOfFile: learnedPath, encoding: .utf8)
             #expect(learned.contains("# source: \(outcome)"), "\(learned)")
             #expect(Self.leftovers(in: home).isEmpty, "\(Self.leftovers(in: home))")
+            // The parts carry what vouches for them, as unpinned per-ayah files do: cache ls lists a surah learned
+            // from one mirror as single-source.
+            let ls = try runTartil(["cache", "ls", "--json"] + common, home: home)
+            let listed = try #require((try JSONSerialization.jsonObject(with: Data(ls.stdout.utf8)) as? [[String: Any]])?.first)
+            let parts = try #require(files.table.file(surah: 112)).parts.count
+            if outcome.hasSuffix("single-source") {
+                #expect((listed["single_source"] as? [Any])?.count == parts && listed["cross_checked"] as? Int == 0, "\(ls.stdout)")
+                // Once a second mirror serves the same file, learning it again marks the parts already there.
+                let (otherHome, again) = try Self.learningHome(
+                    timings: base + "/ok/timings/{surah3}.json", mirrors: [("first", base + "/ok/{surah3}.mp3"), ("second", base + "/flaky-0/{surah3}.mp3")])
+                defer { try? FileManager.default.removeItem(atPath: otherHome) }
+                let mirrorsIndex = try #require(again.firstIndex(of: "--mirrors"))
+                let relearned = try runTartil(["table", "relearn", "112", "--mirrors", again[mirrorsIndex + 1]] + common.filter { $0 != common[common.firstIndex(of: "--mirrors")! + 1] && $0 != "--mirrors" }, home: home)
+                #expect(relearned.status == 0 && relearned.stdout.contains("unchanged"), "\(relearned.stdout) \(relearned.stderr)")
+                let after = try runTartil(["cache", "ls", "--json"] + common, home: home)
+                #expect(after.stdout.contains(#""cross_checked":\#(parts)"#), "\(after.stdout)")
+            } else {
+                #expect(listed["cross_checked"] as? Int == parts && (listed["single_source"] as? [Any])?.isEmpty == true, "\(ls.stdout)")
+            }
         }
     }
 

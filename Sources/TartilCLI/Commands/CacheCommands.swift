@@ -50,7 +50,7 @@ enum CacheCommands {
             if let problem = summary.learnedTableProblem {
                 console.paragraph("  its learned table is damaged, read as far as it can be: \(problem.controlCharactersShown)")
             }
-            if let marks = marksLine(summary) { console.paragraph("  unpinned: " + marks) }
+            if let marks = marksLine(summary) { console.paragraph((summary.layout == .surah ? "  learned from its mirrors: " : "  unpinned: ") + marks) }
             for dispute in summary.disputes { console.paragraph("  " + dispute.message) }
         }
     }
@@ -252,7 +252,7 @@ enum CacheCommands {
                 for copy in dispute.copies { console.note("  the copy from \(copy.mirror): \(copy.path)") }
             }
             for file in result.singleSource {
-                console.note("single-source \(file.reciter)/\(file.ayah.fileStem).mp3: only one mirror could serve it so far (the next prefetch compares it with another)")
+                console.note("single-source \(file.reciter)/\(file.ayah.fileStem).mp3: only one mirror could serve it so far (the next prefetch compares it with another; a part of a surah learned from one mirror: `tartil table relearn \(file.ayah.surah) --reciter \(file.reciter)` asks every mirror again)")
             }
             for failure in result.repairFailures { console.note("could not repair \(failure.ayah): \(failure.reason)") }
             for (reciter, problem) in result.learnedTableProblems {
