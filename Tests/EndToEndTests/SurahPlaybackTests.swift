@@ -150,13 +150,55 @@ import Testing
     /// with `mirrors` (name, template) in order.
     static func learningHome(timings: String, mirrors: [(String, String)]) throws -> (home: String, common: [String]) {
         let home = TestPaths.makeTemporaryDirectory()
+        try writeLearningMirrors(to: home + "/mirrors.json", timings: timings, mirrors: mirrors)
+        try FileManager.default.createDirectory(atPath: home + "/tables", withIntermediateDirectories: true)
+        return (home, ["--mirrors", home + "/mirrors.json", "--tables", home + "/tables", "--cache-dir", home + "/cache", "--reciter", reciter])
+    }
+
+    /// mirrors.json naming the surah reciter with its timings at `timings` and `mirrors` (name, template) in order.
+    static func writeLearningMirrors(to path: String, timings: String, mirrors: [(String, String)]) throws {
         let list = mirrors.map { #"{"name": "\#($0.0)", "url": "\#($0.1)"}"# }.joined(separator: ", ")
         try """
             {"version": 1, "reciters": [{"id": "\(reciter)", "name": "Ibrahim Al-Akhdar (surah files)", "style": "murattal",
              "files": "surah", "timings": "\(timings)", "timings_format": "quranstatic", "mirrors": [\(list)]}]}
-            """.write(toFile: home + "/mirrors.json", atomically: true, encoding: .utf8)
-        try FileManager.default.createDirectory(atPath: home + "/tables", withIntermediateDirectories: true)
-        return (home, ["--mirrors", home + "/mirrors.json", "--tables", home + "/tables", "--cache-dir", home + "/cache", "--reciter", reciter])
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    /// The fault server over the rebuilt surah files, and a home whose reciter learns from it (`learningHome`): its
+    /// timings at `/TIMINGS/timings/{surah3}.json`, one mirror per (name, fault) at `/FAULT/{surah3}.mp3`. `close`
+    /// stops the server and removes the home.
+    final class LearningWorld: Sendable {
+        let files: Files
+        let server: TestServer
+        let base: String
+        let home: String
+        let common: [String]
+        let timings: String
+
+        init(mirrors: [(name: String, fault: String)], timings fault: String = "ok") throws {
+            files = try SurahPlaybackTests.files()
+            server = try TestServer.faults(root: files.directory + "/files")
+            let base = "http://127.0.0.1:\(server.port)"
+            self.base = base
+            timings = base + "/\(fault)/timings/{surah3}.json"
+            do {
+                (home, common) = try SurahPlaybackTests.learningHome(timings: timings, mirrors: mirrors.map { ($0.name, base + "/\($0.fault)/{surah3}.mp3") })
+            } catch {
+                server.stop()
+                throw error
+            }
+        }
+
+        /// The home's mirrors.json with other mirrors of the same server (the same timings).
+        func setMirrors(_ mirrors: [(name: String, fault: String)]) throws {
+            try SurahPlaybackTests.writeLearningMirrors(
+                to: home + "/mirrors.json", timings: timings, mirrors: mirrors.map { ($0.name, base + "/\($0.fault)/{surah3}.mp3") })
+        }
+
+        func close() {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: home)
+        }
     }
 
     /// The names in the reciter's folder of `home`'s cache other than its audio, learned table and that table's
@@ -213,12 +255,9 @@ import Testing
     /// table, with no gap at the join.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
     func aPlayLearnsEachSurahAsItPlays() throws {
-        let files = try Self.files()
-        let server = try TestServer.faults(root: files.directory + "/files")
-        defer { server.stop() }
-        let base = "http://127.0.0.1:\(server.port)"
-        let (home, common) = try Self.learningHome(timings: base + "/ok/timings/{surah3}.json", mirrors: [("slow", base + "/slow/{surah3}.mp3")])
-        defer { try? FileManager.default.removeItem(atPath: home) }
+        let world = try LearningWorld(mirrors: [("slow", "slow")])
+        defer { world.close() }
+        let (files, home, common) = (world.files, world.home, world.common)
         let played = try runTartil(["play", "113:4-114:2", "--output", "wav:" + home + "/out.wav", "--events"] + common, home: home)
         #expect(played.status == 0, "\(played.stderr)")
         var expected = Data()
@@ -241,12 +280,9 @@ import Testing
     /// at 0), and a loop of 0:05-0:07 once is exactly those samples (a render, which learns first, agrees).
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
     func timesInASurahLearnedWhilePlayingAreTheRecordingsTimes() throws {
-        let files = try Self.files()
-        let server = try TestServer.faults(root: files.directory + "/files")
-        defer { server.stop() }
-        let base = "http://127.0.0.1:\(server.port)"
-        let (home, common) = try Self.learningHome(timings: base + "/ok/timings/{surah3}.json", mirrors: [("ok", base + "/ok/{surah3}.mp3")])
-        defer { try? FileManager.default.removeItem(atPath: home) }
+        let world = try LearningWorld(mirrors: [("ok", "ok")])
+        defer { world.close() }
+        let (files, home, common) = (world.files, world.home, world.common)
         let rate = try #require(files.table.file(surah: 114)).sampleRate
         var surah = Data()
         for ayah in 0...6 { surah += try files.samples(114, ayah) }
@@ -264,12 +300,9 @@ import Testing
     /// found in the cache), its file's bytes as received; a second prefetch finds them cached.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
     func aPrefetchThatLearnsASurahCountsItsPartsAsDownloaded() throws {
-        let files = try Self.files()
-        let server = try TestServer.faults(root: files.directory + "/files")
-        defer { server.stop() }
-        let base = "http://127.0.0.1:\(server.port)"
-        let (home, common) = try Self.learningHome(timings: base + "/ok/timings/{surah3}.json", mirrors: [("ok", base + "/ok/{surah3}.mp3")])
-        defer { try? FileManager.default.removeItem(atPath: home) }
+        let world = try LearningWorld(mirrors: [("ok", "ok")])
+        defer { world.close() }
+        let (files, home, common) = (world.files, world.home, world.common)
         let file = try #require(files.table.file(surah: 113))
         let summary = { (result: RunResult) throws -> [String: Any] in
             let last = try #require(result.stdout.split(separator: "\n").last)
@@ -313,13 +346,9 @@ import Testing
     /// with --stall-timeout, not three and the waits between them), then the next mirror.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
     func learningAsksAStalledMirrorOnce() throws {
-        let files = try Self.files()
-        let server = try TestServer.faults(root: files.directory + "/files")
-        defer { server.stop() }
-        let base = "http://127.0.0.1:\(server.port)"
-        let (home, common) = try Self.learningHome(
-            timings: base + "/ok/timings/{surah3}.json", mirrors: [("stalled", base + "/stall/{surah3}.mp3"), ("clean", base + "/ok/{surah3}.mp3")])
-        defer { try? FileManager.default.removeItem(atPath: home) }
+        let world = try LearningWorld(mirrors: [("stalled", "stall"), ("clean", "ok")])
+        defer { world.close() }
+        let (files, server, home, common) = (world.files, world.server, world.home, world.common)
         let started = Date()
         let rendered = try runTartil(["render", "112", "--stall-timeout", "1"] + common + ["-o", home + "/out.wav"], home: home)
         #expect(rendered.status == 0, "\(rendered.stderr)")
@@ -336,12 +365,9 @@ import Testing
     /// that they overlap), and both end well.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
     func twoProcessesLearnASurahOnce() throws {
-        let files = try Self.files()
-        let server = try TestServer.faults(root: files.directory + "/files")
-        defer { server.stop() }
-        let base = "http://127.0.0.1:\(server.port)"
-        let (home, common) = try Self.learningHome(timings: base + "/ok/timings/{surah3}.json", mirrors: [("slow", base + "/slow/{surah3}.mp3")])
-        defer { try? FileManager.default.removeItem(atPath: home) }
+        let world = try LearningWorld(mirrors: [("slow", "slow")])
+        defer { world.close() }
+        let (files, server, home, common) = (world.files, world.server, world.home, world.common)
         let commands = [["render", "113", "-o", home + "/out.wav"], ["prefetch", "113"]]
         let results = Mutex<[Int: RunResult]>([:])
         DispatchQueue.concurrentPerform(iterations: 2) { index in
@@ -362,13 +388,9 @@ import Testing
     /// An unknown mirror is a usage error.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
     func aSurahTheMirrorsDisagreeOnIsLearnedFromTheMirrorChosen() throws {
-        let files = try Self.files()
-        let server = try TestServer.faults(root: files.directory + "/files")
-        defer { server.stop() }
-        let base = "http://127.0.0.1:\(server.port)"
-        let (home, common) = try Self.learningHome(
-            timings: base + "/ok/timings/{surah3}.json", mirrors: [("flipped", base + "/bitflip/{surah3}.mp3"), ("clean", base + "/ok/{surah3}.mp3")])
-        defer { try? FileManager.default.removeItem(atPath: home) }
+        let world = try LearningWorld(mirrors: [("flipped", "bitflip"), ("clean", "ok")])
+        defer { world.close() }
+        let (files, home, common) = (world.files, world.home, world.common)
         let refused = try runTartil(["prefetch", "113"] + common, home: home)
         #expect(refused.status == 1 && refused.stderr.contains("the mirrors disagree with no majority"), "\(refused.stderr)")
         #expect(refused.stderr.contains("`tartil cache choose 113 --reciter \(Self.reciter) --mirror NAME`"), "\(refused.stderr)")
@@ -460,14 +482,10 @@ import Testing
         (["ok", "bitflip", "html"], "the mirrors disagree"),
     ])
     func learningCrossChecksTheMirrors(faults: [String], outcome: String) throws {
-        let files = try Self.files()
-        let server = try TestServer.faults(root: files.directory + "/files")
-        defer { server.stop() }
-        let base = "http://127.0.0.1:\(server.port)"
         let names = ["first", "second", "third"]
-        let (home, common) = try Self.learningHome(
-            timings: base + "/ok/timings/{surah3}.json", mirrors: faults.enumerated().map { (names[$0.offset], base + "/\($0.element)/{surah3}.mp3") })
-        defer { try? FileManager.default.removeItem(atPath: home) }
+        let world = try LearningWorld(mirrors: faults.enumerated().map { (names[$0.offset], $0.element) })
+        defer { world.close() }
+        let (files, base, home, common) = (world.files, world.base, world.home, world.common)
         let rendered = try runTartil(["render", "112"] + common + ["-o", home + "/out.wav"], home: home)
         let learnedPath = home + "/cache/\(Self.reciter)/surah-table.tsv"
         if outcome == "the mirrors disagree" {
@@ -491,11 +509,8 @@ import Testing
             if outcome.hasSuffix("single-source") {
                 #expect((listed["single_source"] as? [Any])?.count == parts && listed["cross_checked"] as? Int == 0, "\(ls.stdout)")
                 // Once a second mirror serves the same file, learning it again marks the parts already there.
-                let (otherHome, again) = try Self.learningHome(
-                    timings: base + "/ok/timings/{surah3}.json", mirrors: [("first", base + "/ok/{surah3}.mp3"), ("second", base + "/flaky-0/{surah3}.mp3")])
-                defer { try? FileManager.default.removeItem(atPath: otherHome) }
-                let mirrorsIndex = try #require(again.firstIndex(of: "--mirrors"))
-                let relearned = try runTartil(["table", "relearn", "112", "--mirrors", again[mirrorsIndex + 1]] + common.filter { $0 != common[common.firstIndex(of: "--mirrors")! + 1] && $0 != "--mirrors" }, home: home)
+                try world.setMirrors([("first", "ok"), ("second", "flaky-0")])
+                let relearned = try runTartil(["table", "relearn", "112"] + common, home: home)
                 #expect(relearned.status == 0 && relearned.stdout.contains("unchanged"), "\(relearned.stdout) \(relearned.stderr)")
                 let after = try runTartil(["cache", "ls", "--json"] + common, home: home)
                 #expect(after.stdout.contains(#""cross_checked":\#(parts)"#), "\(after.stdout)")
@@ -510,12 +525,9 @@ import Testing
     /// damaged by hand counts as none, and the surah is learned again.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
     func learningRetriesSkipsWhatItCannotLearnAndMendsItsTable() throws {
-        let files = try Self.files()
-        let server = try TestServer.faults(root: files.directory + "/files")
-        defer { server.stop() }
-        let base = "http://127.0.0.1:\(server.port)"
-        let (home, common) = try Self.learningHome(timings: base + "/flaky-2/timings/{surah3}.json", mirrors: [("only", base + "/flaky-2/{surah3}.mp3")])
-        defer { try? FileManager.default.removeItem(atPath: home) }
+        let world = try LearningWorld(mirrors: [("only", "flaky-2")], timings: "flaky-2")
+        defer { world.close() }
+        let (files, base, home, common) = (world.files, world.base, world.home, world.common)
         let played = try runTartil(["play", "111", "112", "--output", "null"] + common, home: home)
         #expect(played.status == 1, "an ayah was skipped: \(played.stderr)")
         #expect(played.stderr.contains("surah 111 could not be learned: surah 111's timings (\(base)/flaky-2/timings/111.json): HTTP 404"), "\(played.stderr)")
@@ -557,12 +569,9 @@ import Testing
     /// kept.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: [["play", "112", "--output", "null"], ["render", "112", "-o", "OUT"]])
     func anInterruptStopsLearning(command: [String]) throws {
-        let files = try Self.files()
-        let server = try TestServer.faults(root: files.directory + "/files")
-        defer { server.stop() }
-        let base = "http://127.0.0.1:\(server.port)"
-        let (home, common) = try Self.learningHome(timings: base + "/ok/timings/{surah3}.json", mirrors: [("stalls", base + "/stall/{surah3}.mp3")])
-        defer { try? FileManager.default.removeItem(atPath: home) }
+        let world = try LearningWorld(mirrors: [("stalls", "stall")])
+        defer { world.close() }
+        let (home, common) = (world.home, world.common)
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)
         process.arguments = command.map { $0 == "OUT" ? home + "/out.wav" : $0 } + common
