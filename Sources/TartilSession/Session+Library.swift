@@ -44,8 +44,7 @@ extension Session {
         var limits = try settings.trusting(request.limits)
         limits.caBundle = limits.caBundle ?? request.limits.caBundle
         let started = clock.now
-        let toLearn = reciter.files == .surah && reciter.timings != nil ? try library.unlearnedSurahs(request.ayat.map(\.surah), for: reciter) : []
-        let unlearned = try Self.learnSurahs(
+        let (toLearn, unlearned) = try Self.learnSurahs(
             of: request.ayat, reciter: reciter, library: library, settings: settings, limits: limits, clock: clock, isCancelled: isCancelled)
         if let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
             throw TartilError(error.code, "surah \(surah) cannot be fetched: \(error.message)")
@@ -76,12 +75,11 @@ extension Session {
             // (by this run, before the run above found them cached), and the files' bytes came over the wire.
             let learned = Set(toLearn)
             let cutParts = files.filter { learned.contains($0.surah) }
-            let cut = cutParts.count
-            let moved = min(cut, outcome.progress.alreadyCached)
+            let moved = min(cutParts.count, outcome.progress.alreadyCached)
             outcome.progress.alreadyCached -= moved
             outcome.progress.downloaded += moved
             outcome.progress.bytes += toLearn.compactMap { parts.surahFiles[$0]?.bytes }.reduce(0, +)
-            outcome.progress.learnedSurahs = toLearn.sorted()
+            outcome.progress.learnedSurahs = toLearn  // in order (`unlearnedSurahs`)
             outcome.seconds += learningSeconds
             // Each part cut from a learned file is reported as a file downloaded, as the others are.
             report(cutParts.compactMap { part in parts.byteRanges[part].map { .cached(part, bytes: $0.count, alreadyCached: false) } }, outcome.progress)

@@ -257,7 +257,7 @@ extension Session {
             if let seconds = request.connectTimeout { limits.connectTimeout = seconds }
             if let seconds = request.stallSeconds { limits.stallSeconds = seconds }
             let unlearned = try Self.learnSurahs(
-                of: plan.ayat, reciter: reciter, library: library, settings: settings, limits: limits, clock: clock, isCancelled: isCancelled)
+                of: plan.ayat, reciter: reciter, library: library, settings: settings, limits: limits, clock: clock, isCancelled: isCancelled).failures
             if let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
                 throw TartilError(error.code, "surah \(surah) cannot be rendered: \(error.message)")
             }
@@ -306,18 +306,19 @@ extension Session {
     }
 
     /// Learns the surahs of `ayat` that a surah-file reciter with published timings has no rows for yet
-    /// (`SurahLearning`: each surah's timings and whole file, once); nothing for any other reciter. Returns why
-    /// each surah that could not be learned was not; an interruption throws.
+    /// (`SurahLearning`: each surah's timings and whole file, once); nothing for any other reciter. Returns the
+    /// surahs it tried, and why each that could not be learned was not; an interruption throws.
     static func learnSurahs(
         of ayat: [AyahRef], reciter: Reciter, library: ReciterLibrary, settings: Settings, limits: DownloadLimits, clock: any TartilClock,
         isCancelled: @escaping @Sendable () -> Bool
-    ) throws(TartilError) -> [Int: TartilError] {
-        guard reciter.files == .surah, reciter.timings != nil else { return [:] }
+    ) throws(TartilError) -> (tried: [Int], failures: [Int: TartilError]) {
+        guard reciter.files == .surah, reciter.timings != nil else { return ([], [:]) }
         let missing = try library.unlearnedSurahs(ayat.map(\.surah), for: reciter)
-        guard !missing.isEmpty else { return [:] }
-        return try SurahLearning.learn(
+        guard !missing.isEmpty else { return ([], [:]) }
+        let failures = try SurahLearning.learn(
             missing, reciter: reciter, cacheDirectory: try settings.checkedCacheDirectory(), limits: limits, clock: clock,
             isCancelled: isCancelled)
+        return (missing, failures)
     }
 
     // MARK: - Render

@@ -69,8 +69,7 @@ extension PlaybackMachine {
                 return actions
             }
             let newLoop: Loop
-            let span = plan.items.isEmpty ? 0..<0 : plan.surahSpan(containing: min(heard.index, plan.items.count - 1))
-            if request.hasTimes, awaitsLengths(span) {
+            if request.hasTimes, let span = heardSurahSpan, awaitsLengths(span) {
                 // Placed on estimates for now (the whole surah when they are too short), and again when known.
                 newLoop = (try? resolve(request))
                     ?? Loop(start: PlanPosition(index: span.lowerBound), endIndex: span.upperBound - 1, endOffset: nil, passesLeft: request.passes)

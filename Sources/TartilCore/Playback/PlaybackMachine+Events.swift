@@ -73,8 +73,7 @@ extension PlaybackMachine {
         case .playing(let playing, _), .paused(let playing): listener = playing
         case .ended: return
         }
-        guard !plan.items.isEmpty else { return }
-        let span = plan.surahSpan(containing: min(heard.index, plan.items.count - 1))
+        guard let span = heardSurahSpan else { return }
         if let start = timesOnEstimates.start {
             if listener.soundWritten {
                 timesOnEstimates.start = nil

@@ -128,23 +128,24 @@ extension PlaybackMachine {
         /// Where the piece holding the position `unheard` frames before the end of what was written began: a
         /// loop's jump back, a seek or a start lands inside an item, and a piece starts there.
         func pieceStart(before unheard: Int) -> PlanPosition? {
-            var left = max(0, unheard)
-            for piece in pieces.reversed() {
-                if left <= piece.frames { return PlanPosition(index: piece.index, offset: piece.start) }
-                left -= piece.frames
-            }
-            return pieces.first.map { PlanPosition(index: $0.index, offset: $0.start) }
+            piece(before: unheard).map { PlanPosition(index: $0.piece.index, offset: $0.piece.start) }
         }
 
         /// The position `unheard` frames before the end of what was written (never before its start); nil when
         /// nothing was.
         func position(before unheard: Int) -> PlanPosition? {
+            piece(before: unheard).map { PlanPosition(index: $0.piece.index, offset: $0.piece.start + $0.piece.frames - $0.after) }
+        }
+
+        /// The piece holding the position `unheard` frames before the end of what was written, and how many of its
+        /// frames come after that position (all of the first piece's, before the start).
+        private func piece(before unheard: Int) -> (piece: Piece, after: Int)? {
             var left = max(0, unheard)
             for piece in pieces.reversed() {
-                if left <= piece.frames { return PlanPosition(index: piece.index, offset: piece.start + piece.frames - left) }
+                if left <= piece.frames { return (piece, left) }
                 left -= piece.frames
             }
-            return pieces.first.map { PlanPosition(index: $0.index, offset: $0.start) }
+            return pieces.first.map { ($0, $0.frames) }
         }
     }
 

@@ -335,9 +335,7 @@ public struct PlaybackMachine: Sendable {
     public mutating func startPosition(for target: SeekTarget) throws(TartilError) -> PlanPosition {
         switch target {
         case .time, .fraction:
-            guard !plan.items.isEmpty else { break }
-            let span = plan.surahSpan(containing: min(heard.index, plan.items.count - 1))
-            guard awaitsLengths(span) else { break }
+            guard let span = heardSurahSpan, awaitsLengths(span) else { break }
             timesOnEstimates.start = target
             return (try? self.target(of: target)) ?? PlanPosition(index: span.upperBound - 1)
         case .offset, .ayah:
@@ -345,6 +343,12 @@ public struct PlaybackMachine: Sendable {
         }
         timesOnEstimates.start = nil
         return try self.target(of: target)
+    }
+
+    /// The items of the surah the listener is in (the scrubber's span, where times are placed); nil for an empty
+    /// plan.
+    var heardSurahSpan: Range<Int>? {
+        plan.items.isEmpty ? nil : plan.surahSpan(containing: min(heard.index, plan.items.count - 1))
     }
 
     /// Whether the items `span` (one surah's) have lengths still estimated that will all be known at once.
