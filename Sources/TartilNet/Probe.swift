@@ -139,8 +139,7 @@ final class Probe {
     func failure(for result: CURLcode) -> CacheError? {
         if tooLarge { return CacheError(.tooLarge, "more than \(maxBytes) bytes") }
         guard result == CURLE_OK else {
-            let unreachable = result == CURLE_OPERATION_TIMEDOUT || result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST
-            return CacheError(unreachable ? .unreachable : .io, Transfer.reason(for: result, status: status, bodyBytes: received))
+            return CacheError(Transfer.isUnreachable(result) ? .unreachable : .io, Transfer.reason(for: result, status: status, bodyBytes: received))
         }
         guard status == 200 else { return CacheError(.io, "HTTP \(status)") }
         if let contentLength, contentLength != received {

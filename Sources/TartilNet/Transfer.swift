@@ -437,6 +437,12 @@ final class Transfer {
 
     /// What happened, in words, when a request that is not a download (a probe) ends with `result` after the
     /// status `status` and `bodyBytes` of body: what `failure(for:)` says for the same codes.
+    /// Whether a transfer that ended with `result` could not reach its server or stopped receiving (the connect
+    /// or stall timeout): the mirror is not asked again at once, since that would cost another timeout.
+    static func isUnreachable(_ result: CURLcode) -> Bool {
+        result == CURLE_OPERATION_TIMEDOUT || result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST
+    }
+
     static func reason(for result: CURLcode, status: Int, bodyBytes: Int) -> String {
         plainReason(for: result, status: status, bodyStarted: bodyBytes > 0, detail: "")
             ?? String(cString: ccurl_easy_strerror(result))
@@ -474,12 +480,12 @@ final class Transfer {
             return .mirrorUnusable("TLS: \(message)")
         case CURLE_OPERATION_TIMEDOUT:
             return .unreachable(received > 0 ? "stalled (too slow for too long)" : "timed out")
+        case _ where Self.isUnreachable(result):
+            return .unreachable("cannot connect: \(message)")
         case CURLE_PARTIAL_FILE:
             return .transient("connection closed before the end of the body", retryAfter: nil)
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
             return .transient("connection reset: \(message)", retryAfter: nil)
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST:
-            return .unreachable("cannot connect: \(message)")
         default:
             return .transient(message, retryAfter: nil)
         }
