@@ -36,8 +36,7 @@ public struct Console: Sendable {
     /// with, later lines two more); to a pipe or a file, one line, as `line` prints it.
     public func paragraph(_ text: String) {
         guard let width = columns() else { return line(text) }
-        let indent = text.prefix(while: { $0 == " " }).count
-        for wrapped in TextWrap.lines(String(text.dropFirst(indent)), width: width, indent: indent, hangingIndent: indent + 2) { line(wrapped) }
+        for wrapped in TextWrap.keepingIndent(text, width: width) { line(wrapped) }
     }
     /// Prints a JSON value on one line.
     public func json(_ value: JSONValue) { writeOut(value.rendered() + "\n") }
@@ -45,8 +44,7 @@ public struct Console: Sendable {
     /// indented two spaces more than the first).
     public func note(_ text: String) {
         guard let width = errorColumns(), TerminalText.columns(text) > width else { return writeError(text + "\n") }
-        let indent = text.prefix(while: { $0 == " " }).count
-        writeError(TextWrap.lines(String(text.dropFirst(indent)), width: width, indent: indent, hangingIndent: indent + 2).joined(separator: "\n") + "\n")
+        writeError(TextWrap.keepingIndent(text, width: width).joined(separator: "\n") + "\n")
     }
 
     /// The width of standard output's terminal, or nil when it is not one.

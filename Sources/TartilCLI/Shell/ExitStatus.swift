@@ -32,10 +32,7 @@ public enum ExitStatus {
         if code == interrupted { text = "Interrupted: \(line.map { "line \($0): " } ?? "")\(message)\n" }
         if let width = console.errorColumns() {
             // On a terminal, wrapped at words (later lines of a message under its text, after two spaces).
-            text = text.split(separator: "\n").map { line -> String in
-                let indent = line.prefix(while: { $0 == " " }).count
-                return TextWrap.lines(String(line.dropFirst(indent)), width: width, indent: indent, hangingIndent: indent + 2).joined(separator: "\n")
-            }.joined(separator: "\n") + "\n"
+            text = TextWrap.keepingIndent(String(text.dropLast()), width: width).joined(separator: "\n") + "\n"
         }
         console.writeError(text)
         return code

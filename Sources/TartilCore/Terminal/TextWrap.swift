@@ -43,6 +43,15 @@ public enum TextWrap {
         return lines
     }
 
+    /// Each line of `text` wrapped to `width` at words under its own text: its first line at the spaces it starts
+    /// with, the lines it wraps onto two spaces further in (a message, an indented line of a listing).
+    public static func keepingIndent(_ text: String, width: Int) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { line -> [String] in
+            let indent = line.prefix(while: { $0 == " " }).count
+            return lines(String(line.dropFirst(indent)), width: width, indent: indent, hangingIndent: indent + 2)
+        }
+    }
+
     /// A label and its help in two columns, as help pages list options (`--reciter <id>   The reciter.`):
     /// the label after `indent` spaces, the help from `column` on, its later lines under its first (a hanging
     /// indent). A label too long for its column gets a line of its own. When fewer than `minimumHelp` columns
