@@ -198,7 +198,7 @@ extension PlaybackMachine {
             listener.heard = settle(position, writing, passingTheOpenItem: false)
         }
         announce(&listener, &actions)
-        recordGroupEntered(&listener, entry: writing.written.pieceStart(before: writing.unheard), &actions)
+        recordGroupEntered(&listener, writing, &actions)
     }
 
     /// Where a listener at `position` is: at the very end of an item that was written to its end, at the start of
@@ -227,16 +227,19 @@ extension PlaybackMachine {
 
     /// Once sound was written, entering another ayah's group by playing records its start (a seek, a pause or a
     /// start inside a group records itself instead; a review records nothing: the journal keeps the new ayah).
-    /// Entered where what is heard began inside the group (`entry`: a loop's jump back to an A inside an ayah),
-    /// it records that place, not the group's start: the listener did not hear what comes before it.
-    private func recordGroupEntered(_ listener: inout Listener, entry: PlanPosition?, _ actions: inout [Action]) {
+    /// Entered where what is heard began inside the group (the piece of `writing` it is in: a loop's jump back to
+    /// an A inside an ayah), it records that place, not the group's start: the listener did not hear what comes
+    /// before it.
+    private func recordGroupEntered(_ listener: inout Listener, _ writing: Writing, _ actions: inout [Action]) {
         let index = listener.heard.index
         guard listener.soundHeard, index < plan.items.count, listener.journaled?.contains(index) != true,
             plan.items[index].reviewOf == nil
         else { return }
         let group = plan.group(containing: index)
         var place = PlanPosition(index: group.lowerBound)
-        if let entry, group.contains(entry.index), entry.index <= index, entry != place { place = entry }
+        if let entry = writing.written.pieceStart(before: writing.unheard), group.contains(entry.index), entry.index <= index {
+            place = entry
+        }
         record(place, .ayahStart, &listener, &actions)
     }
 
