@@ -362,7 +362,7 @@ extension Session {
             }
         }
         let status = player.status
-        if status.state == .failed { throw TartilError(.failure, status.endMessage ?? "rendering failed") }
+        if status.state == .failed { throw TartilError(status.endIsUsage == true ? .usage : .failure, status.endMessage ?? "rendering failed") }
         return status
     }
 
@@ -386,6 +386,7 @@ extension Session {
         if surah == nil, let scope, Set(scope.map(\.surah)).count == 1 { surah = scope[0].surah }
         let path = settings.journalFile
         guard FileSystem.exists(path) else {
+            _ = try listedReciter(reciter, settings, nil)  // a reciter nobody knows is a usage error first
             throw TartilError(.notFound, "nothing to resume: there is no journal at \(path) yet (play something first)")
         }
         let journal: Journal
@@ -395,6 +396,8 @@ extension Session {
             throw TartilError(error.code == .notAJournal && settings.journalIsExplicit ? .usage : .failure, error.message)
         }
         defer { journal.close() }
+        // As `positions` takes it: a reciter of mirrors.json by id or name, or one only the journal remembers.
+        let reciter = try listedReciter(reciter, settings, journal)
         let inScope = Set(scope ?? [])
         let positions: [JournalEvent]
         do {

@@ -147,6 +147,31 @@ import Testing
         }
     }
 
+    /// `resume` takes `--reciter` as `positions` does (an id or name of mirrors.json, or a reciter the journal
+    /// remembers): one nobody knows is a usage error, with a journal or before there is one.
+    @Test func resumeRefusesAReciterThatIsNowhereAsPositionsDoes() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+            {"version": 1, "reciters": [{"id": "alpha-one", "name": "Alpha", "style": "murattal", "mirrors": [{"name": "m", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]},
+              {"id": "alpha-two", "name": "Alpha Two", "style": "murattal", "mirrors": [{"name": "m", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]}]}
+            """.write(toFile: directory + "/mirrors.json", atomically: true, encoding: .utf8)
+        let common = ["--mirrors", directory + "/mirrors.json", "--cache-dir", directory + "/cache", "--output", "null"]
+        for journal in ["none", "bookmark"] {
+            if journal == "bookmark" {
+                let marked = try runTartil(["bookmark", "112:2", "--reciter", "alpha-one", "--mirrors", directory + "/mirrors.json"], home: directory)
+                #expect(marked.status == 0, "\(marked.stderr)")
+            }
+            for (command, reciter, status, said) in [
+                ("resume", "nobody", 64, "no reciter 'nobody'"), ("positions", "nobody", 64, "no reciter 'nobody'"),
+                ("resume", "alpha", 64, "could be 2 reciters"), ("resume", "alpha-one", 1, "nothing to resume"),
+            ] {
+                let result = try runTartil([command, "--reciter", reciter] + (command == "resume" ? common : Array(common.prefix(2))), home: directory)
+                #expect(result.status == Int32(status) && result.stderr.contains(said), "\(journal): \(command) --reciter \(reciter): \(result.stderr)")
+            }
+        }
+    }
+
     // MARK: - Dead and stalled mirrors
 
     /// `play` with its only mirror stalled gives up within about one stall timeout (not a timeout per retry and
