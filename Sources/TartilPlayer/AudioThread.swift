@@ -433,6 +433,7 @@ final class AudioThread {
             of: machine, reciter: channels.reciter, bufferingAyah: bufferingAyah, writtenFrames: writtenFrames,
             writtenSeconds: writtenSeconds)
         status.learningSurah = learningSurah
+        status.endIsUsage = machine.endIsUsage ? true : nil
         let now = clock.now
         if output.isPaced && machine.state == .playing && (source != nil || draining), machine.heard.index < machine.plan.items.count {
             let timeline = machine.timeline

@@ -294,6 +294,18 @@ import Testing
         #expect(looped.status == 0, "\(looped.stderr)")
         let once = surah[(5 * rate * 2)..<(7 * rate * 2)]
         #expect(try wavPCMBytes(home + "/loop.wav").prefix(once.count) == once, "the loop's first pass is not 0:05-0:07")
+        // A time past the recording's end is bad input (64, the same message) whether the surah was learned
+        // before (refused at once) or is learned by this play (the estimate took it; the recording does not).
+        let past = "0:\(surah.count / (rate * 2) + 1)"
+        for learnedBefore in [false, true] {
+            if !learnedBefore { try FileManager.default.removeItem(atPath: home + "/cache") }
+            let refused = try runTartil(["play", "114", "--from", past, "--output", "wav:" + home + "/past.wav"] + common, home: home)
+            #expect(refused.status == 64, "learned before: \(learnedBefore): \(refused.stderr)")
+            #expect(refused.stderr.contains("\(past) is past the end of surah 114"), "\(refused.stderr)")
+            if !learnedBefore {
+                #expect(FileManager.default.fileExists(atPath: home + "/cache/\(Self.reciter)/surah-table.tsv"), "not learned by this play")
+            }
+        }
     }
 
     /// `prefetch` of a surah not learned yet learns it first and says so: its parts count as downloaded (not as

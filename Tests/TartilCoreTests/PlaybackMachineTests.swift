@@ -210,9 +210,10 @@ struct Engine {
         let seconds = [5, 8, 12, 7, 9, 15]
         let actions = machine.on(.lengthsKnown(Dictionary(uniqueKeysWithValues: zip(ayat, seconds.map { Timeline.Length(samples: $0 * 100, rate: 100) }))))
         let text = { (position: PlanPosition) in "\(plan.items[position.index].ayah)+\(position.offset)" }
-        if case .ended(.failed(let message), _) = machine.phase {
+        if case .ended(.failed(let message, let isUsage), _) = machine.phase {
             #expect("failed: " + message == expected)
             #expect(actions.contains(.end(.failed, message: message)))
+            #expect(isUsage && machine.endIsUsage, "a time past the end is bad input (exit 64), as it is before the lengths are known")
             return
         }
         var result = text(machine.heard)
@@ -659,6 +660,7 @@ struct Engine {
         engine.send(.outputFailed("the device vanished"))
         #expect(engine.ended?.0 == .failed)
         #expect(engine.machine.endMessage == "the device vanished")
+        #expect(!engine.machine.endIsUsage)
     }
 
     // MARK: - Time

@@ -245,6 +245,8 @@ import Testing
             maximumSpeed: 1 + Double(random.below(1001)) / 1000, hasNext: random.below(2) == 0,
             skippedBasmala: try randomReasons(&random, full: full))
         if !full && random.below(4) == 0 { status.skippedBasmala = nil }
+        status.learningSurah = some { 1 + random.below(114) }
+        status.endIsUsage = some { random.below(2) == 0 }
         status.motion = some {
             PlayerStatus.Motion(since: ClockInstant(nanoseconds: UInt64(random.below(1 << 53))), limitSamples: random.below(1 << 40))
         }

@@ -224,7 +224,7 @@ enum PlayCommands {
     static func checkEnd(_ status: PlayerStatus?, _ context: Context) throws {
         guard let status else { return }
         if status.state == .failed {
-            throw TartilError(.failure, status.endMessage ?? "playback failed")
+            throw TartilError(status.endIsUsage == true ? .usage : .failure, status.endMessage ?? "playback failed")
         }
         if status.state == .stopped && context.isCancelled() { throw TartilError.playbackStopped(status) }
         if let message = PlaybackMachine.skippedMessage(

@@ -84,7 +84,7 @@ extension PlaybackMachine {
                     move(to: position, recording: false, &actions)
                     startedInside(position)
                 } catch {
-                    fail(error.message, listener, &actions)
+                    fail(error, listener, &actions)
                     return
                 }
             }
@@ -101,7 +101,7 @@ extension PlaybackMachine {
                     startedInside(loop.start)
                 }
             } catch {
-                fail(error.message, listener, &actions)
+                fail(error, listener, &actions)
             }
         }
     }
@@ -481,11 +481,16 @@ extension PlaybackMachine {
     }
 
     /// Ends playback failed, recording where the listener stopped hearing (nothing when no sound was written).
-    private mutating func fail(_ message: String, _ listener: Listener, _ actions: inout [Action]) {
+    private mutating func fail(_ message: String, isUsage: Bool = false, _ listener: Listener, _ actions: inout [Action]) {
         if listener.soundHeard { actions.append(.record(record(at: listener.heard, .stop))) }
         tell(.failed, &actions)
         actions.append(.end(.failed, message: message))
-        phase = .ended(.failed(message: message), heard: listener.heard)
+        phase = .ended(.failed(message: message, isUsage: isUsage), heard: listener.heard)
+    }
+
+    /// Ends playback on `error`; a usage error stays one (`endIsUsage`).
+    private mutating func fail(_ error: TartilError, _ listener: Listener, _ actions: inout [Action]) {
+        fail(error.message, isUsage: error.code == .usage, listener, &actions)
     }
 
     /// Tells the listener what they have not been told yet: a new state, or buffering for another file.

@@ -5,7 +5,7 @@
 /// ```
 /// phase: .playing(Listener, Writing)        Writing.step: .idle | .waiting(for: file, downloading:) | .open
 ///      | .paused(Listener)                                | .draining(.end | .sleepTimer)
-///      | .ended(.stopped | .finished | .failed(message:), heard:)
+///      | .ended(.stopped | .finished | .failed(message:, isUsage:), heard:)
 /// looping: .off | .marked(A) | .on(Loop)     boundary: Boundary?     sleepTimer: SleepTimer?
 /// ```
 extension PlaybackMachine {
@@ -23,7 +23,9 @@ extension PlaybackMachine {
     enum Ending: Sendable, Hashable {
         case stopped
         case finished
-        case failed(message: String)
+        /// `isUsage`: what the listener asked for turned out impossible (a time past the end, found once a
+        /// surah's lengths were known), which the command reports as bad input (exit 64).
+        case failed(message: String, isUsage: Bool)
 
         var state: State {
             switch self {

@@ -273,8 +273,15 @@ public struct PlaybackMachine: Sendable {
 
     /// Why playback ended, when it failed.
     public var endMessage: String? {
-        if case .ended(.failed(let message), _) = phase { return message }
+        if case .ended(.failed(let message, _), _) = phase { return message }
         return nil
+    }
+
+    /// Whether playback failed on what the listener asked for (a time past the end, found once a surah's lengths
+    /// were known): the command then exits as for bad input (64).
+    public var endIsUsage: Bool {
+        if case .ended(.failed(_, let isUsage), _) = phase { return isUsage }
+        return false
     }
 
     /// The A-B loop, if any.

@@ -45,6 +45,7 @@ extension PlayerStatus {
         skippedBasmala = try optional("skippedBasmala", Self.reasons)
         motion = try optional("motion", Motion.init(encoded:_:))
         learningSurah = try members.optionalInt("learningSurah")
+        endIsUsage = try members.optionalBool("endIsUsage")
     }
 
     /// A dictionary of ayat to reasons, as `Codable` writes one whose keys are not strings: an array of keys

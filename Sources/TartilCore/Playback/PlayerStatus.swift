@@ -91,6 +91,9 @@ public struct PlayerStatus: Sendable, Hashable, Codable {
     public var writtenSeconds: Double
     /// Why playback failed (with `failed`).
     public var endMessage: String?
+    /// True when it failed on what the listener asked for (`PlaybackMachine.endIsUsage`): exit 64, as for bad
+    /// input; nil otherwise.
+    public var endIsUsage: Bool?
     /// How the plan is laid out (`--repeat`, `--pause`…), and the cycle of the range being heard.
     public var options: PlaybackOptions
     public var cycle: Int

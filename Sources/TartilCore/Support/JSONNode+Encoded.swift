@@ -79,6 +79,11 @@ extension JSONNode {
             try optional(key).map { node throws(ShapeError) in try node.int(name(key)) }
         }
 
+        /// The member `key` as a boolean, or nil when it is absent or `null`.
+        public func optionalBool(_ key: String) throws(ShapeError) -> Bool? {
+            try optional(key).map { node throws(ShapeError) in try node.bool(name(key)) }
+        }
+
         /// The member `key` as a number, or nil when it is absent or `null`.
         public func optionalDouble(_ key: String) throws(ShapeError) -> Double? {
             try optional(key).map { node throws(ShapeError) in try node.double(name(key)) }
