@@ -82,6 +82,33 @@ public enum SurahLearning {
         _ surah: Int, reciter: Reciter, cacheDirectory: String, limits: DownloadLimits, clock: any TartilClock = SystemClock.shared,
         chosenMirror: Int? = nil, again: Bool = false, isCancelled: @escaping @Sendable () -> Bool
     ) throws(TartilError) -> SurahTable.File {
+        try learn(
+            surah, reciter: reciter, cacheDirectory: cacheDirectory, limits: limits, clock: clock, chosenMirror: chosenMirror, again: again,
+            comparing: nil, isCancelled: isCancelled
+        ).file
+    }
+
+    /// Compares `learned`, surah `surah`'s file learned from one mirror only, with what the reciter's mirrors serve
+    /// now, as on first use (`learn`, cross-checked), and returns its mark now: `.crossChecked` once two mirrors
+    /// serve it (its parts are marked so, and timings the publisher changed since are taken), `.singleSource` when
+    /// still only one does (nothing is changed). Throws when the mirrors serve another file (or disagree): what was
+    /// learned stays, and `table relearn` is the way to take another file; and why, when none serves it.
+    public static func compareAgain(
+        _ surah: Int, learned: SurahTable.File, reciter: Reciter, cacheDirectory: String, limits: DownloadLimits,
+        clock: any TartilClock = SystemClock.shared, isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> SourceMark {
+        try learn(
+            surah, reciter: reciter, cacheDirectory: cacheDirectory, limits: limits, clock: clock, chosenMirror: nil, again: true,
+            comparing: learned, isCancelled: isCancelled
+        ).mark ?? .singleSource
+    }
+
+    /// `learn`, and the mark of the file learned (nil when another process learned it meanwhile). With `comparing`
+    /// (`compareAgain`), a file other than that one is refused, and one still single-source leaves all as it is.
+    private static func learn(
+        _ surah: Int, reciter: Reciter, cacheDirectory: String, limits: DownloadLimits, clock: any TartilClock,
+        chosenMirror: Int?, again: Bool, comparing: SurahTable.File?, isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> (file: SurahTable.File, mark: SourceMark?) {
         guard let timings = reciter.timings else {
             throw .usage("\(reciter.id) publishes no ayah timings (\"timings\" in mirrors.json) and no table covers surah \(surah)")
         }
@@ -97,7 +124,7 @@ public enum SurahLearning {
             guard let held else { throw TartilError(.interrupted, "interrupted") }
             defer { held.release() }
             if !again, chosenMirror == nil, let learned = learnedTable(cacheDirectory: cacheDirectory, reciter: reciter.id)?.file(surah: surah) {
-                return learned  // learned by another process while this one waited
+                return (learned, nil)  // learned by another process while this one waited
             }
             let timingURL = timings.template.url(forSurah: surah)
             let timingBytes = try fetch(timingURL, maxBytes: maximumTimingBytes, limits: limits, clock: clock, isCancelled: isCancelled)
@@ -118,9 +145,20 @@ public enum SurahLearning {
                 source = "chosen: \(reciter.mirrors[chosenMirror].name) (cache choose)"
                 mark = .chosen
             } else {
-                (copy, source, mark) = try fetchFile(surah, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
+                (copy, source, mark) = try fetchFile(
+                    surah, reciter: reciter, cache: cache, limits: limits, clock: clock, learnedBefore: comparing != nil, isCancelled: isCancelled)
             }
             defer { copy.close() }
+            if let comparing {
+                let print: FileFingerprint
+                do throws(CacheError) { print = try copy.fingerprint() } catch { throw TartilError(.io, error.message) }
+                guard print == FileFingerprint(bytes: comparing.bytes, sha256: comparing.digest.hex) else {
+                    throw TartilError(
+                        .failure,
+                        "surah \(surah): its mirrors now serve another file (\(print)) than the one learned from one of them (\(comparing.bytes) bytes, sha256 \(comparing.digest.hex.prefix(12))…): the one learned is kept; if they have replaced it, `tartil table relearn \(surah) --reciter \(reciter.id)` learns the new one")
+                }
+                if mark == .singleSource { return (comparing, .singleSource) }  // still one mirror's word: nothing changes
+            }
             let mapped: MappedFile
             do throws(CacheError) { mapped = try copy.map() } catch { throw TartilError(.io, error.message) }
             let measured = try SurahTableBuilder.measure(
@@ -130,7 +168,7 @@ public enum SurahLearning {
             if isCancelled() { throw TartilError(.interrupted, "interrupted") }
             try record(measured.file, reciter: reciter.id, cache: cache, source: "\(source); timings from \(timings.template)")
             try? keep(measured.file, of: mapped, reciter: reciter.id, cache: cache, mark: mark)
-            return measured.file
+            return (measured.file, mark)
         } catch {
             if isCancelled() || error.code == .interrupted { throw TartilError(.interrupted, "stopped: surah \(surah) was not learned") }
             throw error
@@ -202,7 +240,7 @@ public enum SurahLearning {
     /// same as one kept already, or one the check can no longer keep (`CrossCheck.mayStillKeep`), is let go of at
     /// once. Returns the copy kept (its file) and what vouches for it, in words.
     private static func fetchFile(
-        _ surah: Int, reciter: Reciter, cache: Cache, limits: DownloadLimits, clock: any TartilClock,
+        _ surah: Int, reciter: Reciter, cache: Cache, limits: DownloadLimits, clock: any TartilClock, learnedBefore: Bool = false,
         isCancelled: @escaping @Sendable () -> Bool
     ) throws(TartilError) -> (ScratchFile, String, SourceMark) {
         var failures: [Int: String] = [:]
@@ -277,9 +315,10 @@ public enum SurahLearning {
                 return (copy, "trusted on first use: \(name), cross-checked with \(agreeing.joined(separator: ", "))\(against)", mark)
             case .dispute:
                 let listed = prints.keys.sorted().map { "\(reciter.mirrors[$0].name) (\(reciter.mirrors[$0].template.url(forSurah: surah))): \(prints[$0]!)" }
+                let outcome = learnedBefore ? "the file learned before is kept" : "not learned"
                 throw TartilError(
                     .failure,
-                    "surah \(surah): the mirrors disagree with no majority (\(listed.joined(separator: "; "))): not learned; listen to each mirror's file at its URL, then `tartil cache choose \(surah) --reciter \(reciter.id) --mirror NAME` learns it from the one you trust")
+                    "surah \(surah): the mirrors disagree with no majority (\(listed.joined(separator: "; "))): \(outcome); listen to each mirror's file at its URL, then `tartil cache choose \(surah) --reciter \(reciter.id) --mirror NAME` learns it from the one you trust")
             }
         }
     }

@@ -49,6 +49,9 @@ extension Session {
         if let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
             throw TartilError(error.code, "surah \(surah) cannot be fetched: \(error.message)")
         }
+        let compared = try compareLearnedAgain(
+            request.ayat.map(\.surah), learnedNow: Set(toLearn), reciter: reciter, library: library, settings: settings, limits: limits,
+            isCancelled: isCancelled)
         let learningSeconds = clock.now.seconds(since: started)
         // The table rows of the surahs asked for, and Al-Fatiha's for the basmala (1:1).
         let (table, parts) = try library.playbackSource(for: reciter, surahs: [1] + request.ayat.map(\.surah))
@@ -70,6 +73,8 @@ extension Session {
             byteRanges: parts?.byteRanges ?? [:], surahFiles: parts?.surahFiles ?? [:])
         order.learnedSurahs = parts?.learnedSurahs ?? []
         var outcome = try Prefetch.run(order, clock: clock, isCancelled: isCancelled, report: report)
+        outcome.progress.comparedSurahs = compared
+        outcome.seconds += learningSeconds  // learning and comparing came first
         if !toLearn.isEmpty, let parts {
             // Learning fetched those surahs' files and cut their parts into the cache: the parts were downloaded
             // (by this run, before the run above found them cached), and the files' bytes came over the wire.
@@ -80,11 +85,42 @@ extension Session {
             outcome.progress.downloaded += moved
             outcome.progress.bytes += toLearn.compactMap { parts.surahFiles[$0]?.bytes }.reduce(0, +)
             outcome.progress.learnedSurahs = toLearn  // in order (`unlearnedSurahs`)
-            outcome.seconds += learningSeconds
             // Each part cut from a learned file is reported as a file downloaded, as the others are.
             report(cutParts.compactMap { part in parts.byteRanges[part].map { .cached(part, bytes: $0.count, alreadyCached: false) } }, outcome.progress)
         }
         return (reciter.id, outcome)
+    }
+
+    /// Compares again with their mirrors the surahs of `surahs` that a surah-file reciter learned from one mirror
+    /// only (`LearningOrder.toCompareAgain`; `SurahLearning.compareAgain`), as a prefetch compares an unpinned
+    /// per-ayah file one mirror vouched for: once two serve the file learned, its parts are marked cross-checked.
+    /// A surah the comparison does not settle keeps what it had, and says why; an interruption throws.
+    func compareLearnedAgain(
+        _ surahs: [Int], learnedNow: Set<Int>, reciter: Reciter, library: ReciterLibrary, settings: Settings, limits: DownloadLimits,
+        isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> [PrefetchProgress.ComparedSurah] {
+        guard reciter.files == .surah, reciter.timings != nil, reciter.mirrors.count > 1 else { return [] }
+        let directory = try settings.checkedCacheDirectory()
+        guard let learned = SurahLearning.learnedTable(cacheDirectory: directory, reciter: reciter.id) else { return [] }
+        let pinned = try library.pinnedSurahs(for: reciter)
+        let cache = try openCache(settings)
+        let due = LearningOrder.toCompareAgain(asked: surahs.filter { !pinned.contains($0) }, learnedNow: learnedNow, mirrorCount: reciter.mirrors.count) { surah in
+            (learned.file(surah: surah)?.parts ?? []).map { part in
+                AyahRef(fileKeySurah: surah, ayah: part.ayah).flatMap { (try? cache.mark(reciter: reciter.id, ayah: $0)) ?? nil }
+            }
+        }
+        var compared: [PrefetchProgress.ComparedSurah] = []
+        for surah in due {
+            guard let file = learned.file(surah: surah) else { continue }
+            do throws(TartilError) {
+                let mark = try SurahLearning.compareAgain(
+                    surah, learned: file, reciter: reciter, cacheDirectory: directory, limits: limits, clock: clock, isCancelled: isCancelled)
+                compared.append(.init(surah: surah, mark: mark, problem: nil))
+            } catch where error.code != .interrupted {
+                compared.append(.init(surah: surah, mark: .singleSource, problem: error.message))
+            }
+        }
+        return compared
     }
 
     // MARK: - The cache

@@ -532,6 +532,63 @@ import Testing
         }
     }
 
+    /// A surah learned from one mirror only is compared again by the next prefetch, as a single-source per-ayah
+    /// file is: still one mirror's word, nothing changes; once a second mirror serves the same file, its parts are
+    /// cross-checked (and not compared again); mirrors that now serve another file do not replace the file learned
+    /// (the prefetch says so, and `table relearn` is the way to take it).
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func aSurahLearnedFromOneMirrorIsComparedAgainByTheNextPrefetch() throws {
+        let world = try LearningWorld(mirrors: [("first", "ok"), ("second", "html")])
+        defer { world.close() }
+        let (files, home, common) = (world.files, world.home, world.common)
+        let parts = try #require(files.table.file(surah: 112)).parts.count
+        let learnedPath = home + "/cache/\(Self.reciter)/surah-table.tsv"
+        func prefetch() throws -> (summary: [String: Any], stderr: String) {
+            let result = try runTartil(["prefetch", "112", "--json"] + common, home: home)
+            #expect(result.status == 0, "\(result.stderr)")
+            let last = try #require(result.stdout.split(separator: "\n").last)
+            return (try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]), result.stderr)
+        }
+        func compared(_ summary: [String: Any]) -> [String] {
+            (summary["compared_surahs"] as? [[String: Any]] ?? []).map { "\($0["surah"] ?? "") \($0["mark"] ?? "") \($0["problem"] is NSNull ? "" : "problem")" }
+        }
+        func crossChecked() throws -> Int? {
+            let ls = try runTartil(["cache", "ls", "--json"] + common, home: home)
+            return (try JSONSerialization.jsonObject(with: Data(ls.stdout.utf8)) as? [[String: Any]])?.first?["cross_checked"] as? Int
+        }
+        let first = try prefetch()
+        #expect(first.summary["learned_surahs"] as? [Int] == [112] && compared(first.summary).isEmpty, "just learned: \(first.summary)")
+        let learned = try String(contentsOfFile: learnedPath, encoding: .utf8)
+        #expect(learned.contains("single-source"), "\(learned)")
+        let still = try prefetch()
+        #expect(compared(still.summary) == ["112 single-source "], "\(still.summary)")
+        #expect(try String(contentsOfFile: learnedPath, encoding: .utf8) == learned, "nothing changes while one mirror vouches for it")
+        #expect(try crossChecked() == 0)
+        // Mirrors that agree on another file: the file learned stays, and the prefetch says why.
+        try world.setMirrors([("first", "bitflip"), ("second", "bitflip-once")])  // the same flipped file under two paths
+        let other = try prefetch()
+        #expect(compared(other.summary) == ["112 single-source problem"], "\(other.summary)")
+        #expect(other.stderr.contains("surah 112, learned from one mirror, compared again: its mirrors now serve another file"), "\(other.stderr)")
+        #expect(other.stderr.contains("tartil table relearn 112"), "\(other.stderr)")
+        #expect(try String(contentsOfFile: learnedPath, encoding: .utf8) == learned)
+        // Two mirrors that disagree (one with the file learned): nothing is taken either.
+        try world.setMirrors([("first", "ok"), ("second", "bitflip")])
+        let disputed = try prefetch()
+        #expect(compared(disputed.summary) == ["112 single-source problem"], "\(disputed.summary)")
+        #expect(disputed.stderr.contains("compared again: the mirrors disagree with no majority (first ("), "\(disputed.stderr)")
+        #expect(disputed.stderr.contains("): the file learned before is kept; listen to each mirror's file"), "\(disputed.stderr)")
+        #expect(try String(contentsOfFile: learnedPath, encoding: .utf8) == learned)
+        // A second mirror serving the same file: cross-checked, and not compared again.
+        try world.setMirrors([("first", "ok"), ("second", "flaky-0")])
+        let settled = try prefetch()
+        #expect(compared(settled.summary) == ["112 cross-checked "], "\(settled.summary)")
+        #expect(try crossChecked() == parts)
+        #expect(compared(try prefetch().summary).isEmpty)
+        let render = try runTartil(["render", "112"] + common + ["-o", home + "/out.wav"], home: home)
+        #expect(render.status == 0, "\(render.stderr)")
+        #expect(try wavPCMBytes(home + "/out.wav") == files.decode(112))
+    }
+
     /// A mirror that fails twice before serving (503, 503, then the file) is asked again; a surah that cannot be
     /// learned (its timings are not there) is skipped by `play`, saying why, and fails `render`; a learned table
     /// damaged by hand counts as none, and the surah is learned again.

@@ -56,6 +56,23 @@ import Testing
         if let next { #expect(needing.contains(next)) }
     }
 
+    /// Which learned surahs a prefetch compares again with the mirrors: those asked for with a part only one mirror
+    /// vouched for, once each and in order, unless this run just learned them or there is no other mirror; parts
+    /// cross-checked, chosen or of a pinned surah (no mark) are left alone.
+    @Test(arguments: [
+        // (asked, learned now, mirrors, the marks of each surah's parts, compared again)
+        ([112, 113], [], 2, [112: [.singleSource, .singleSource], 113: [.crossChecked]], [112]),
+        ([113, 112, 113, 112], [], 2, [112: [.singleSource], 113: [.singleSource]], [112, 113]),  // in order, each once
+        ([112], [112], 2, [112: [.singleSource]], []),  // learned by this run: compared as it was learned
+        ([112], [], 1, [112: [.singleSource]], []),  // no other mirror to ask
+        ([112], [], 3, [112: [nil, .singleSource]], [112]),  // one part fetched again by range (no mark) does not hide it
+        ([112, 113, 114], [], 2, [112: [nil, nil], 113: [.chosen], 114: [.crossChecked, .crossChecked]], []),
+        ([114], [], 2, [112: [.singleSource]], []),  // not asked for
+    ] as [([Int], Set<Int>, Int, [Int: [SourceMark?]], [Int])])
+    func aSurahLearnedFromOneMirrorIsComparedAgain(asked: [Int], learnedNow: Set<Int>, mirrors: Int, marks: [Int: [SourceMark?]], expected: [Int]) {
+        #expect(LearningOrder.toCompareAgain(asked: asked, learnedNow: learnedNow, mirrorCount: mirrors) { marks[$0] ?? [] } == expected)
+    }
+
     /// A surah learned while playing joins the parts played: its rows win over any it had, the other surahs' rows
     /// are kept, and the result is what one table of all of them gives.
     @Test func aLearnedSurahJoinsThePartsPlayed() throws {

@@ -22,7 +22,10 @@ enum PrefetchCommand {
             format), and is verified only when two of the reciter's mirrors serve the same whole file (its full \
             SHA-256; the second copy is fetched into memory): when they disagree a third mirror decides (the \
             majority's copy is kept). A file only one mirror could serve is kept marked single-source and compared \
-            again by the next prefetch, after the other files. One the mirrors disagree on with no majority is \
+            again by the next prefetch, after the other files; so is a surah a surah-file reciter learned from one \
+            mirror (before the files: its whole file is fetched again from the mirrors, and once two serve the \
+            file learned its parts are cross-checked; another file is not taken: 'tartil table relearn' takes it). \
+            One the mirrors disagree on with no majority is \
             disputed: nothing is kept at its name, it does not play, its copies are kept aside and 'tartil cache \
             choose' picks one; it counts as failed. An https mirror's redirect to http is refused. \
             Failing mirrors are retried with backoff and passed over for the next; a mirror whose HTTPS certificate \
@@ -32,7 +35,8 @@ enum PrefetchCommand {
             With --format json or ndjson (the same: a stream), one JSON object per line for each file (event: \
             cached, failed), then a summary object (event: summary; with cross_checked, single_source and disputed \
             for unpinned files, learned_surahs (a surah-file reciter's surahs learned first: their parts count as \
-            downloaded), connections opened, http2_transfers, and duration_ms, the time the prefetch took).
+            downloaded), compared_surahs (surahs learned from one mirror, compared again: surah, mark, problem), \
+            connections opened, http2_transfers, and duration_ms, the time the prefetch took).
             """,
         arguments: [.init(name: "ref", help: "Ayat: 36, 1 36 67, juz 30, page 1-3, 1-114 (the whole Qur'an), …", repeating: true)],
         options: [
@@ -76,6 +80,11 @@ enum PrefetchCommand {
         if showBar { console.writeError("\r\u{1B}[K") }
         let progress = outcome.progress
         if let warning = disputeWarning(progress, reciter: reciter) { console.note(warning) }
+        for compared in progress.comparedSurahs {
+            guard var problem = compared.problem else { continue }
+            if problem.hasPrefix("surah \(compared.surah): ") { problem.removeFirst("surah \(compared.surah): ".count) }
+            console.note("surah \(compared.surah), learned from one mirror, compared again: \(problem)")
+        }
         if json {
             console.json(.object(summary(progress, seconds: outcome.seconds, evicted: outcome.evicted)))
         } else {
@@ -215,8 +224,10 @@ enum PrefetchCommand {
         }
         let learned = progress.learnedSurahs
         let learnedText = learned.isEmpty ? "" : "; learned \(learned.count == 1 ? "surah" : "surahs") \(learned.map(String.init).joined(separator: ", ")) (timings and whole \(learned.count == 1 ? "file" : "files"), cut into \(learned.count == 1 ? "its" : "their") ayat)"
+        let compared = progress.comparedSurahs.map { "surah \($0.surah) \($0.mark == .crossChecked ? "now cross-checked" : "still single-source")" }
+        let comparedText = compared.isEmpty ? "" : "; learned from one mirror, compared again: " + compared.joined(separator: ", ")
         return "\(requested) requested: \(downloaded) downloaded, \(alreadyCached) already cached, \(failed.count) failed"
-            + " (\(Formatting.bytes(bytes)) in \(Formatting.duration(seconds: seconds)))" + marksText + learnedText
+            + " (\(Formatting.bytes(bytes)) in \(Formatting.duration(seconds: seconds)))" + marksText + learnedText + comparedText
     }
 
     static func summary(_ progress: PrefetchProgress, seconds: Double, evicted: Int) -> Fields {
@@ -235,6 +246,9 @@ enum PrefetchCommand {
             ("disputed", .array(progress.marked(.disputed).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
             ("bytes", .int(bytes)),
             ("learned_surahs", .array(progress.learnedSurahs.map { .int($0) })),
+            ("compared_surahs", .array(progress.comparedSurahs.map { compared in
+                .object([("surah", .int(compared.surah)), ("mark", .string(compared.mark.rawValue)), ("problem", .string(compared.problem))])
+            })),
             ("connections", .int(connections.connections)),
             ("http2_transfers", .int(connections.http2Transfers)),
             ("evicted", .int(evicted)),

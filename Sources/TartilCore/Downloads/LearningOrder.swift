@@ -20,3 +20,20 @@ public enum LearningOrder {
         return needsLearning(following.surah) ? following.surah : nil
     }
 }
+
+extension LearningOrder {
+    /// The surahs a prefetch compares again with the reciter's mirrors, as it compares an unpinned per-ayah file
+    /// only one mirror vouched for: of `asked`, those learned before from one mirror only (`marks`: the
+    /// cross-check's marks of the surah's parts in the cache, single-source among them), when the reciter has
+    /// another mirror to ask (`mirrorCount` of 2 or more). A surah in `learnedNow` was compared as this run learned
+    /// it; one a table pins, or one not learned, has no part marked; one the listener chose (`cache choose`) stays
+    /// as chosen. In order, each once.
+    ///
+    /// ```swift
+    /// LearningOrder.toCompareAgain(asked: [113, 112, 113], learnedNow: [], mirrorCount: 2) { [112: [.singleSource]][$0] ?? [] }  // [112]
+    /// ```
+    public static func toCompareAgain(asked: [Int], learnedNow: Set<Int>, mirrorCount: Int, marks: (Int) -> [SourceMark?]) -> [Int] {
+        guard mirrorCount > 1 else { return [] }
+        return Set(asked).subtracting(learnedNow).sorted().filter { marks($0).contains(.singleSource) }
+    }
+}

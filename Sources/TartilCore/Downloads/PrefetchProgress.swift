@@ -18,6 +18,23 @@ public struct PrefetchProgress: Sendable, Hashable {
     /// Surahs of a surah-file reciter learned first (their timings and whole files fetched, their parts cut from
     /// them into the cache): those parts count as downloaded, and the files' bytes are in `bytes`.
     public var learnedSurahs: [Int] = []
+    /// Surahs of a surah-file reciter learned before from one mirror only, compared again with its mirrors
+    /// (`LearningOrder.toCompareAgain`), in order.
+    public var comparedSurahs: [ComparedSurah] = []
+
+    /// A learned surah compared again: its mark now (cross-checked once two mirrors serve its file), and why the
+    /// comparison did not settle it, if it did not (the mirrors serve another file, or none answered).
+    public struct ComparedSurah: Sendable, Hashable {
+        public let surah: Int
+        public let mark: SourceMark
+        public let problem: String?
+
+        public init(surah: Int, mark: SourceMark, problem: String?) {
+            self.surah = surah
+            self.mark = mark
+            self.problem = problem
+        }
+    }
 
     /// An ayah and why (why it failed, or what the mirrors told of it).
     public struct Failure: Sendable, Hashable {
