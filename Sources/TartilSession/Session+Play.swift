@@ -119,18 +119,32 @@ extension Session {
         return PlayStarted(status: status, resumed: prepared.resumed, notes: Self.singleSourceNote(setup))
     }
 
-    /// One line naming the plan's cached unpinned files that only one mirror vouches for (single-source), or nil.
+    /// One line naming the plan's cached unpinned files that only one mirror vouches for (single-source), and one
+    /// naming its learned surahs that only one mirror served (their cached parts single-source), or nil.
     static func singleSourceNote(_ setup: PlayerSetup) -> [String]? {
         let unpinned = setup.plan.ayat.filter { setup.table?.files[$0] == nil }
-        guard !unpinned.isEmpty, let cache = try? Cache(directory: setup.cacheDirectory) else { return nil }
-        let single = unpinned.filter { (try? cache.mark(reciter: setup.reciter.id, ayah: $0)) == .singleSource }
-        guard !single.isEmpty else { return nil }
-        let listed = single.prefix(10).map(\.description).joined(separator: ", ") + (single.count > 10 ? ", …" : "")
-        return [
-            "\(Plural.count(single.count, "ayah")) (\(listed)) single-source: only one mirror could serve "
-                + (single.count == 1 ? "it" : "them") + " so far; the next prefetch compares "
-                + (single.count == 1 ? "it" : "them") + " with another mirror"
-        ]
+        let learned = setup.parts?.learnedSurahs ?? []
+        let learnedParts = setup.plan.items.compactMap(\.file).filter { learned.contains($0.surah) }
+        guard !unpinned.isEmpty || !learnedParts.isEmpty, let cache = try? Cache(directory: setup.cacheDirectory) else { return nil }
+        let isSingle = { (file: AyahRef) in (try? cache.mark(reciter: setup.reciter.id, ayah: file)) == .singleSource }
+        let compare = { (them: String) in
+            setup.reciter.mirrors.count > 1
+                ? "the next prefetch compares \(them) with another mirror" : "with another mirror in mirrors.json, the next prefetch would compare \(them) with it"
+        }
+        var notes: [String] = []
+        let single = unpinned.filter(isSingle)
+        if !single.isEmpty {
+            let listed = single.prefix(10).map(\.description).joined(separator: ", ") + (single.count > 10 ? ", …" : "")
+            let them = single.count == 1 ? "it" : "them"
+            notes.append("\(Plural.count(single.count, "ayah")) (\(listed)) single-source: only one mirror could serve \(them) so far; \(compare(them))")
+        }
+        let surahs = Set(learnedParts.filter(isSingle).map(\.surah)).sorted()
+        if !surahs.isEmpty {
+            let them = surahs.count == 1 ? "its file" : "their files"
+            notes.append(
+                "\(surahs.count == 1 ? "surah" : "surahs") \(surahs.map(String.init).joined(separator: ", ")) single-source: learned from one mirror, the only one that could serve \(them) so far; \(compare(surahs.count == 1 ? "it" : "them"))")
+        }
+        return notes.isEmpty ? nil : notes
     }
 
     /// A play whose player could not start after the old one was stopped: nothing plays now.

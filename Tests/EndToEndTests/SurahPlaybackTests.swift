@@ -564,6 +564,9 @@ import Testing
         #expect(compared(still.summary) == ["112 single-source "], "\(still.summary)")
         #expect(try String(contentsOfFile: learnedPath, encoding: .utf8) == learned, "nothing changes while one mirror vouches for it")
         #expect(try crossChecked() == 0)
+        // A play says so once, as it does for single-source per-ayah files.
+        let played = try runTartil(["play", "112", "--output", "null"] + common, home: home)
+        #expect(played.status == 0 && played.stderr.contains("surah 112 single-source: learned from one mirror, the only one that could serve its file so far; the next prefetch compares it with another mirror"), "\(played.stderr)")
         // Mirrors that agree on another file: the file learned stays, and the prefetch says why.
         try world.setMirrors([("first", "bitflip"), ("second", "bitflip-once")])  // the same flipped file under two paths
         let other = try prefetch()
@@ -584,6 +587,8 @@ import Testing
         #expect(compared(settled.summary) == ["112 cross-checked "], "\(settled.summary)")
         #expect(try crossChecked() == parts)
         #expect(compared(try prefetch().summary).isEmpty)
+        let playedAfter = try runTartil(["play", "112", "--output", "null"] + common, home: home)
+        #expect(playedAfter.status == 0 && !playedAfter.stderr.contains("single-source"), "\(playedAfter.stderr)")
         let render = try runTartil(["render", "112"] + common + ["-o", home + "/out.wav"], home: home)
         #expect(render.status == 0, "\(render.stderr)")
         #expect(try wavPCMBytes(home + "/out.wav") == files.decode(112))

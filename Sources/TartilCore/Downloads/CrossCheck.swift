@@ -21,7 +21,7 @@ public enum SourceMark: String, Sendable, Hashable, CaseIterable {
     /// Two mirrors (a majority of those that answered) served the same whole file: verified.
     case crossChecked = "cross-checked"
     /// Only one mirror could serve it so far (the reciter has one mirror, or the others did not answer): it plays,
-    /// said once, and is compared again by the next `prefetch` or `cache verify --repair`.
+    /// said once, and is compared again by the next `prefetch` (a learned surah's parts: `LearningOrder.toCompareAgain`).
     case singleSource = "single-source"
     /// The mirrors disagree and no majority of them agrees: nothing is kept at the file's name, the copies are kept
     /// aside, and it does not play until `cache choose` picks one.
