@@ -119,6 +119,29 @@ import Testing
         #expect(piped.stdout.split(separator: "\n").count == 1, "\(piped.stdout)")
         #expect(drive.lines.count == 2 && drive.lines.joined(separator: " ").split(separator: " ") == piped.stdout.split(whereSeparator: \.isWhitespace), "\(drive.lines)")
     }
+
+    /// `cache du` whose table is wider than the terminal (a reciter id of 36 characters at 40 columns): each
+    /// reciter's id on a line, its figures under it; at 80 columns, the table.
+    @Test(arguments: [40, 80]) func cacheDuFitsTheTerminal(columns: Int) throws {
+        let home = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let id = "a-reciter-whose-id-is-thirty-six-ch"
+        try """
+            {"version": 1, "reciters": [{"id": "\(id)", "name": "Long", "style": "murattal", "mirrors": [{"name": "m", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]}]}
+            """.write(toFile: home + "/mirrors.json", atomically: true, encoding: .utf8)
+        let common = ["--cache-dir", home + "/cache", "--mirrors", home + "/mirrors.json"]
+        let imported = try runTartil(["cache", "import", TestPaths.fixtures + "/fixture", "--reciter", id] + common, home: home)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let drive = try TerminalDrive.run(["screen:total"], columns: columns, command: [TestPaths.executable, "cache", "du"] + common, home: home)
+        #expect(drive.status == 0, "\(drive.output)")
+        #expect(drive.overflows == 0, "at \(columns): \(drive.lines)")
+        let shown = drive.lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        if columns == 40 {
+            #expect(shown.count == 4 && shown[0] == id && shown[1].hasPrefix("  ") && shown[1].contains(" files, ") && shown[2] == "total", "\(shown)")
+        } else {
+            #expect(shown.count == 2 && shown[0].hasPrefix(id + "  ") && shown[1].hasPrefix("total "), "\(shown)")
+        }
+    }
 }
 
 /// `prefetch`'s progress bar on a terminal: it redraws in place within width - 1 columns, keeping whole fields.

@@ -69,7 +69,16 @@ enum CacheCommands {
                 let total = summaries.reduce(0) { $0 + $1.bytes }
                 var rows = summaries.map { [$0.reciter, Plural.count($0.files, "file"), Formatting.bytes($0.bytes)] }
                 rows.append(["total", Plural.count(summaries.reduce(0) { $0 + $1.files }, "file"), Formatting.bytes(total)])
-                for line in Formatting.table(rows, rightAligned: [1, 2]) { context.console.line(line) }
+                let table = Formatting.table(rows, rightAligned: [1, 2])
+                if let width = context.console.columns(), table.contains(where: { TerminalText.columns($0) > width }) {
+                    // A terminal narrower than the table (a long reciter id): each reciter's id, its figures under it.
+                    for row in rows {
+                        for line in TextWrap.lines(row[0], width: width) { context.console.line(line) }
+                        for line in TextWrap.lines("\(row[1]), \(row[2])", width: width, indent: 2) { context.console.line(line) }
+                    }
+                } else {
+                    for line in table { context.console.line(line) }
+                }
             }
         })
 
