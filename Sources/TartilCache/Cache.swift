@@ -270,6 +270,18 @@ public final class Cache {
         try index.entry(reciter: reciter.rawValue, ayah: ayah)?.mark
     }
 
+    /// The mirror a cached file was downloaded from, as recorded (its name in mirrors.json; `import` for
+    /// `cache import`), or nil.
+    public func source(reciter: ReciterID, ayah: AyahRef) throws(CacheError) -> String? {
+        try index.entry(reciter: reciter.rawValue, ayah: ayah)?.source
+    }
+
+    /// Sets the cross-check's mark of files already in the index (a learned surah's parts, once a second mirror
+    /// served its file).
+    public func setMark(_ mark: SourceMark, reciter: ReciterID, ayat: [AyahRef]) throws(CacheError) {
+        try index.setMark(mark, reciter: reciter.rawValue, ayat: ayat)
+    }
+
     /// Removes a file (a link at its name: the link, never its target) and its index entry.
     public func remove(reciter: ReciterID, ayah: AyahRef) throws(CacheError) {
         if let folder = try folder(reciter.rawValue, create: false) { try folder.remove("\(ayah.fileStem).mp3") }

@@ -82,49 +82,14 @@ public enum SurahLearning {
         _ surah: Int, reciter: Reciter, cacheDirectory: String, limits: DownloadLimits, clock: any TartilClock = SystemClock.shared,
         chosenMirror: Int? = nil, again: Bool = false, isCancelled: @escaping @Sendable () -> Bool
     ) throws(TartilError) -> SurahTable.File {
-        try learn(
-            surah, reciter: reciter, cacheDirectory: cacheDirectory, limits: limits, clock: clock, chosenMirror: chosenMirror, again: again,
-            comparing: nil, isCancelled: isCancelled
-        ).file
-    }
-
-    /// Compares `learned`, surah `surah`'s file learned from one mirror only, with what the reciter's mirrors serve
-    /// now, as on first use (`learn`, cross-checked), and returns its mark now: `.crossChecked` once two mirrors
-    /// serve it (its parts are marked so, and timings the publisher changed since are taken), `.singleSource` when
-    /// still only one does (nothing is changed). Throws when the mirrors serve another file (or disagree): what was
-    /// learned stays, and `table relearn` is the way to take another file; and why, when none serves it.
-    public static func compareAgain(
-        _ surah: Int, learned: SurahTable.File, reciter: Reciter, cacheDirectory: String, limits: DownloadLimits,
-        clock: any TartilClock = SystemClock.shared, isCancelled: @escaping @Sendable () -> Bool
-    ) throws(TartilError) -> SourceMark {
-        try learn(
-            surah, reciter: reciter, cacheDirectory: cacheDirectory, limits: limits, clock: clock, chosenMirror: nil, again: true,
-            comparing: learned, isCancelled: isCancelled
-        ).mark ?? .singleSource
-    }
-
-    /// `learn`, and the mark of the file learned (nil when another process learned it meanwhile). With `comparing`
-    /// (`compareAgain`), a file other than that one is refused, and one still single-source leaves all as it is.
-    private static func learn(
-        _ surah: Int, reciter: Reciter, cacheDirectory: String, limits: DownloadLimits, clock: any TartilClock,
-        chosenMirror: Int?, again: Bool, comparing: SurahTable.File?, isCancelled: @escaping @Sendable () -> Bool
-    ) throws(TartilError) -> (file: SurahTable.File, mark: SourceMark?) {
         guard let timings = reciter.timings else {
             throw .usage("\(reciter.id) publishes no ayah timings (\"timings\" in mirrors.json) and no table covers surah \(surah)")
         }
         do throws(TartilError) {
-            let cache: Cache
-            let held: HeldLock?
-            do {
-                cache = try Cache(directory: cacheDirectory, clock: clock)
-                held = try cache.lockByte(reciter: reciter.id, file: learnedTableName + ".lock", key: surah, isCancelled: isCancelled)
-            } catch {
-                throw TartilError(.failure, error.message)
-            }
-            guard let held else { throw TartilError(.interrupted, "interrupted") }
+            let (cache, held) = try lockedSurah(surah, reciter: reciter, cacheDirectory: cacheDirectory, clock: clock, isCancelled: isCancelled)
             defer { held.release() }
             if !again, chosenMirror == nil, let learned = learnedTable(cacheDirectory: cacheDirectory, reciter: reciter.id)?.file(surah: surah) {
-                return (learned, nil)  // learned by another process while this one waited
+                return learned  // learned by another process while this one waited
             }
             let timingURL = timings.template.url(forSurah: surah)
             let timingBytes = try fetch(timingURL, maxBytes: maximumTimingBytes, limits: limits, clock: clock, isCancelled: isCancelled)
@@ -135,30 +100,19 @@ public enum SurahLearning {
             } catch {
                 throw TartilError(.failure, "surah \(surah)'s timings are not usable: \(error.message)")
             }
-            var (copy, source, mark): (ScratchFile, String, SourceMark)
+            var (copy, source, mark, mirror): (ScratchFile, String, SourceMark, String)
             if let chosenMirror {
                 let only = Reciter(
                     id: reciter.id, name: reciter.name, style: reciter.style, bitrateKbps: reciter.bitrateKbps, tableFile: reciter.tableFile,
                     note: reciter.note, mirrors: [reciter.mirrors[chosenMirror]], maximumSpeed: reciter.maximumSpeed, files: reciter.files,
                     timings: reciter.timings)
-                (copy, _, _) = try fetchFile(surah, reciter: only, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
-                source = "chosen: \(reciter.mirrors[chosenMirror].name) (cache choose)"
+                (copy, _, _, mirror) = try fetchFile(surah, reciter: only, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
+                source = "chosen: \(mirror) (cache choose)"
                 mark = .chosen
             } else {
-                (copy, source, mark) = try fetchFile(
-                    surah, reciter: reciter, cache: cache, limits: limits, clock: clock, learnedBefore: comparing != nil, isCancelled: isCancelled)
+                (copy, source, mark, mirror) = try fetchFile(surah, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
             }
             defer { copy.close() }
-            if let comparing {
-                let print: FileFingerprint
-                do throws(CacheError) { print = try copy.fingerprint() } catch { throw TartilError(.io, error.message) }
-                guard print == FileFingerprint(bytes: comparing.bytes, sha256: comparing.digest.hex) else {
-                    throw TartilError(
-                        .failure,
-                        "surah \(surah): its mirrors now serve another file (\(print)) than the one learned from one of them (\(comparing.bytes) bytes, sha256 \(comparing.digest.hex.prefix(12))…): the one learned is kept; if they have replaced it, `tartil table relearn \(surah) --reciter \(reciter.id)` learns the new one")
-                }
-                if mark == .singleSource { return (comparing, .singleSource) }  // still one mirror's word: nothing changes
-            }
             let mapped: MappedFile
             do throws(CacheError) { mapped = try copy.map() } catch { throw TartilError(.io, error.message) }
             let measured = try SurahTableBuilder.measure(
@@ -167,10 +121,105 @@ public enum SurahLearning {
             mapped.releaseAll()
             if isCancelled() { throw TartilError(.interrupted, "interrupted") }
             try record(measured.file, reciter: reciter.id, cache: cache, source: "\(source); timings from \(timings.template)")
-            try? keep(measured.file, of: mapped, reciter: reciter.id, cache: cache, mark: mark)
-            return (measured.file, mark)
+            try? keep(measured.file, of: mapped, reciter: reciter.id, cache: cache, mark: mark, mirror: mirror)
+            return measured.file
         } catch {
             if isCancelled() || error.code == .interrupted { throw TartilError(.interrupted, "stopped: surah \(surah) was not learned") }
+            throw error
+        }
+    }
+
+    /// The reciter's cache, and surah `surah`'s learning lock, held (waited for while another process learns it).
+    private static func lockedSurah(
+        _ surah: Int, reciter: Reciter, cacheDirectory: String, clock: any TartilClock, isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> (Cache, HeldLock) {
+        let cache: Cache
+        let held: HeldLock?
+        do {
+            cache = try Cache(directory: cacheDirectory, clock: clock)
+            held = try cache.lockByte(reciter: reciter.id, file: learnedTableName + ".lock", key: surah, isCancelled: isCancelled)
+        } catch {
+            throw TartilError(.failure, error.message)
+        }
+        guard let held else { throw TartilError(.interrupted, "interrupted") }
+        return (cache, held)
+    }
+
+    /// What comparing a learned surah again came to (`compareAgain`).
+    public struct Comparison: Sendable, Hashable {
+        /// The surah's mark now: `.crossChecked` once a second mirror served the file learned.
+        public let mark: SourceMark
+        /// Why it is still single-source (no other mirror served a file; another file was served), or nil.
+        public let problem: String?
+        /// The bytes fetched to compare.
+        public let bytes: Int
+    }
+
+    /// Compares `learned`, surah `surah`'s file learned from one mirror only, with what the reciter's other mirrors
+    /// serve now, by the rule the first learning went by (two mirrors serving the same whole file): the mirrors not
+    /// recorded as having served it (each part records the mirror it came from) are asked in turn, each for the
+    /// whole file, until one serves the file learned; the parts are then marked cross-checked, and nothing else
+    /// changes (the rows, the parts, the learned table). A surah learned before its mirror was recorded needs two
+    /// mirrors of this comparison to serve it. A mirror that serves another file does not replace it (`problem`
+    /// says which, and how to take it); one that serves none, or no MPEG audio, is passed over (`problem` says why).
+    /// Throws `.interrupted` when stopped (what was learned stays), and what the cache could not do.
+    public static func compareAgain(
+        _ surah: Int, learned: SurahTable.File, reciter: Reciter, cacheDirectory: String, limits: DownloadLimits,
+        clock: any TartilClock = SystemClock.shared, isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> Comparison {
+        do throws(TartilError) {
+            let (cache, held) = try lockedSurah(surah, reciter: reciter, cacheDirectory: cacheDirectory, clock: clock, isCancelled: isCancelled)
+            defer { held.release() }
+            guard learnedTable(cacheDirectory: cacheDirectory, reciter: reciter.id)?.file(surah: surah) == learned else {
+                return Comparison(mark: .singleSource, problem: "it was learned again meanwhile", bytes: 0)
+            }
+            let parts = learned.parts.compactMap { AyahRef(fileKeySurah: surah, ayah: $0.ayah) }
+            var single: [AyahRef] = []
+            var servedBy: Set<String> = []
+            do throws(CacheError) {
+                for part in parts where try cache.mark(reciter: reciter.id, ayah: part) == .singleSource {
+                    single.append(part)
+                    if let mirror = try cache.source(reciter: reciter.id, ayah: part) { servedBy.insert(mirror) }
+                }
+            } catch {
+                throw TartilError(.failure, error.message)
+            }
+            let wanted = FileFingerprint(bytes: learned.bytes, sha256: learned.digest.hex)
+            var agreeing = servedBy.count  // the mirrors it came from, listed still or not
+            var reasons: [String] = []
+            var others: [String] = []
+            var bytes = 0
+            for index in reciter.mirrors.indices where !servedBy.contains(reciter.mirrors[index].name) && agreeing < 2 {
+                let mirror = reciter.mirrors[index]
+                switch try fetchCopy(surah, mirror: index, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled) {
+                case .failure(let reason):
+                    reasons.append("\(mirror.name): \(reason.message)")
+                case .success(let (copy, print)):
+                    copy.close()
+                    bytes += print.bytes
+                    if print == wanted { agreeing += 1 } else { others.append("\(mirror.name) (\(mirror.template.url(forSurah: surah))): \(print)") }
+                }
+            }
+            if agreeing >= 2 {
+                do throws(CacheError) { try cache.setMark(.crossChecked, reciter: reciter.id, ayat: single) } catch {
+                    throw TartilError(.failure, error.message)
+                }
+                return Comparison(mark: .crossChecked, problem: nil, bytes: bytes)
+            }
+            let learnedFrom = servedBy.isEmpty ? "" : " from \(servedBy.sorted().joined(separator: ", "))"
+            if !others.isEmpty {
+                let chooser = "tartil cache choose \(surah) --reciter \(reciter.id) --mirror NAME"
+                return Comparison(
+                    mark: .singleSource,
+                    problem: "another file than the one learned\(learnedFrom) (\(wanted)) was served by \(others.joined(separator: "; ")); the one learned is kept: listen to each at its URL, then `\(chooser)` takes the one you trust, or `tartil table relearn \(surah) --reciter \(reciter.id)` learns what the mirrors agree on",
+                    bytes: bytes)
+            }
+            let asked = reasons.isEmpty ? "no other mirror to ask" : "no other mirror served it (\(reasons.joined(separator: "; ")))"
+            return Comparison(mark: .singleSource, problem: asked + (agreeing == 1 && servedBy.isEmpty ? "; one mirror served the file learned" : ""), bytes: bytes)
+        } catch {
+            if isCancelled() || error.code == .interrupted {
+                throw TartilError(.interrupted, "stopped: surah \(surah) was not compared again; what was learned is kept")
+            }
             throw error
         }
     }
@@ -232,17 +281,47 @@ public enum SurahLearning {
         }
     }
 
+    /// Mirror `index`'s copy of surah `surah`'s whole file, fetched (as `asking` says) into a file with no name in
+    /// the reciter's folder, walked (one whole MPEG audio stream) and hashed; or why the mirror has none. Throws
+    /// what no mirror can help with (the copy cannot be written or read back) and an interruption.
+    private static func fetchCopy(
+        _ surah: Int, mirror index: Int, reciter: Reciter, cache: Cache, limits: DownloadLimits, clock: any TartilClock,
+        isCancelled: @escaping @Sendable () -> Bool
+    ) throws(TartilError) -> Result<(ScratchFile, FileFingerprint), TartilError> {
+        let copy: ScratchFile
+        do throws(CacheError) { copy = try cache.scratchFile(reciter: reciter.id) } catch {
+            throw TartilError(.io, "surah \(surah)'s file cannot be fetched: \(error.message)")
+        }
+        if case .failure(let reason) = try fetch(
+            surah, from: reciter.mirrors[index].template.url(forSurah: surah), into: copy, limits: limits, clock: clock, isCancelled: isCancelled)
+        {
+            copy.close()
+            return .failure(reason)
+        }
+        do throws(CacheError) {
+            let mapped = try copy.map()
+            if let problem = MPEGStream.problem(in: mapped.bytes, passing: mapped.passed) {
+                copy.close()
+                return .failure(TartilError(.failure, "not one whole MPEG audio stream: \(problem)"))
+            }
+            return .success((copy, try copy.fingerprint()))
+        } catch {
+            copy.close()
+            throw TartilError(.failure, "surah \(surah): cannot read its file back: \(error.message)")
+        }
+    }
+
     /// The surah's file, cross-checked by the rules of an unpinned per-ayah file (`CrossCheck`): the first mirror
     /// that serves one whole MPEG audio stream gives the copy in hand, the next mirrors are asked in turn until a
     /// majority of those that answered served the same bytes (two agree, more than all the others together); a
     /// copy only one mirror could serve is single-source; mirrors that disagree with no majority are a dispute,
     /// and nothing is learned. Each mirror's copy goes to a file with no name in the reciter's folder; a copy the
     /// same as one kept already, or one the check can no longer keep (`CrossCheck.mayStillKeep`), is let go of at
-    /// once. Returns the copy kept (its file) and what vouches for it, in words.
+    /// once. Returns the copy kept (its file), what vouches for it, in words, its mark, and the mirror it came from.
     private static func fetchFile(
-        _ surah: Int, reciter: Reciter, cache: Cache, limits: DownloadLimits, clock: any TartilClock, learnedBefore: Bool = false,
+        _ surah: Int, reciter: Reciter, cache: Cache, limits: DownloadLimits, clock: any TartilClock,
         isCancelled: @escaping @Sendable () -> Bool
-    ) throws(TartilError) -> (ScratchFile, String, SourceMark) {
+    ) throws(TartilError) -> (ScratchFile, String, SourceMark, String) {
         var failures: [Int: String] = [:]
         /// What each mirror served, and one copy of each file the check may still keep.
         var prints: [Int: FileFingerprint] = [:]
@@ -251,29 +330,14 @@ public enum SurahLearning {
         defer { for copy in kept.values { copy.close() } }  // the one returned is taken out of `kept` first
         /// Mirror `index`'s whole file, fetched, walked and hashed; nil (its reason kept) when it has none.
         func ask(_ index: Int) throws(TartilError) -> FileFingerprint? {
-            let copy: ScratchFile
-            do throws(CacheError) { copy = try cache.scratchFile(reciter: reciter.id) } catch {
-                throw TartilError(.io, "surah \(surah)'s file cannot be fetched: \(error.message)")
-            }
-            if case .failure(let reason) = try fetch(
-                surah, from: reciter.mirrors[index].template.url(forSurah: surah), into: copy, limits: limits, clock: clock,
-                isCancelled: isCancelled)
-            {
+            switch try fetchCopy(surah, mirror: index, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled) {
+            case .failure(let reason):
                 failures[index] = reason.message
                 return nil
-            }
-            do throws(CacheError) {
-                let mapped = try copy.map()
-                if let problem = MPEGStream.problem(in: mapped.bytes, passing: mapped.passed) {
-                    failures[index] = "not one whole MPEG audio stream: \(problem)"
-                    return nil
-                }
-                let print = try copy.fingerprint()
+            case .success(let (copy, print)):
                 prints[index] = print
-                if kept[print] == nil { kept[print] = copy }  // the same bytes as a copy kept already: not kept twice
+                if kept[print] == nil { kept[print] = copy } else { copy.close() }  // the same bytes as a copy kept already
                 return print
-            } catch {
-                throw TartilError(.failure, "surah \(surah): cannot read its file back: \(error.message)")
             }
         }
         /// Lets go of the copies the check can no longer keep.
@@ -308,31 +372,33 @@ public enum SurahLearning {
                 guard let copy = kept.removeValue(forKey: print) else {
                     preconditionFailure("SurahLearning: the copy the cross-check keeps was let go of")  // mayStillKeep says it is not
                 }
-                guard mark == .crossChecked else { return (copy, "trusted on first use: \(name), single-source", mark) }
+                guard mark == .crossChecked else { return (copy, "trusted on first use: \(name), single-source", mark, name) }
                 let agreeing = prints.keys.sorted().filter { $0 != candidate && prints[$0] == print }.map { reciter.mirrors[$0].name }
                 let other = prints.keys.sorted().filter { prints[$0] != print }.map { reciter.mirrors[$0].name }
                 let against = other.isEmpty ? "" : " (\(other.joined(separator: ", ")) served another file)"
-                return (copy, "trusted on first use: \(name), cross-checked with \(agreeing.joined(separator: ", "))\(against)", mark)
+                return (copy, "trusted on first use: \(name), cross-checked with \(agreeing.joined(separator: ", "))\(against)", mark, name)
             case .dispute:
                 let listed = prints.keys.sorted().map { "\(reciter.mirrors[$0].name) (\(reciter.mirrors[$0].template.url(forSurah: surah))): \(prints[$0]!)" }
-                let outcome = learnedBefore ? "the file learned before is kept" : "not learned"
                 throw TartilError(
                     .failure,
-                    "surah \(surah): the mirrors disagree with no majority (\(listed.joined(separator: "; "))): \(outcome); listen to each mirror's file at its URL, then `tartil cache choose \(surah) --reciter \(reciter.id) --mirror NAME` learns it from the one you trust")
+                    "surah \(surah): the mirrors disagree with no majority (\(listed.joined(separator: "; "))): not learned; listen to each mirror's file at its URL, then `tartil cache choose \(surah) --reciter \(reciter.id) --mirror NAME` learns it from the one you trust")
             }
         }
     }
 
     /// Keeps each part of `file` (cut from the mapped whole file) in the cache, checked against its own hash, a group
     /// at a time (`Cache.commit(parts:…)`).
-    private static func keep(_ file: SurahTable.File, of mapped: MappedFile, reciter: ReciterID, cache: Cache, mark: SourceMark) throws(TartilError) {
+    /// `mirror`: the mirror the file came from, recorded with each part (what `compareAgain` does not ask again).
+    private static func keep(
+        _ file: SurahTable.File, of mapped: MappedFile, reciter: ReciterID, cache: Cache, mark: SourceMark, mirror: String
+    ) throws(TartilError) {
         let cut = Cache.SurahFileCut(surah: file.surah, parts: file.parts.map { part in
             Cache.SurahFilePart(
                 ayah: part.ayah == 0 ? AyahRef.basmalaPart(ofSurah: file.surah) : AyahRef(fileKeySurah: file.surah, ayah: part.ayah)!, bytes: part.bytes,
                 expectation: .pinned(PinnedFile(bytes: part.bytes.count, digest: part.digest, samples: part.sampleCount, sampleRate: file.sampleRate)))
         })
         do throws(CacheError) {
-            _ = try cache.commit(parts: cut, reciter: reciter, source: nil, mark: mark) { range, writer throws(CacheError) in
+            _ = try cache.commit(parts: cut, reciter: reciter, source: mirror, mark: mark) { range, writer throws(CacheError) in
                 try writer.append(UnsafeRawBufferPointer(rebasing: mapped.bytes[range]))
                 mapped.passed(range.upperBound + 1)
             }

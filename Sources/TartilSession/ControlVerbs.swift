@@ -83,8 +83,12 @@ public enum ControlVerbs {
             (of --reciter, of --surah when given) and playback goes on from that very sample to the end of its \
             surah; after a surah that was played to its end, the next surah follows. Takes the same options as play.
             """,
-        options: [.init(names: ["--surah"], valueName: "n|name", help: "The last position in this surah: 1-114 or a name (yasin).")]
-            + planOptions.filter { $0.names != ["--from"] },
+        options: [
+            .init(names: ["--surah"], valueName: "n|name", help: "The last position in this surah: 1-114 or a name (yasin)."),
+            .init(
+                names: ["--reciter"], valueName: "id",
+                help: "The last position of this reciter: an id or name of mirrors.json, or an id the journal remembers (default: the journal's latest position, whoever it was of)."),
+        ] + planOptions.filter { $0.names != ["--from"] && $0.names != ["--reciter"] },
         examples: ["tartil resume", "tartil resume --surah 36", "tartil resume --reciter ibrahim-alakhdar"],
     )
 

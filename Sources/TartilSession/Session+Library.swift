@@ -33,11 +33,21 @@ extension Session {
         }
     }
 
+    /// What a prefetch does before its downloads, told as it starts it (`prefetch(announce:)`): a surah-file
+    /// reciter's surahs learned (their published timings and whole files), or a surah learned from one mirror
+    /// compared again (its whole file, `bytes`, from another).
+    public enum PrefetchStep: Sendable, Hashable {
+        case learning(surahs: [Int])
+        case comparing(surah: Int, bytes: Int)
+    }
+
     /// Puts the files playing `request.ayat` needs in the verified cache (`PlayFiles.needed`: the ayat, and the
     /// basmala's 1:1 before ayah 1 of a surah other than 1 and 9); `report` is called on this thread as files
-    /// settle.
+    /// settle, and `announce` before a surah-file reciter's surahs are learned or compared again (whole files,
+    /// fetched before the others).
     public func prefetch(
-        _ request: PrefetchRequest, settings: Settings, isCancelled: @escaping @Sendable () -> Bool, report: Prefetch.Report
+        _ request: PrefetchRequest, settings: Settings, isCancelled: @escaping @Sendable () -> Bool, announce: (PrefetchStep) -> Void = { _ in },
+        report: Prefetch.Report
     ) throws(TartilError) -> (reciter: ReciterID, outcome: Prefetch.Outcome) {
         let library = try settings.library()
         let reciter = try library.reciter(try settings.reciterID(named: request.reciter, for: "prefetch"))
@@ -45,13 +55,14 @@ extension Session {
         limits.caBundle = limits.caBundle ?? request.limits.caBundle
         let started = clock.now
         let (toLearn, unlearned) = try Self.learnSurahs(
-            of: request.ayat, reciter: reciter, library: library, settings: settings, limits: limits, clock: clock, isCancelled: isCancelled)
+            of: request.ayat, reciter: reciter, library: library, settings: settings, limits: limits, clock: clock, isCancelled: isCancelled,
+            announce: announce)
         if let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
             throw TartilError(error.code, "surah \(surah) cannot be fetched: \(error.message)")
         }
-        let compared = try compareLearnedAgain(
+        let (compared, comparedBytes) = try compareLearnedAgain(
             request.ayat.map(\.surah), learnedNow: Set(toLearn), reciter: reciter, library: library, settings: settings, limits: limits,
-            isCancelled: isCancelled)
+            isCancelled: isCancelled, announce: announce)
         let learningSeconds = clock.now.seconds(since: started)
         // The table rows of the surahs asked for, and Al-Fatiha's for the basmala (1:1).
         let (table, parts) = try library.playbackSource(for: reciter, surahs: [1] + request.ayat.map(\.surah))
@@ -74,6 +85,7 @@ extension Session {
         order.learnedSurahs = parts?.learnedSurahs ?? []
         var outcome = try Prefetch.run(order, clock: clock, isCancelled: isCancelled, report: report)
         outcome.progress.comparedSurahs = compared
+        outcome.progress.bytes += comparedBytes
         outcome.seconds += learningSeconds  // learning and comparing came first
         if !toLearn.isEmpty, let parts {
             // Learning fetched those surahs' files and cut their parts into the cache: the parts were downloaded
@@ -93,34 +105,45 @@ extension Session {
 
     /// Compares again with their mirrors the surahs of `surahs` that a surah-file reciter learned from one mirror
     /// only (`LearningOrder.toCompareAgain`; `SurahLearning.compareAgain`), as a prefetch compares an unpinned
-    /// per-ayah file one mirror vouched for: once two serve the file learned, its parts are marked cross-checked.
-    /// A surah the comparison does not settle keeps what it had, and says why; an interruption throws.
+    /// per-ayah file one mirror vouched for: once another mirror serves the file learned, its parts are marked
+    /// cross-checked. `announce` is told of each before it starts. A surah the comparison does not settle keeps what
+    /// it had, and says why; an interruption throws.
     func compareLearnedAgain(
         _ surahs: [Int], learnedNow: Set<Int>, reciter: Reciter, library: ReciterLibrary, settings: Settings, limits: DownloadLimits,
-        isCancelled: @escaping @Sendable () -> Bool
-    ) throws(TartilError) -> [PrefetchProgress.ComparedSurah] {
-        guard reciter.files == .surah, reciter.timings != nil, reciter.mirrors.count > 1 else { return [] }
+        isCancelled: @escaping @Sendable () -> Bool, announce: (PrefetchStep) -> Void
+    ) throws(TartilError) -> (compared: [PrefetchProgress.ComparedSurah], bytes: Int) {
+        guard reciter.files == .surah, reciter.timings != nil else { return ([], 0) }
         let directory = try settings.checkedCacheDirectory()
-        guard let learned = SurahLearning.learnedTable(cacheDirectory: directory, reciter: reciter.id) else { return [] }
+        guard let learned = SurahLearning.learnedTable(cacheDirectory: directory, reciter: reciter.id) else { return ([], 0) }
         let pinned = try library.pinnedSurahs(for: reciter)
         let cache = try openCache(settings)
-        let due = LearningOrder.toCompareAgain(asked: surahs.filter { !pinned.contains($0) }, learnedNow: learnedNow, mirrorCount: reciter.mirrors.count) { surah in
-            (learned.file(surah: surah)?.parts ?? []).map { part in
-                AyahRef(fileKeySurah: surah, ayah: part.ayah).flatMap { (try? cache.mark(reciter: reciter.id, ayah: $0)) ?? nil }
-            }
-        }
+        let due = LearningOrder.toCompareAgain(
+            asked: surahs.filter { !pinned.contains($0) }, learnedNow: learnedNow, mirrors: reciter.mirrors.map(\.name)
+        ) { surah in Self.learnedParts(of: learned.file(surah: surah), reciter: reciter.id, cache: cache) }
         var compared: [PrefetchProgress.ComparedSurah] = []
+        var bytes = 0
         for surah in due {
             guard let file = learned.file(surah: surah) else { continue }
+            announce(.comparing(surah: surah, bytes: file.bytes))
             do throws(TartilError) {
-                let mark = try SurahLearning.compareAgain(
+                let comparison = try SurahLearning.compareAgain(
                     surah, learned: file, reciter: reciter, cacheDirectory: directory, limits: limits, clock: clock, isCancelled: isCancelled)
-                compared.append(.init(surah: surah, mark: mark, problem: nil))
+                compared.append(.init(surah: surah, mark: comparison.mark, problem: comparison.problem))
+                bytes += comparison.bytes
             } catch where error.code != .interrupted {
                 compared.append(.init(surah: surah, mark: .singleSource, problem: error.message))
             }
         }
-        return compared
+        return (compared, bytes)
+    }
+
+    /// The cached parts of a learned surah's `file` with what the cross-check left on each (`LearningOrder`).
+    static func learnedParts(of file: SurahTable.File?, reciter: ReciterID, cache: Cache) -> [LearningOrder.LearnedPart] {
+        (file?.parts ?? []).compactMap { part in
+            guard let ayah = AyahRef(fileKeySurah: file!.surah, ayah: part.ayah) else { return nil }
+            return LearningOrder.LearnedPart(
+                mark: (try? cache.mark(reciter: reciter, ayah: ayah)) ?? nil, mirror: (try? cache.source(reciter: reciter, ayah: ayah)) ?? nil)
+        }
     }
 
     // MARK: - The cache

@@ -138,11 +138,24 @@ extension Session {
             let them = single.count == 1 ? "it" : "them"
             notes.append("\(Plural.count(single.count, "ayah")) (\(listed)) single-source: only one mirror could serve \(them) so far; \(compare(them))")
         }
-        let surahs = Set(learnedParts.filter(isSingle).map(\.surah)).sorted()
+        // A learned surah's parts: single-source when one mirror served its file; comparable when a mirror other
+        // than that one is listed (`LearningOrder.canCompare`).
+        var bySurah: [Int: [LearningOrder.LearnedPart]] = [:]
+        for part in Set(learnedParts) {
+            bySurah[part.surah, default: []].append(LearningOrder.LearnedPart(
+                mark: (try? cache.mark(reciter: setup.reciter.id, ayah: part)) ?? nil,
+                mirror: (try? cache.source(reciter: setup.reciter.id, ayah: part)) ?? nil))
+        }
+        let mirrors = setup.reciter.mirrors.map(\.name)
+        let surahs = bySurah.keys.sorted().filter { bySurah[$0]!.contains { $0.mark == .singleSource } }
         if !surahs.isEmpty {
-            let them = surahs.count == 1 ? "its file" : "their files"
+            let one = surahs.count == 1
+            let comparable = surahs.allSatisfy { LearningOrder.canCompare(bySurah[$0]!, mirrors: mirrors) }
             notes.append(
-                "\(surahs.count == 1 ? "surah" : "surahs") \(surahs.map(String.init).joined(separator: ", ")) single-source: learned from one mirror, the only one that could serve \(them) so far; \(compare(surahs.count == 1 ? "it" : "them"))")
+                "\(one ? "surah" : "surahs") \(surahs.map(String.init).joined(separator: ", ")) single-source: learned from one mirror, the only one that could serve \(one ? "its file" : "their files") so far; "
+                    + (comparable
+                        ? "the next prefetch compares \(one ? "it" : "them") with another mirror"
+                        : "with a mirror other than the one \(one ? "it" : "each") came from in mirrors.json, the next prefetch would compare \(one ? "it" : "them") with it"))
         }
         return notes.isEmpty ? nil : notes
     }
@@ -324,11 +337,12 @@ extension Session {
     /// surahs it tried, and why each that could not be learned was not; an interruption throws.
     static func learnSurahs(
         of ayat: [AyahRef], reciter: Reciter, library: ReciterLibrary, settings: Settings, limits: DownloadLimits, clock: any TartilClock,
-        isCancelled: @escaping @Sendable () -> Bool
+        isCancelled: @escaping @Sendable () -> Bool, announce: (PrefetchStep) -> Void = { _ in }
     ) throws(TartilError) -> (tried: [Int], failures: [Int: TartilError]) {
         guard reciter.files == .surah, reciter.timings != nil else { return ([], [:]) }
         let missing = try library.unlearnedSurahs(ayat.map(\.surah), for: reciter)
         guard !missing.isEmpty else { return ([], [:]) }
+        announce(.learning(surahs: missing))
         let failures = try SurahLearning.learn(
             missing, reciter: reciter, cacheDirectory: try settings.checkedCacheDirectory(), limits: limits, clock: clock,
             isCancelled: isCancelled)

@@ -533,21 +533,28 @@ import Testing
     }
 
     /// A surah learned from one mirror only is compared again by the next prefetch, as a single-source per-ayah
-    /// file is: still one mirror's word, nothing changes; once a second mirror serves the same file, its parts are
-    /// cross-checked (and not compared again); mirrors that now serve another file do not replace the file learned
-    /// (the prefetch says so, and `table relearn` is the way to take it).
+    /// file is, by asking the other mirrors only (each part records the mirror it came from): while none serves it,
+    /// nothing changes and the prefetch says why, having fetched no whole file from the mirror it came from; once
+    /// another serves the same file, its parts are cross-checked (and not compared again), whichever mirror that
+    /// is; another file does not replace the file learned (the prefetch says so, and how to take it).
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
     func aSurahLearnedFromOneMirrorIsComparedAgainByTheNextPrefetch() throws {
         let world = try LearningWorld(mirrors: [("first", "ok"), ("second", "html")])
         defer { world.close() }
         let (files, home, common) = (world.files, world.home, world.common)
         let parts = try #require(files.table.file(surah: 112)).parts.count
+        let fileBytes = try #require(files.table.file(surah: 112)).bytes
         let learnedPath = home + "/cache/\(Self.reciter)/surah-table.tsv"
-        func prefetch() throws -> (summary: [String: Any], stderr: String) {
+        func prefetch() throws -> (summary: [String: Any], stderr: String, asked: [String]) {
+            let before = world.server.requestLog.count
             let result = try runTartil(["prefetch", "112", "--json"] + common, home: home)
             #expect(result.status == 0, "\(result.stderr)")
             let last = try #require(result.stdout.split(separator: "\n").last)
-            return (try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]), result.stderr)
+            let summary = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+            // The whole files asked for (their paths), not the timings.
+            let asked = world.server.requestLog.dropFirst(before).compactMap { $0.split(separator: " ").dropFirst(2).first.map(String.init) }
+                .filter { $0.hasSuffix("/112.mp3") }
+            return (summary, result.stderr, asked)
         }
         func compared(_ summary: [String: Any]) -> [String] {
             (summary["compared_surahs"] as? [[String: Any]] ?? []).map { "\($0["surah"] ?? "") \($0["mark"] ?? "") \($0["problem"] is NSNull ? "" : "problem")" }
@@ -560,33 +567,34 @@ import Testing
         #expect(first.summary["learned_surahs"] as? [Int] == [112] && compared(first.summary).isEmpty, "just learned: \(first.summary)")
         let learned = try String(contentsOfFile: learnedPath, encoding: .utf8)
         #expect(learned.contains("single-source"), "\(learned)")
+        // The second mirror still serves no audio: only it is asked, and the prefetch says so.
         let still = try prefetch()
-        #expect(compared(still.summary) == ["112 single-source "], "\(still.summary)")
+        #expect(compared(still.summary) == ["112 single-source problem"], "\(still.summary)")
+        #expect(!still.asked.contains("/ok/112.mp3"), "the mirror it came from is not asked again: \(still.asked)")
+        #expect(still.stderr.contains("surah 112, learned from one mirror, compared again: no other mirror served it (second: not one whole MPEG audio stream"), "\(still.stderr)")
         #expect(try String(contentsOfFile: learnedPath, encoding: .utf8) == learned, "nothing changes while one mirror vouches for it")
         #expect(try crossChecked() == 0)
         // A play says so once, as it does for single-source per-ayah files.
         let played = try runTartil(["play", "112", "--output", "null"] + common, home: home)
         #expect(played.status == 0 && played.stderr.contains("surah 112 single-source: learned from one mirror, the only one that could serve its file so far; the next prefetch compares it with another mirror"), "\(played.stderr)")
-        // Mirrors that agree on another file: the file learned stays, and the prefetch says why.
-        try world.setMirrors([("first", "bitflip"), ("second", "bitflip-once")])  // the same flipped file under two paths
+        // Another mirror serving another file: the file learned stays, and the prefetch says which and how to take it.
+        try world.setMirrors([("first", "ok"), ("second", "bitflip")])
         let other = try prefetch()
         #expect(compared(other.summary) == ["112 single-source problem"], "\(other.summary)")
-        #expect(other.stderr.contains("surah 112, learned from one mirror, compared again: its mirrors now serve another file"), "\(other.stderr)")
-        #expect(other.stderr.contains("tartil table relearn 112"), "\(other.stderr)")
+        #expect(other.asked == ["/bitflip/112.mp3"], "\(other.asked)")
+        #expect(other.stderr.contains("compared again: another file than the one learned from first (\(fileBytes) bytes, sha256 "), "\(other.stderr)")
+        #expect(other.stderr.contains("was served by second (\(world.base)/bitflip/112.mp3): \(fileBytes) bytes, sha256 "), "\(other.stderr)")
+        #expect(other.stderr.contains("the one learned is kept") && other.stderr.contains("tartil cache choose 112") && other.stderr.contains("tartil table relearn 112"), "\(other.stderr)")
+        #expect(other.summary["bytes"] as? Int == fileBytes, "the bytes fetched to compare are counted: \(other.summary)")
         #expect(try String(contentsOfFile: learnedPath, encoding: .utf8) == learned)
-        // Two mirrors that disagree (one with the file learned): nothing is taken either.
-        try world.setMirrors([("first", "ok"), ("second", "bitflip")])
-        let disputed = try prefetch()
-        #expect(compared(disputed.summary) == ["112 single-source problem"], "\(disputed.summary)")
-        #expect(disputed.stderr.contains("compared again: the mirrors disagree with no majority (first ("), "\(disputed.stderr)")
-        #expect(disputed.stderr.contains("): the file learned before is kept; listen to each mirror's file"), "\(disputed.stderr)")
-        #expect(try String(contentsOfFile: learnedPath, encoding: .utf8) == learned)
-        // A second mirror serving the same file: cross-checked, and not compared again.
-        try world.setMirrors([("first", "ok"), ("second", "flaky-0")])
+        // The first mirror gone, another serving the same file under a new name: that is a second mirror's word.
+        try world.setMirrors([("third", "flaky-0")])
         let settled = try prefetch()
-        #expect(compared(settled.summary) == ["112 cross-checked "], "\(settled.summary)")
+        #expect(compared(settled.summary) == ["112 cross-checked "], "\(settled.summary) \(settled.stderr)")
+        #expect(settled.asked == ["/flaky-0/112.mp3"], "\(settled.asked)")
         #expect(try crossChecked() == parts)
-        #expect(compared(try prefetch().summary).isEmpty)
+        let again = try prefetch()
+        #expect(compared(again.summary).isEmpty && again.asked.isEmpty, "\(again.summary) \(again.asked)")
         let playedAfter = try runTartil(["play", "112", "--output", "null"] + common, home: home)
         #expect(playedAfter.status == 0 && !playedAfter.stderr.contains("single-source"), "\(playedAfter.stderr)")
         let render = try runTartil(["render", "112"] + common + ["-o", home + "/out.wav"], home: home)

@@ -23,8 +23,9 @@ enum PrefetchCommand {
             SHA-256; the second copy is fetched into memory): when they disagree a third mirror decides (the \
             majority's copy is kept). A file only one mirror could serve is kept marked single-source and compared \
             again by the next prefetch, after the other files; so is a surah a surah-file reciter learned from one \
-            mirror (before the files: its whole file is fetched again from the mirrors, and once two serve the \
-            file learned its parts are cross-checked; another file is not taken: 'tartil table relearn' takes it). \
+            mirror (before the files: its whole file is fetched from the other mirrors, not the one it came from, \
+            and once one serves the file learned its parts are cross-checked; another file is not taken: 'tartil \
+            cache choose' or 'tartil table relearn' takes it; while none serves it, nothing changes, and it says why). \
             One the mirrors disagree on with no majority is \
             disputed: nothing is kept at its name, it does not play, its copies are kept aside and 'tartil cache \
             choose' picks one; it counts as failed. An https mirror's redirect to http is refused. \
@@ -67,7 +68,10 @@ enum PrefetchCommand {
         let showBar = console.errorIsTerminal && !json
         let clock = context.session.clock
         let started = clock.now
-        let (reciter, outcome) = try context.session.prefetch(request, settings: context.settings, isCancelled: context.isCancelled) { events, progress in
+        let (reciter, outcome) = try context.session.prefetch(
+            request, settings: context.settings, isCancelled: context.isCancelled,
+            announce: { step in if !json { console.note(announcement(step)) } }
+        ) { events, progress in
             var lines = ReportLines()
             for event in events { report(event, json: json, showBar: showBar, into: &lines) }
             if showBar && !lines.error.isEmpty { lines.error = "\r\u{1B}[K" + lines.error }  // not after the bar
@@ -89,7 +93,7 @@ enum PrefetchCommand {
             console.json(.object(summary(progress, seconds: outcome.seconds, evicted: outcome.evicted)))
         } else {
             for failure in progress.failed { console.note("failed \(failure.ayah): \(failure.reason)") }
-            console.line(
+            console.paragraph(
                 summaryLine(progress, seconds: outcome.seconds)
                     + (outcome.evicted == 0 ? "" : "; evicted \(outcome.evicted) least-recently-used files to fit --max-size"))
         }
@@ -98,6 +102,18 @@ enum PrefetchCommand {
         }
         if !progress.failed.isEmpty {
             throw TartilError(.failure, "\(progress.failed.count) of \(Plural.count(progress.requested, "file")) could not be downloaded")
+        }
+    }
+
+    /// The line said on standard error as a prefetch starts to learn surahs or to compare one again (whole files,
+    /// before the other downloads, which the progress shows).
+    static func announcement(_ step: Session.PrefetchStep) -> String {
+        switch step {
+        case .learning(let surahs):
+            let one = surahs.count == 1
+            return "learning \(one ? "surah" : "surahs") \(surahs.map(String.init).joined(separator: ", ")): \(one ? "its" : "their") published timings and whole \(one ? "file" : "files"), cross-checked with the mirrors…"
+        case .comparing(let surah, let bytes):
+            return "comparing surah \(surah), learned from one mirror, with the others: their copies of its whole file (\(Formatting.bytes(bytes)) each)…"
         }
     }
 

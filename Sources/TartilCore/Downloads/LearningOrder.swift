@@ -22,18 +22,38 @@ public enum LearningOrder {
 }
 
 extension LearningOrder {
+    /// A cached part of a learned surah as the cross-check left it: its mark, and the mirror it came from.
+    public struct LearnedPart: Sendable, Hashable {
+        public let mark: SourceMark?
+        public let mirror: String?
+
+        public init(mark: SourceMark?, mirror: String?) {
+            self.mark = mark
+            self.mirror = mirror
+        }
+    }
+
     /// The surahs a prefetch compares again with the reciter's mirrors, as it compares an unpinned per-ayah file
-    /// only one mirror vouched for: of `asked`, those learned before from one mirror only (`marks`: the
-    /// cross-check's marks of the surah's parts in the cache, single-source among them), when the reciter has
-    /// another mirror to ask (`mirrorCount` of 2 or more). A surah in `learnedNow` was compared as this run learned
-    /// it; one a table pins, or one not learned, has no part marked; one the listener chose (`cache choose`) stays
-    /// as chosen. In order, each once.
+    /// only one mirror vouched for: of `asked`, those learned before from one mirror only (a part of theirs in the
+    /// cache is single-source) that one of `mirrors` (their names, in mirrors.json) may vouch for too
+    /// (`canCompare`). A surah in `learnedNow` was compared as this run learned it; one a table pins, or one not
+    /// learned, has no part marked; one the listener chose (`cache choose`) stays as chosen. In order, each once.
     ///
     /// ```swift
-    /// LearningOrder.toCompareAgain(asked: [113, 112, 113], learnedNow: [], mirrorCount: 2) { [112: [.singleSource]][$0] ?? [] }  // [112]
+    /// let single = LearningOrder.LearnedPart(mark: .singleSource, mirror: "a")
+    /// LearningOrder.toCompareAgain(asked: [113, 112, 113], learnedNow: [], mirrors: ["a", "b"]) { $0 == 112 ? [single] : [] }  // [112]
     /// ```
-    public static func toCompareAgain(asked: [Int], learnedNow: Set<Int>, mirrorCount: Int, marks: (Int) -> [SourceMark?]) -> [Int] {
-        guard mirrorCount > 1 else { return [] }
-        return Set(asked).subtracting(learnedNow).sorted().filter { marks($0).contains(.singleSource) }
+    public static func toCompareAgain(asked: [Int], learnedNow: Set<Int>, mirrors: [String], parts: (Int) -> [LearnedPart]) -> [Int] {
+        Set(asked).subtracting(learnedNow).sorted().filter { canCompare(parts($0), mirrors: mirrors) }
+    }
+
+    /// Whether a learned surah whose cached parts are `parts` is single-source and can be compared with another
+    /// mirror: one of `mirrors` other than those its single-source parts came from (for parts learned before the
+    /// mirror was recorded, two mirrors, since the one that served it is not known).
+    public static func canCompare(_ parts: [LearnedPart], mirrors: [String]) -> Bool {
+        let single = parts.filter { $0.mark == .singleSource }
+        guard !single.isEmpty else { return false }
+        let servedBy = Set(single.compactMap(\.mirror))
+        return servedBy.isEmpty ? mirrors.count > 1 : mirrors.contains { !servedBy.contains($0) }
     }
 }
