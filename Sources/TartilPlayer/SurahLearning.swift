@@ -188,6 +188,7 @@ public enum SurahLearning {
             var agreeing = servedBy.count  // the mirrors it came from, listed still or not
             var reasons: [String] = []
             var others: [String] = []
+            var confirming: [String] = []
             var bytes = 0
             for index in reciter.mirrors.indices where !servedBy.contains(reciter.mirrors[index].name) && agreeing < 2 {
                 let mirror = reciter.mirrors[index]
@@ -197,10 +198,21 @@ public enum SurahLearning {
                 case .success(let (copy, print)):
                     copy.close()
                     bytes += print.bytes
-                    if print == wanted { agreeing += 1 } else { others.append("\(mirror.name) (\(mirror.template.url(forSurah: surah))): \(print)") }
+                    if print == wanted {
+                        agreeing += 1
+                        confirming.append(mirror.name)
+                    } else {
+                        others.append("\(mirror.name) (\(mirror.template.url(forSurah: surah))): \(print)")
+                    }
                 }
             }
             if agreeing >= 2 {
+                // The learned table says so first (its source line for the surah), then the parts are marked.
+                let first = servedBy.isEmpty ? confirming.removeFirst() : servedBy.sorted().joined(separator: ", ")
+                let timings = reciter.timings.map { "; timings from \($0.template)" } ?? ""
+                try rewriteLearned(reciter: reciter.id, cache: cache) { _, sources in
+                    sources[surah] = "trusted on first use: \(first), cross-checked with \(confirming.joined(separator: ", ")) when compared again\(timings)"
+                }
                 do throws(CacheError) { try cache.setMark(.crossChecked, reciter: reciter.id, ayat: single) } catch {
                     throw TartilError(.failure, error.message)
                 }
@@ -408,17 +420,33 @@ public enum SurahLearning {
         mapped.releaseAll()
     }
 
-    /// Adds `file`'s rows to the learned table (replacing the surah's, if any), atomically, under a lock on the
-    /// reciter's learned table (`Cache.rewrite`): two processes learning at once both keep what they learned.
+    /// Adds `file`'s rows to the learned table (replacing the surah's, if any), with `source` as its source,
+    /// atomically, under a lock on the reciter's learned table (`Cache.rewrite`): two processes learning at once
+    /// both keep what they learned.
     private static func record(_ file: SurahTable.File, reciter: ReciterID, cache: Cache, source: String) throws(TartilError) {
+        try rewriteLearned(reciter: reciter, cache: cache) { files, sources in
+            files = files.filter { $0.surah != file.surah } + [file]
+            sources[file.surah] = source
+        }
+    }
+
+    /// Changes the learned table's files and their sources, atomically, under its lock. What of a damaged table
+    /// still reads is kept (see `learnedTableRead`); a surah learned before each surah had its own source line
+    /// keeps the table's `# source:` as its own.
+    private static func rewriteLearned(
+        reciter: ReciterID, cache: Cache, _ change: (inout [SurahTable.File], inout [Int: String]) -> Void
+    ) throws(TartilError) {
         let path = tablePath(cacheDirectory: cache.directory, reciter: reciter)
         do throws(CacheError) {
             try cache.rewrite(reciter: reciter, file: learnedTableName) { current in
-                // What of a damaged learned table still reads is kept (see `learnedTableRead`).
                 let earlier = current.flatMap { SurahTable.salvaged(bytes: $0, file: path, expected: reciter).table }
-                let files = (earlier?.files ?? []).filter { $0.surah != file.surah } + [file]
-                let sources = Set((earlier?.source.split(separator: "|").map { $0.trimmedWhitespace } ?? []) + [source]).sorted()
-                return Array(SurahTable(reciter: reciter, source: sources.joined(separator: " | "), files: files).rendered().utf8)
+                var files = earlier?.files ?? []
+                var sources = earlier?.surahSources ?? [:]
+                if let earlier, !earlier.source.isEmpty {
+                    for file in files where sources[file.surah] == nil { sources[file.surah] = earlier.source }
+                }
+                change(&files, &sources)
+                return Array(SurahTable.learned(reciter: reciter, files: files, surahSources: sources).rendered().utf8)
             }
         } catch {
             throw TartilError(.io, "cannot write the learned table: \(error.message)")

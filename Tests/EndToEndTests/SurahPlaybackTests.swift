@@ -566,7 +566,7 @@ import Testing
         let first = try prefetch()
         #expect(first.summary["learned_surahs"] as? [Int] == [112] && compared(first.summary).isEmpty, "just learned: \(first.summary)")
         let learned = try String(contentsOfFile: learnedPath, encoding: .utf8)
-        #expect(learned.contains("single-source"), "\(learned)")
+        #expect(learned.contains("# source of surah 112: trusted on first use: first, single-source; timings from "), "\(learned)")
         // The second mirror still serves no audio: only it is asked, and the prefetch says so.
         let still = try prefetch()
         #expect(compared(still.summary) == ["112 single-source problem"], "\(still.summary)")
@@ -593,6 +593,9 @@ import Testing
         #expect(compared(settled.summary) == ["112 cross-checked "], "\(settled.summary) \(settled.stderr)")
         #expect(settled.asked == ["/flaky-0/112.mp3"], "\(settled.asked)")
         #expect(try crossChecked() == parts)
+        let table = try String(contentsOfFile: learnedPath, encoding: .utf8)
+        #expect(table.contains("# source of surah 112: trusted on first use: first, cross-checked with third when compared again; timings from "), "\(table)")
+        #expect(!table.contains("single-source"), "the learned table says what the parts say: \(table)")
         let again = try prefetch()
         #expect(compared(again.summary).isEmpty && again.asked.isEmpty, "\(again.summary) \(again.asked)")
         let playedAfter = try runTartil(["play", "112", "--output", "null"] + common, home: home)

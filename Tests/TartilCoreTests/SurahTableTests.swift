@@ -84,6 +84,31 @@ import Testing
         #expect(try SurahTable.parse(bytes: Array(table.rendered().utf8), file: "t.tsv") == table)
     }
 
+    /// A learned table says where each surah's file came from on a line after its `file` row, and its `# source:`
+    /// is those, each once: written and read back, kept by `salvaged` for the surahs it keeps, a source with a line
+    /// break in it kept on one line; a comment not of that shape is a comment, and a source of a surah the table
+    /// does not cover is dropped.
+    @Test func aLearnedTableKeepsEachSurahsSource() throws {
+        let one = try SurahTable.parse(bytes: Array(Self.surah112().utf8), file: "t.tsv")
+        let file = try #require(one.file(surah: 112))
+        let table = SurahTable.learned(
+            reciter: one.reciter, files: [file], surahSources: [112: "trusted on first use: a,\nsingle-source", 113: "gone"])
+        #expect(table.surahSources == [112: "trusted on first use: a, single-source"])
+        #expect(table.source == "trusted on first use: a, single-source")
+        let text = table.rendered()
+        #expect(text.contains("file\t112\t500\t\(Self.sha)\t1000\t22050\n# source of surah 112: trusted on first use: a, single-source\nayah\t112\t0\t"), "\(text)")
+        let read = try SurahTable.parse(bytes: Array(text.utf8), file: "t.tsv")
+        #expect(read == table)
+        let salvaged = SurahTable.salvaged(bytes: Array((text + "file\t113\tbroken\n").utf8), file: "t.tsv")
+        #expect(salvaged.problem != nil && salvaged.table?.surahSources == table.surahSources, "\(salvaged)")
+        for comment in ["# source of surah x: no", "# source of surah 115: no", "# source of surah 112 no colon"] {
+            let other = try SurahTable.parse(bytes: Array(Self.surah112().replacingOccurrences(of: "# reciter: r\n", with: "# reciter: r\n\(comment)\n").utf8), file: "t.tsv")
+            #expect(other.surahSources.isEmpty, "\(comment)")
+        }
+        let two = SurahTable.learned(reciter: one.reciter, files: [file], surahSources: [112: "b"])
+        #expect(two.source == "b" && two.rendered().contains("# source: b\n"))
+    }
+
     /// Each broken table, and the start of the message it must get.
     static let refused: [(String, String)] = [
         ("", "t.tsv:1: the first line must be '# tartil-table: 2'"),

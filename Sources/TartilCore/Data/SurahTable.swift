@@ -152,12 +152,27 @@ public struct SurahTable: Sendable, Hashable {
     public let source: String
     /// The files, in surah order, one per surah at most.
     public let files: [File]
+    /// Where each surah's file came from, in a learned table (`# source of surah N: text` after its `file` row):
+    /// how it was learned, and from which mirrors. A learned table's `# source:` is these, each once.
+    public let surahSources: [Int: String]
 
     /// `files` must each have no `problem()` and be in surah order, one per surah.
-    public init(reciter: ReciterID, source: String, files: [File]) {
+    public init(reciter: ReciterID, source: String, files: [File], surahSources: [Int: String] = [:]) {
         self.reciter = reciter
         self.source = source
         self.files = files.sorted { $0.surah < $1.surah }
+        self.surahSources = surahSources
+    }
+
+    /// A learned table of `files` with each surah's source (`surahSources`, one line each: a line break in one is a
+    /// space); its `# source:` is the sources, each once, in order, joined by ` | `.
+    public static func learned(reciter: ReciterID, files: [File], surahSources: [Int: String]) -> SurahTable {
+        let surahs = Set(files.map(\.surah))
+        var sources: [Int: String] = [:]
+        for (surah, text) in surahSources where surahs.contains(surah) {
+            sources[surah] = String(text.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
+        }
+        return SurahTable(reciter: reciter, source: Set(sources.values).sorted().joined(separator: " | "), files: files, surahSources: sources)
     }
 
     /// Surah `surah`'s file, or nil when the table does not cover it.
@@ -238,11 +253,17 @@ public struct SurahTable: Sendable, Hashable {
         }
         guard let empty = try? parse(bytes: header, file: file, expected: expected) else { return (nil, problem) }
         var files: [File] = []
+        var sources: [Int: String] = [:]
         for block in blocks {
             guard let read = try? parse(bytes: header + block, file: file, expected: expected) else { continue }
-            for surah in read.files where !files.contains(where: { $0.surah == surah.surah }) { files.append(surah) }
+            for surah in read.files where !files.contains(where: { $0.surah == surah.surah }) {
+                files.append(surah)
+                sources[surah.surah] = read.surahSources[surah.surah]
+            }
         }
-        return (SurahTable(reciter: empty.reciter, source: empty.source, files: files.sorted { $0.surah < $1.surah }), problem)
+        return (
+            SurahTable(reciter: empty.reciter, source: empty.source, files: files.sorted { $0.surah < $1.surah }, surahSources: sources), problem
+        )
     }
 
     /// Parses a surah table. `file` names the source in errors, which give the line: `x.tsv:7: sha256: …`. When
@@ -252,6 +273,7 @@ public struct SurahTable: Sendable, Hashable {
         var files: [File] = []
         /// The surah whose rows are being read: its file row, the line it is on, its parts so far.
         var current: (file: File, line: Int, parts: [Part])?
+        var surahSources: [Int: String] = [:]
         var lineOfSurah = [Int](repeating: 0, count: Catalog.surahCount + 1)
         var lineNumber = 0
         func finish() throws(TartilError) {
@@ -274,6 +296,15 @@ public struct SurahTable: Sendable, Hashable {
             func fail(_ problem: String) -> TartilError { TartilError(.invalidData, "\(file):\(lineNumber): \(problem)") }
             guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { continue }
             if first == UInt8(ascii: "#") {
+                let comment = String(decoding: line, as: UTF8.self).trimmedWhitespace.dropFirst().trimmedWhitespace
+                // `# source of surah N: text` (one not of that shape is a comment like any other)
+                let rest = comment.dropFirst(Self.surahSourcePrefix.count)
+                if comment.hasPrefix(Self.surahSourcePrefix), let colon = rest.firstIndex(of: ":"),
+                    let surah = NumberText.whole(rest[..<colon], in: 1...Catalog.surahCount)
+                {
+                    surahSources[surah] = String(rest[rest.index(after: colon)...]).trimmedWhitespace
+                    continue
+                }
                 try header.read(
                     comment: String(decoding: line, as: UTF8.self), isFirstLine: lineNumber == 1, formatVersion: formatVersion,
                     wrongVersion: { "format '\($0)' is not a surah table (this build reads surah tables as tartil-table: \(formatVersion))" },
@@ -347,8 +378,13 @@ public struct SurahTable: Sendable, Hashable {
         }
         let reciter = try header.checkedReciter(file: file, formatVersion: formatVersion, expected: expected)
         try finish()
-        return SurahTable(reciter: reciter, source: header.source ?? "", files: files)
+        return SurahTable(
+            reciter: reciter, source: header.source ?? "", files: files,
+            surahSources: surahSources.filter { surah in files.contains { $0.surah == surah.key } })
     }
+
+    /// The comment that says where one surah's file came from, after its `file` row (a learned table's).
+    static let surahSourcePrefix = "source of surah "
 
     // MARK: - Writing
 
@@ -360,6 +396,7 @@ public struct SurahTable: Sendable, Hashable {
         text += "# columns: ayah surah ayah first_sample last_sample first_byte last_byte skip sha256 (ayah 0: the basmala; inclusive ranges)\n"
         for file in files {
             text += "file\t\(file.surah)\t\(file.bytes)\t\(file.digest)\t\(file.samples)\t\(file.sampleRate)\n"
+            if let source = surahSources[file.surah] { text += "# \(Self.surahSourcePrefix)\(file.surah): \(source)\n" }
             for part in file.parts {
                 text += "ayah\t\(file.surah)\t\(part.ayah)\t\(part.samples.lowerBound)\t\(part.samples.upperBound)\t"
                 text += "\(part.bytes.lowerBound)\t\(part.bytes.upperBound)\t\(part.skip)\t\(part.digest)\n"
