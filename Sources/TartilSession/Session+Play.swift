@@ -109,12 +109,14 @@ extension Session {
             stopReplacing(generation)
             throw TartilError(.failure, "\(error)")
         }
+        let status = player.status
         let subscribers = state.withLock { state in
             state.player = player
             state.replacing = false
+            state.settled += 1
+            state.settledStatus = status
             return Array(state.subscribers.values)
         }
-        let status = player.status
         for subscriber in subscribers { subscriber(.started(status)) }
         return PlayStarted(status: status, resumed: prepared.resumed, notes: Self.singleSourceNote(setup))
     }
@@ -165,6 +167,8 @@ extension Session {
         state.withLock { state in
             state.playbacks.removeValue(forKey: generation)
             state.replacing = false
+            state.settled += 1
+            state.settledStatus = nil
         }
     }
 

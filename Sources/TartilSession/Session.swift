@@ -50,6 +50,10 @@ public final class Session: Sendable {
         /// True from the moment a play stops the player it replaces until the new one is in `player` (or the play
         /// failed): a request that comes then waits for the new player instead of seeing none.
         var replacing = false
+        /// Replacements finished so far, and the status the last one's player started with (nil when it failed):
+        /// what `settledStatus` answers when plays follow each other so closely that `replacing` is seldom false.
+        var settled = 0
+        var settledStatus: PlayerStatus?
         /// Counts plays: events of a replaced player are recorded, not delivered.
         var generation = 0
         var playbacks: [Int: Playback] = [:]
@@ -137,6 +141,20 @@ public final class Session: Sendable {
         return player
     }
 
+    /// Where playback is, for `status`: as `settledPlayer` waits out a replacement; but when another replacement
+    /// has begun by the time one finishes (plays one after another, a script's or a crowd's), the status the
+    /// finished one's player started with, which was true at a moment of the wait. Nil when nothing plays.
+    func settledStatus() -> PlayerStatus? {
+        let since = state.withLock { $0.settled }
+        for _ in 0..<1000 {
+            let (player, replacing, settled, started) = state.withLock { ($0.player, $0.replacing, $0.settled, $0.settledStatus) }
+            if !replacing { return player?.status }
+            if settled != since { return started }
+            SystemClock.shared.sleep(until: SystemClock.shared.now.adding(seconds: 0.005))
+        }
+        return state.withLock { $0.player }?.status
+    }
+
     /// The player requests act on. During a replacement (see `State.replacing`) this waits for the new player, at
     /// most 5 s of real time, so that no request falls in the moment between two players.
     func settledPlayer() -> Player? {
@@ -191,7 +209,7 @@ public final class Session: Sendable {
         case .command(let command, let verb):
             return .status(try perform(command, verb: verb))
         case .status(let verb):
-            guard let status = settledPlayer()?.status, !status.state.isEnded else {
+            guard let status = settledStatus(), !status.state.isEnded else {
                 if verb == "status" { return .stopped }
                 throw .usage("\(verb): nothing is playing (start with: play REF)")
             }
