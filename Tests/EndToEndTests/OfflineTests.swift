@@ -126,15 +126,21 @@ import Testing
         }
     }
 
+    /// mirrors.json with two reciters whose names both start "Alpha" (`alpha-one`, "Alpha"; `alpha-two`, "Alpha
+    /// Two"), at a mirror nothing listens on.
+    static func writeTwoAlphas(to path: String) throws {
+        try """
+            {"version": 1, "reciters": [{"id": "alpha-one", "name": "Alpha", "style": "murattal", "mirrors": [{"name": "m", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]},
+              {"id": "alpha-two", "name": "Alpha Two", "style": "murattal", "mirrors": [{"name": "m", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]}]}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
     /// A cache command's `--reciter` names a reciter of mirrors.json (by id or name, as `play` takes it) or one
     /// with a folder in the cache; anything else is a usage error, never reported as an empty cache.
     @Test func aCacheCommandRefusesAReciterThatIsNowhere() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try """
-            {"version": 1, "reciters": [{"id": "alpha-one", "name": "Alpha", "style": "murattal", "mirrors": [{"name": "m", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]},
-              {"id": "alpha-two", "name": "Alpha Two", "style": "murattal", "mirrors": [{"name": "m", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]}]}
-            """.write(toFile: directory + "/mirrors.json", atomically: true, encoding: .utf8)
+        try Self.writeTwoAlphas(to: directory + "/mirrors.json")
         try FileManager.default.createDirectory(atPath: directory + "/cache/gone-reciter", withIntermediateDirectories: true)
         let common = ["--mirrors", directory + "/mirrors.json", "--cache-dir", directory + "/cache"]
         for command in [["cache", "ls"], ["cache", "du"], ["cache", "verify"]] {
@@ -152,10 +158,7 @@ import Testing
     @Test func resumeRefusesAReciterThatIsNowhereAsPositionsDoes() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try """
-            {"version": 1, "reciters": [{"id": "alpha-one", "name": "Alpha", "style": "murattal", "mirrors": [{"name": "m", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]},
-              {"id": "alpha-two", "name": "Alpha Two", "style": "murattal", "mirrors": [{"name": "m", "url": "http://127.0.0.1:9/{surah3}{ayah3}.mp3"}]}]}
-            """.write(toFile: directory + "/mirrors.json", atomically: true, encoding: .utf8)
+        try Self.writeTwoAlphas(to: directory + "/mirrors.json")
         let common = ["--mirrors", directory + "/mirrors.json", "--cache-dir", directory + "/cache", "--output", "null"]
         for journal in ["none", "bookmark"] {
             if journal == "bookmark" {

@@ -35,7 +35,7 @@ import Testing
         Target(name: "references", corpus: { referenceCorpus }, run: { input in
             do throws(TartilError) {
                 let references = try ReferenceParser.parse(input.text.split(separator: " ").map(String.init))
-                let ayat = try ReferenceParser.uniqueAyat(of: references)
+                let ayat = ReferenceParser.uniqueAyat(of: references)
                 for ayah in ayat where !(1...Catalog.totalAyat).contains(ayah.global) { return "ayah \(ayah) out of the catalog" }
                 return nil
             } catch {
