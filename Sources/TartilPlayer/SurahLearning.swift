@@ -157,8 +157,8 @@ public enum SurahLearning {
 
     /// Compares `learned`, surah `surah`'s file learned from one mirror only, with what the reciter's other mirrors
     /// serve now, by the rule the first learning went by (two mirrors serving the same whole file): the mirrors not
-    /// recorded as having served it (each part records the mirror it came from) are asked in turn, each for the
-    /// whole file, until one serves the file learned; the parts are then marked cross-checked, and nothing else
+    /// recorded as having served it (each part records the mirror it came from) are asked in turn, each once for
+    /// the whole file, until one serves the file learned; the parts are then marked cross-checked, and nothing else
     /// changes (the rows, the parts, the learned table). A surah learned before its mirror was recorded needs two
     /// mirrors of this comparison to serve it. A mirror that serves another file does not replace it (`problem`
     /// says which, and how to take it); one that serves none, or no MPEG audio, is passed over (`problem` says why).
@@ -192,7 +192,8 @@ public enum SurahLearning {
             var bytes = 0
             for index in reciter.mirrors.indices where !servedBy.contains(reciter.mirrors[index].name) && agreeing < 2 {
                 let mirror = reciter.mirrors[index]
-                switch try fetchCopy(surah, mirror: index, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled) {
+                // Asked once: a comparison is not needed to play, and the next prefetch asks again.
+                switch try fetchCopy(surah, mirror: index, tries: 1, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled) {
                 case .failure(let reason):
                     reasons.append("\(mirror.name): \(reason.message)")
                 case .success(let (copy, print)):
@@ -241,10 +242,10 @@ public enum SurahLearning {
     /// did. A file too large, an answer that is not the file (4xx), and a server that cannot be reached or stopped
     /// sending (another timeout would follow) are not asked again: the next mirror is.
     private static func asking<Value>(
-        clock: any TartilClock, isCancelled: () -> Bool, _ once: () throws(TartilError) -> Result<Value, CacheError>
+        tries: Int = attempts, clock: any TartilClock, isCancelled: () -> Bool, _ once: () throws(TartilError) -> Result<Value, CacheError>
     ) throws(TartilError) -> Result<Value, TartilError> {
         var reason = ""
-        for attempt in 1...attempts {
+        for attempt in 1...tries {
             if isCancelled() { throw TartilError(.interrupted, "interrupted") }
             switch try once() {
             case .success(let value):
@@ -255,7 +256,7 @@ public enum SurahLearning {
                 if error.code == .tooLarge || error.code == .unreachable || reason.hasPrefix("HTTP 4") {
                     return .failure(TartilError(.failure, reason))
                 }
-                if attempt < attempts { clock.sleep(seconds: retryDelay(attempt)) }
+                if attempt < tries { clock.sleep(seconds: retryDelay(attempt)) }
             }
         }
         return .failure(TartilError(.failure, reason))
@@ -274,13 +275,13 @@ public enum SurahLearning {
         }
     }
 
-    /// Surah `surah`'s file from `url`, written to `copy` as it arrives (and hashed), asked as `asking` says.
-    /// Throws when the copy cannot be written (a full disk): no mirror can help with that.
+    /// Surah `surah`'s file from `url`, written to `copy` as it arrives (and hashed), asked as `asking` says (up to
+    /// `tries` times). Throws when the copy cannot be written (a full disk): no mirror can help with that.
     private static func fetch(
-        _ surah: Int, from url: String, into copy: ScratchFile, limits: DownloadLimits, clock: any TartilClock,
+        _ surah: Int, from url: String, into copy: ScratchFile, tries: Int, limits: DownloadLimits, clock: any TartilClock,
         isCancelled: @escaping @Sendable () -> Bool
     ) throws(TartilError) -> Result<Void, TartilError> {
-        try asking(clock: clock, isCancelled: isCancelled) { () throws(TartilError) -> Result<Void, CacheError> in
+        try asking(tries: tries, clock: clock, isCancelled: isCancelled) { () throws(TartilError) -> Result<Void, CacheError> in
             do throws(CacheError) {
                 if let failure = try WholeFile.fetch(url, into: copy, maxBytes: maximumFileBytes, limits: limits, isCancelled: isCancelled) {
                     return .failure(failure)
@@ -297,15 +298,16 @@ public enum SurahLearning {
     /// the reciter's folder, walked (one whole MPEG audio stream) and hashed; or why the mirror has none. Throws
     /// what no mirror can help with (the copy cannot be written or read back) and an interruption.
     private static func fetchCopy(
-        _ surah: Int, mirror index: Int, reciter: Reciter, cache: Cache, limits: DownloadLimits, clock: any TartilClock,
-        isCancelled: @escaping @Sendable () -> Bool
+        _ surah: Int, mirror index: Int, tries: Int = attempts, reciter: Reciter, cache: Cache, limits: DownloadLimits,
+        clock: any TartilClock, isCancelled: @escaping @Sendable () -> Bool
     ) throws(TartilError) -> Result<(ScratchFile, FileFingerprint), TartilError> {
         let copy: ScratchFile
         do throws(CacheError) { copy = try cache.scratchFile(reciter: reciter.id) } catch {
             throw TartilError(.io, "surah \(surah)'s file cannot be fetched: \(error.message)")
         }
         if case .failure(let reason) = try fetch(
-            surah, from: reciter.mirrors[index].template.url(forSurah: surah), into: copy, limits: limits, clock: clock, isCancelled: isCancelled)
+            surah, from: reciter.mirrors[index].template.url(forSurah: surah), into: copy, tries: tries, limits: limits, clock: clock,
+            isCancelled: isCancelled)
         {
             copy.close()
             return .failure(reason)

@@ -574,6 +574,12 @@ import Testing
         #expect(still.stderr.contains("surah 112, learned from one mirror, compared again: no other mirror served it (second: not one whole MPEG audio stream"), "\(still.stderr)")
         #expect(try String(contentsOfFile: learnedPath, encoding: .utf8) == learned, "nothing changes while one mirror vouches for it")
         #expect(try crossChecked() == 0)
+        // A mirror answering 503 is asked once (no retries, which cost 1 s and 2 s): the next prefetch asks again.
+        try world.setMirrors([("first", "ok"), ("second", "status-503")])
+        let unavailable = try prefetch()
+        #expect(unavailable.asked == ["/status-503/112.mp3"], "asked once, not with retries: \(unavailable.asked)")
+        #expect(unavailable.stderr.contains("no other mirror served it (second: HTTP 503"), "\(unavailable.stderr)")
+        try world.setMirrors([("first", "ok"), ("second", "html")])
         // A play says so once, as it does for single-source per-ayah files.
         let played = try runTartil(["play", "112", "--output", "null"] + common, home: home)
         #expect(played.status == 0 && played.stderr.contains("surah 112 single-source: learned from one mirror, the only one that could serve its file so far; the next prefetch compares it with another mirror"), "\(played.stderr)")
