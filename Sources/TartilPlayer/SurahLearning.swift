@@ -107,7 +107,7 @@ public enum SurahLearning {
                     note: reciter.note, mirrors: [reciter.mirrors[chosenMirror]], maximumSpeed: reciter.maximumSpeed, files: reciter.files,
                     timings: reciter.timings)
                 (copy, _, _, mirror) = try fetchFile(surah, reciter: only, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
-                source = "chosen: \(mirror) (cache choose)"
+                source = "chosen: \(reciter.mirrors[chosenMirror].name) (cache choose)"
                 mark = .chosen
             } else {
                 (copy, source, mark, mirror) = try fetchFile(surah, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
@@ -149,7 +149,8 @@ public enum SurahLearning {
     public struct Comparison: Sendable, Hashable {
         /// The surah's mark now: `.crossChecked` once a second mirror served the file learned.
         public let mark: SourceMark
-        /// Why it is still single-source (no other mirror served a file; another file was served), or nil.
+        /// What was wrong, or nil: why it is still single-source (no other mirror served a file or is listed;
+        /// another file was served), or a mirror that served another file and was outvoted.
         public let problem: String?
         /// The bytes fetched to compare.
         public let bytes: Int
@@ -157,10 +158,11 @@ public enum SurahLearning {
 
     /// Compares `learned`, surah `surah`'s file learned from one mirror only, with what the reciter's other mirrors
     /// serve now, by the rule the first learning went by (two mirrors serving the same whole file): the mirrors not
-    /// recorded as having served it (each part records the mirror it came from) are asked in turn, each once for
-    /// the whole file, until one serves the file learned; the parts are then marked cross-checked, and nothing else
-    /// changes (the rows, the parts, the learned table). A surah learned before its mirror was recorded needs two
-    /// mirrors of this comparison to serve it. A mirror that serves another file does not replace it (`problem`
+    /// recorded as having served it (each part records the URL its file came from; a mirror renamed is the same
+    /// mirror) are asked in turn, each once for the whole file (twice when it serves another), until one serves
+    /// the file learned; the parts are then marked cross-checked and the surah's source line in the learned table
+    /// says so, and nothing else changes (the rows, the parts). A surah learned before its mirror was recorded
+    /// needs two mirrors of this comparison to serve it; one another process compared meanwhile, none. A mirror that serves another file does not replace it (`problem`
     /// says which, and how to take it); one that serves none, or no MPEG audio, is passed over (`problem` says why).
     /// Throws `.interrupted` when stopped (what was learned stays), and what the cache could not do.
     public static func compareAgain(
@@ -175,60 +177,87 @@ public enum SurahLearning {
             }
             let parts = learned.parts.compactMap { AyahRef(fileKeySurah: surah, ayah: $0.ayah) }
             var single: [AyahRef] = []
-            var servedBy: Set<String> = []
+            var servedBy: Set<String> = []  // the URLs its file came from
             do throws(CacheError) {
                 for part in parts where try cache.mark(reciter: reciter.id, ayah: part) == .singleSource {
                     single.append(part)
-                    if let mirror = try cache.source(reciter: reciter.id, ayah: part) { servedBy.insert(mirror) }
+                    if let url = try cache.source(reciter: reciter.id, ayah: part) { servedBy.insert(url) }
                 }
             } catch {
                 throw TartilError(.failure, error.message)
             }
+            // Compared by another process while this one waited for the surah: nothing is left to do.
+            guard !single.isEmpty else { return Comparison(mark: .crossChecked, problem: nil, bytes: 0) }
             let wanted = FileFingerprint(bytes: learned.bytes, sha256: learned.digest.hex)
-            var agreeing = servedBy.count  // the mirrors it came from, listed still or not
+            /// A mirror as the messages name it: its name, or the URL a file came from when no listed mirror has it.
+            func named(_ url: String) -> String { reciter.mirrors.first { $0.template.url(forSurah: surah) == url }?.name ?? url }
+            var agreeing = servedBy.count  // the URLs it came from, listed still or not
             var reasons: [String] = []
             var others: [String] = []
             var confirming: [String] = []
             var bytes = 0
-            for index in reciter.mirrors.indices where !servedBy.contains(reciter.mirrors[index].name) && agreeing < 2 {
+            for index in reciter.mirrors.indices where agreeing < 2 {
                 let mirror = reciter.mirrors[index]
-                // Asked once: a comparison is not needed to play, and the next prefetch asks again.
-                switch try fetchCopy(surah, mirror: index, tries: 1, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled) {
+                let url = mirror.template.url(forSurah: surah)
+                if servedBy.contains(url) { continue }  // the same mirror, whatever its name now
+                /// The mirror's whole file, asked for once (a comparison is not needed to play, and the next prefetch
+                /// asks again), or why it has none.
+                func ask() throws(TartilError) -> Result<FileFingerprint, TartilError> {
+                    try fetchCopy(surah, mirror: index, tries: 1, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
+                        .map { copy, print in
+                            copy.close()
+                            bytes += print.bytes
+                            return print
+                        }
+                }
+                var served: FileFingerprint
+                switch try ask() {
                 case .failure(let reason):
                     reasons.append("\(mirror.name): \(reason.message)")
-                case .success(let (copy, print)):
-                    copy.close()
-                    bytes += print.bytes
-                    if print == wanted {
-                        agreeing += 1
-                        confirming.append(mirror.name)
-                    } else {
-                        others.append("\(mirror.name) (\(mirror.template.url(forSurah: surah))): \(print)")
-                    }
+                    continue
+                case .success(let print):
+                    served = print
+                }
+                // A file other than the one learned is asked for once more: a copy damaged on its way is not another file.
+                if served != wanted, case .success(let again) = try ask() { served = again }
+                if served == wanted {
+                    agreeing += 1
+                    confirming.append(mirror.name)
+                } else {
+                    others.append("\(mirror.name) (\(url)): \(served)")
                 }
             }
+            let learnedFrom = servedBy.sorted().map { "\(named($0)) (\($0))" }.joined(separator: ", ")
+            let otherFiles = others.isEmpty ? nil : "another file than the one learned\(learnedFrom.isEmpty ? "" : " from " + learnedFrom) (\(wanted)) was served by \(others.joined(separator: "; "))"
             if agreeing >= 2 {
                 // The learned table says so first (its source line for the surah), then the parts are marked.
-                let first = servedBy.isEmpty ? confirming.removeFirst() : servedBy.sorted().joined(separator: ", ")
+                let first = servedBy.isEmpty ? confirming.removeFirst() : servedBy.sorted().map(named).joined(separator: ", ")
+                let outvoted = others.isEmpty ? "" : " (\(others.map { String($0.prefix { $0 != " " }) }.joined(separator: ", ")) served another file)"
                 let timings = reciter.timings.map { "; timings from \($0.template)" } ?? ""
                 try rewriteLearned(reciter: reciter.id, cache: cache) { _, sources in
-                    sources[surah] = "trusted on first use: \(first), cross-checked with \(confirming.joined(separator: ", ")) when compared again\(timings)"
+                    sources[surah] = "trusted on first use: \(first), cross-checked with \(confirming.joined(separator: ", ")) when compared again\(outvoted)\(timings)"
                 }
                 do throws(CacheError) { try cache.setMark(.crossChecked, reciter: reciter.id, ayat: single) } catch {
                     throw TartilError(.failure, error.message)
                 }
-                return Comparison(mark: .crossChecked, problem: nil, bytes: bytes)
+                return Comparison(mark: .crossChecked, problem: otherFiles.map { $0 + ", and was outvoted" }, bytes: bytes)
             }
-            let learnedFrom = servedBy.isEmpty ? "" : " from \(servedBy.sorted().joined(separator: ", "))"
-            if !others.isEmpty {
+            if let otherFiles {
                 let chooser = "tartil cache choose \(surah) --reciter \(reciter.id) --mirror NAME"
                 return Comparison(
                     mark: .singleSource,
-                    problem: "another file than the one learned\(learnedFrom) (\(wanted)) was served by \(others.joined(separator: "; ")); the one learned is kept: listen to each at its URL, then `\(chooser)` takes the one you trust, or `tartil table relearn \(surah) --reciter \(reciter.id)` learns what the mirrors agree on",
+                    problem: "\(otherFiles); the one learned is kept: listen to each at its URL, then `\(chooser)` takes the one you trust, or `tartil table relearn \(surah) --reciter \(reciter.id)` learns what the mirrors agree on",
                     bytes: bytes)
             }
-            let asked = reasons.isEmpty ? "no other mirror to ask" : "no other mirror served it (\(reasons.joined(separator: "; ")))"
-            return Comparison(mark: .singleSource, problem: asked + (agreeing == 1 && servedBy.isEmpty ? "; one mirror served the file learned" : ""), bytes: bytes)
+            let problem: String
+            if !reasons.isEmpty {
+                problem = "no other mirror served it (\(reasons.joined(separator: "; ")))"
+            } else if agreeing == 1 && servedBy.isEmpty {
+                problem = "one mirror served the file learned, and no other is listed"
+            } else {
+                problem = "no mirror other than the one its file came from (\(learnedFrom)) is listed in mirrors.json"
+            }
+            return Comparison(mark: .singleSource, problem: problem, bytes: bytes)
         } catch {
             if isCancelled() || error.code == .interrupted {
                 throw TartilError(.interrupted, "stopped: surah \(surah) was not compared again; what was learned is kept")
@@ -331,7 +360,7 @@ public enum SurahLearning {
     /// copy only one mirror could serve is single-source; mirrors that disagree with no majority are a dispute,
     /// and nothing is learned. Each mirror's copy goes to a file with no name in the reciter's folder; a copy the
     /// same as one kept already, or one the check can no longer keep (`CrossCheck.mayStillKeep`), is let go of at
-    /// once. Returns the copy kept (its file), what vouches for it, in words, its mark, and the mirror it came from.
+    /// once. Returns the copy kept (its file), what vouches for it, in words, its mark, and the URL it came from.
     private static func fetchFile(
         _ surah: Int, reciter: Reciter, cache: Cache, limits: DownloadLimits, clock: any TartilClock,
         isCancelled: @escaping @Sendable () -> Bool
@@ -386,11 +415,12 @@ public enum SurahLearning {
                 guard let copy = kept.removeValue(forKey: print) else {
                     preconditionFailure("SurahLearning: the copy the cross-check keeps was let go of")  // mayStillKeep says it is not
                 }
-                guard mark == .crossChecked else { return (copy, "trusted on first use: \(name), single-source", mark, name) }
+                let url = reciter.mirrors[candidate].template.url(forSurah: surah)
+                guard mark == .crossChecked else { return (copy, "trusted on first use: \(name), single-source", mark, url) }
                 let agreeing = prints.keys.sorted().filter { $0 != candidate && prints[$0] == print }.map { reciter.mirrors[$0].name }
                 let other = prints.keys.sorted().filter { prints[$0] != print }.map { reciter.mirrors[$0].name }
                 let against = other.isEmpty ? "" : " (\(other.joined(separator: ", ")) served another file)"
-                return (copy, "trusted on first use: \(name), cross-checked with \(agreeing.joined(separator: ", "))\(against)", mark, name)
+                return (copy, "trusted on first use: \(name), cross-checked with \(agreeing.joined(separator: ", "))\(against)", mark, url)
             case .dispute:
                 let listed = prints.keys.sorted().map { "\(reciter.mirrors[$0].name) (\(reciter.mirrors[$0].template.url(forSurah: surah))): \(prints[$0]!)" }
                 throw TartilError(
@@ -402,7 +432,8 @@ public enum SurahLearning {
 
     /// Keeps each part of `file` (cut from the mapped whole file) in the cache, checked against its own hash, a group
     /// at a time (`Cache.commit(parts:…)`).
-    /// `mirror`: the mirror the file came from, recorded with each part (what `compareAgain` does not ask again).
+    /// `mirror`: the URL the file came from, recorded with each part (what `compareAgain` does not ask again, whatever
+    /// the mirror's name).
     private static func keep(
         _ file: SurahTable.File, of mapped: MappedFile, reciter: ReciterID, cache: Cache, mark: SourceMark, mirror: String
     ) throws(TartilError) {

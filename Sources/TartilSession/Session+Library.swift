@@ -97,6 +97,12 @@ extension Session {
             outcome.progress.downloaded += moved
             outcome.progress.bytes += toLearn.compactMap { parts.surahFiles[$0]?.bytes }.reduce(0, +)
             outcome.progress.learnedSurahs = toLearn  // in order (`unlearnedSurahs`)
+            if let learnedTable = SurahLearning.learnedTable(cacheDirectory: try settings.checkedCacheDirectory(), reciter: reciter.id) {
+                let cache = try openCache(settings)
+                outcome.progress.learnedSingleSource = toLearn.filter { surah in
+                    Self.learnedParts(of: learnedTable.file(surah: surah), reciter: reciter.id, cache: cache).contains { $0.mark == .singleSource }
+                }
+            }
             // Each part cut from a learned file is reported as a file downloaded, as the others are.
             report(cutParts.compactMap { part in parts.byteRanges[part].map { .cached(part, bytes: $0.count, alreadyCached: false) } }, outcome.progress)
         }
@@ -118,12 +124,16 @@ extension Session {
         let pinned = try library.pinnedSurahs(for: reciter)
         let cache = try openCache(settings)
         let due = LearningOrder.toCompareAgain(
-            asked: surahs.filter { !pinned.contains($0) }, learnedNow: learnedNow, mirrors: reciter.mirrors.map(\.name)
+            asked: surahs.filter { !pinned.contains($0) }, learnedNow: learnedNow,
+            urls: { surah in reciter.mirrors.map { $0.template.url(forSurah: surah) } }
         ) { surah in Self.learnedParts(of: learned.file(surah: surah), reciter: reciter.id, cache: cache) }
         var compared: [PrefetchProgress.ComparedSurah] = []
         var bytes = 0
-        for surah in due {
+        for (surah, canAsk) in due {
             guard let file = learned.file(surah: surah) else { continue }
+            // With no other mirror listed there is nothing to ask, and nothing said, as for a per-ayah file (a play
+            // says it is single-source).
+            guard canAsk else { continue }
             announce(.comparing(surah: surah, bytes: file.bytes))
             do throws(TartilError) {
                 let comparison = try SurahLearning.compareAgain(
@@ -142,7 +152,7 @@ extension Session {
         (file?.parts ?? []).compactMap { part in
             guard let ayah = AyahRef(fileKeySurah: file!.surah, ayah: part.ayah) else { return nil }
             return LearningOrder.LearnedPart(
-                mark: (try? cache.mark(reciter: reciter, ayah: ayah)) ?? nil, mirror: (try? cache.source(reciter: reciter, ayah: ayah)) ?? nil)
+                mark: (try? cache.mark(reciter: reciter, ayah: ayah)) ?? nil, url: (try? cache.source(reciter: reciter, ayah: ayah)) ?? nil)
         }
     }
 

@@ -146,18 +146,19 @@ extension Session {
         for part in Set(learnedParts) {
             bySurah[part.surah, default: []].append(LearningOrder.LearnedPart(
                 mark: (try? cache.mark(reciter: setup.reciter.id, ayah: part)) ?? nil,
-                mirror: (try? cache.source(reciter: setup.reciter.id, ayah: part)) ?? nil))
+                url: (try? cache.source(reciter: setup.reciter.id, ayah: part)) ?? nil))
         }
-        let mirrors = setup.reciter.mirrors.map(\.name)
         let surahs = bySurah.keys.sorted().filter { bySurah[$0]!.contains { $0.mark == .singleSource } }
         if !surahs.isEmpty {
             let one = surahs.count == 1
-            let comparable = surahs.allSatisfy { LearningOrder.canCompare(bySurah[$0]!, mirrors: mirrors) }
+            let comparable = surahs.allSatisfy { surah in
+                LearningOrder.canCompare(bySurah[surah]!, urls: setup.reciter.mirrors.map { $0.template.url(forSurah: surah) })
+            }
             notes.append(
                 "\(one ? "surah" : "surahs") \(surahs.map(String.init).joined(separator: ", ")) single-source: learned from one mirror, the only one that could serve \(one ? "its file" : "their files") so far; "
                     + (comparable
                         ? "the next prefetch compares \(one ? "it" : "them") with another mirror"
-                        : "with a mirror other than the one \(one ? "it" : "each") came from in mirrors.json, the next prefetch would compare \(one ? "it" : "them") with it"))
+                        : "no other mirror is listed in mirrors.json to compare \(one ? "it" : "them") with"))
         }
         return notes.isEmpty ? nil : notes
     }

@@ -565,6 +565,7 @@ import Testing
         }
         let first = try prefetch()
         #expect(first.summary["learned_surahs"] as? [Int] == [112] && compared(first.summary).isEmpty, "just learned: \(first.summary)")
+        #expect(first.summary["learned_single_source"] as? [Int] == [112], "the learning prefetch says so: \(first.summary)")
         let learned = try String(contentsOfFile: learnedPath, encoding: .utf8)
         #expect(learned.contains("# source of surah 112: trusted on first use: first, single-source; timings from "), "\(learned)")
         // The second mirror still serves no audio: only it is asked, and the prefetch says so.
@@ -583,24 +584,34 @@ import Testing
         // A play says so once, as it does for single-source per-ayah files.
         let played = try runTartil(["play", "112", "--output", "null"] + common, home: home)
         #expect(played.status == 0 && played.stderr.contains("surah 112 single-source: learned from one mirror, the only one that could serve its file so far; the next prefetch compares it with another mirror"), "\(played.stderr)")
-        // Another mirror serving another file: the file learned stays, and the prefetch says which and how to take it.
+        // The mirror it came from, renamed, is the same mirror: nothing to ask, and the play says so.
+        try world.setMirrors([("renamed", "ok")])
+        let renamed = try prefetch()
+        #expect(compared(renamed.summary).isEmpty && renamed.asked.isEmpty, "\(renamed.summary) \(renamed.asked)")
+        let playedRenamed = try runTartil(["play", "112", "--output", "null"] + common, home: home)
+        #expect(playedRenamed.stderr.contains("surah 112 single-source: learned from one mirror, the only one that could serve its file so far; no other mirror is listed in mirrors.json to compare it with"), "\(playedRenamed.stderr)")
+        // Another mirror serving another file (asked twice: a copy damaged on its way is not another file): the file
+        // learned stays, and the prefetch says which and how to take it.
         try world.setMirrors([("first", "ok"), ("second", "bitflip")])
         let other = try prefetch()
         #expect(compared(other.summary) == ["112 single-source problem"], "\(other.summary)")
-        #expect(other.asked == ["/bitflip/112.mp3"], "\(other.asked)")
-        #expect(other.stderr.contains("compared again: another file than the one learned from first (\(fileBytes) bytes, sha256 "), "\(other.stderr)")
+        #expect(other.asked == ["/bitflip/112.mp3", "/bitflip/112.mp3"], "\(other.asked)")
+        #expect(other.stderr.contains("compared again: another file than the one learned from first (\(world.base)/ok/112.mp3) (\(fileBytes) bytes, sha256 "), "\(other.stderr)")
         #expect(other.stderr.contains("was served by second (\(world.base)/bitflip/112.mp3): \(fileBytes) bytes, sha256 "), "\(other.stderr)")
         #expect(other.stderr.contains("the one learned is kept") && other.stderr.contains("tartil cache choose 112") && other.stderr.contains("tartil table relearn 112"), "\(other.stderr)")
-        #expect(other.summary["bytes"] as? Int == fileBytes, "the bytes fetched to compare are counted: \(other.summary)")
+        #expect(other.summary["bytes"] as? Int == 2 * fileBytes, "the bytes fetched to compare are counted: \(other.summary)")
         #expect(try String(contentsOfFile: learnedPath, encoding: .utf8) == learned)
-        // The first mirror gone, another serving the same file under a new name: that is a second mirror's word.
-        try world.setMirrors([("third", "flaky-0")])
+        // The first mirror gone, another serving the same file under a new URL: that is a second mirror's word, and
+        // the one serving another file is outvoted (and said).
+        try world.setMirrors([("odd", "bitflip"), ("third", "flaky-0")])
         let settled = try prefetch()
-        #expect(compared(settled.summary) == ["112 cross-checked "], "\(settled.summary) \(settled.stderr)")
-        #expect(settled.asked == ["/flaky-0/112.mp3"], "\(settled.asked)")
+        #expect(compared(settled.summary) == ["112 cross-checked problem"], "\(settled.summary) \(settled.stderr)")
+        #expect(settled.asked == ["/bitflip/112.mp3", "/bitflip/112.mp3", "/flaky-0/112.mp3"], "\(settled.asked)")
+        #expect(settled.stderr.contains("was served by odd (\(world.base)/bitflip/112.mp3)") && settled.stderr.contains("and was outvoted"), "\(settled.stderr)")
         #expect(try crossChecked() == parts)
         let table = try String(contentsOfFile: learnedPath, encoding: .utf8)
-        #expect(table.contains("# source of surah 112: trusted on first use: first, cross-checked with third when compared again; timings from "), "\(table)")
+        // The mirror it came from is no longer listed: named by its URL.
+        #expect(table.contains("# source of surah 112: trusted on first use: \(world.base)/ok/112.mp3, cross-checked with third when compared again (odd served another file); timings from "), "\(table)")
         #expect(!table.contains("single-source"), "the learned table says what the parts say: \(table)")
         let again = try prefetch()
         #expect(compared(again.summary).isEmpty && again.asked.isEmpty, "\(again.summary) \(again.asked)")
@@ -609,6 +620,41 @@ import Testing
         let render = try runTartil(["render", "112"] + common + ["-o", home + "/out.wav"], home: home)
         #expect(render.status == 0, "\(render.stderr)")
         #expect(try wavPCMBytes(home + "/out.wav") == files.decode(112))
+    }
+
+    /// A copy damaged on its way (a bit flipped in the first answer only) is asked for again before it counts as
+    /// another file: the comparison cross-checks the surah.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func aCopyDamagedOnItsWayIsAskedForAgainWhenComparing() throws {
+        let world = try LearningWorld(mirrors: [("first", "ok"), ("second", "html")])
+        defer { world.close() }
+        let learned = try runTartil(["prefetch", "112"] + world.common, home: world.home)
+        #expect(learned.status == 0 && learned.stdout.contains("learned surah 112"), "\(learned.stderr)")
+        try world.setMirrors([("first", "ok"), ("second", "bitflip-once")])
+        let compared = try runTartil(["prefetch", "112"] + world.common, home: world.home)
+        #expect(compared.status == 0 && compared.stdout.contains("compared again: surah 112 now cross-checked"), "\(compared.stdout) \(compared.stderr)")
+        #expect(world.server.requestLog.filter { $0.contains("/bitflip-once/112.mp3") }.count == 2, "\(world.server.requestLog)")
+    }
+
+    /// Two prefetches at once of a surah learned from one mirror: one compares it (the other waits for the surah,
+    /// then finds it cross-checked, or finds it so when it starts); neither asks the mirror it came from again, and
+    /// the other mirror is asked once.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
+    func twoPrefetchesAtOnceCompareASurahOnce() throws {
+        let world = try LearningWorld(mirrors: [("first", "ok"), ("second", "html")])
+        defer { world.close() }
+        #expect(try runTartil(["prefetch", "112"] + world.common, home: world.home).status == 0)
+        try world.setMirrors([("first", "ok"), ("second", "slow")])  // 64 KiB/s: the comparison takes about a second
+        let before = world.server.requestLog.count
+        let results = Mutex<[RunResult]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            if let result = try? runTartil(["prefetch", "112", "--json"] + world.common, home: world.home) { results.withLock { $0.append(result) } }
+        }
+        let finished = results.withLock { $0 }
+        #expect(finished.count == 2 && finished.allSatisfy { $0.status == 0 }, "\(finished.map(\.stderr))")
+        let asked = world.server.requestLog.dropFirst(before).filter { $0.contains("/112.mp3") }
+        #expect(asked.count == 1 && asked[0].contains("/slow/112.mp3"), "\(asked)")
+        #expect(finished.map(\.stdout).joined().contains(#""mark":"cross-checked""#), "\(finished.map(\.stdout))")
     }
 
     /// A mirror that fails twice before serving (503, 503, then the file) is asked again; a surah that cannot be

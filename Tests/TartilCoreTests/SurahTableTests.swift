@@ -87,7 +87,7 @@ import Testing
     /// A learned table says where each surah's file came from on a line after its `file` row, and its `# source:`
     /// is those, each once: written and read back, kept by `salvaged` for the surahs it keeps, a source with a line
     /// break in it kept on one line; a comment not of that shape is a comment, and a source of a surah the table
-    /// does not cover is dropped.
+    /// does not cover is dropped; one after another surah's row, or twice, is damage.
     @Test func aLearnedTableKeepsEachSurahsSource() throws {
         let one = try SurahTable.parse(bytes: Array(Self.surah112().utf8), file: "t.tsv")
         let file = try #require(one.file(surah: 112))
@@ -104,6 +104,14 @@ import Testing
         for comment in ["# source of surah x: no", "# source of surah 115: no", "# source of surah 112 no colon"] {
             let other = try SurahTable.parse(bytes: Array(Self.surah112().replacingOccurrences(of: "# reciter: r\n", with: "# reciter: r\n\(comment)\n").utf8), file: "t.tsv")
             #expect(other.surahSources.isEmpty, "\(comment)")
+        }
+        // One where it does not belong (after another surah's rows, or twice) is damage: the surah is not read.
+        for misplaced in [
+            text.replacingOccurrences(of: "# source of surah 112:", with: "# source of surah 113:"),
+            text.replacingOccurrences(of: "# source of surah 112: trusted on first use: a, single-source\n", with: "# source of surah 112: a\n# source of surah 112: b\n"),
+        ] {
+            #expect(throws: TartilError.self) { try SurahTable.parse(bytes: Array(misplaced.utf8), file: "t.tsv") }
+            #expect(SurahTable.salvaged(bytes: Array(misplaced.utf8), file: "t.tsv").table?.files.isEmpty == true)
         }
         let two = SurahTable.learned(reciter: one.reciter, files: [file], surahSources: [112: "b"])
         #expect(two.source == "b" && two.rendered().contains("# source: b\n"))

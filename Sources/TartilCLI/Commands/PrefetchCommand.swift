@@ -36,8 +36,9 @@ enum PrefetchCommand {
             With --format json or ndjson (the same: a stream), one JSON object per line for each file (event: \
             cached, failed), then a summary object (event: summary; with cross_checked, single_source and disputed \
             for unpinned files, learned_surahs (a surah-file reciter's surahs learned first: their parts count as \
-            downloaded), compared_surahs (surahs learned from one mirror, compared again: surah, mark, problem), \
-            connections opened, http2_transfers, and duration_ms, the time the prefetch took).
+            downloaded), learned_single_source (those of them only one mirror could serve), compared_surahs (surahs \
+            learned from one mirror, compared again: surah, mark, problem), connections the downloads opened (not \
+            learning's or comparing's whole-file requests), http2_transfers, and duration_ms, the time the prefetch took).
             """,
         arguments: [.init(name: "ref", help: "Ayat: 36, 1 36 67, juz 30, page 1-3, 1-114 (the whole Qur'an), …", repeating: true)],
         options: [
@@ -111,7 +112,7 @@ enum PrefetchCommand {
         switch step {
         case .learning(let surahs):
             let one = surahs.count == 1
-            return "learning \(one ? "surah" : "surahs") \(surahs.map(String.init).joined(separator: ", ")): \(one ? "its" : "their") published timings and whole \(one ? "file" : "files"), cross-checked with the mirrors…"
+            return "learning \(one ? "surah" : "surahs") \(surahs.map(String.init).joined(separator: ", ")): \(one ? "its" : "their") published timings and whole \(one ? "file" : "files")…"
         case .comparing(let surah, let bytes):
             return "comparing surah \(surah), learned from one mirror, with the others: their copies of its whole file (\(Formatting.bytes(bytes)) each)…"
         }
@@ -239,7 +240,9 @@ enum PrefetchCommand {
                 .compactMap { $0 }.joined(separator: ", ")
         }
         let learned = progress.learnedSurahs
-        let learnedText = learned.isEmpty ? "" : "; learned \(learned.count == 1 ? "surah" : "surahs") \(learned.map(String.init).joined(separator: ", ")) (timings and whole \(learned.count == 1 ? "file" : "files"), cut into \(learned.count == 1 ? "its" : "their") ayat)"
+        let learnedSingle = progress.learnedSingleSource
+        let singleText = learnedSingle.isEmpty ? "" : "; single-source, only one mirror could serve it: \(learnedSingle.map(String.init).joined(separator: ", "))"
+        let learnedText = learned.isEmpty ? "" : "; learned \(learned.count == 1 ? "surah" : "surahs") \(learned.map(String.init).joined(separator: ", ")) (timings and whole \(learned.count == 1 ? "file" : "files"), cut into \(learned.count == 1 ? "its" : "their") ayat\(singleText))"
         let compared = progress.comparedSurahs.map { "surah \($0.surah) \($0.mark == .crossChecked ? "now cross-checked" : "still single-source")" }
         let comparedText = compared.isEmpty ? "" : "; learned from one mirror, compared again: " + compared.joined(separator: ", ")
         return "\(requested) requested: \(downloaded) downloaded, \(alreadyCached) already cached, \(failed.count) failed"
@@ -262,6 +265,7 @@ enum PrefetchCommand {
             ("disputed", .array(progress.marked(.disputed).map { .object([("surah", .int($0.surah)), ("ayah", .int($0.ayah))]) })),
             ("bytes", .int(bytes)),
             ("learned_surahs", .array(progress.learnedSurahs.map { .int($0) })),
+            ("learned_single_source", .array(progress.learnedSingleSource.map { .int($0) })),
             ("compared_surahs", .array(progress.comparedSurahs.map { compared in
                 .object([("surah", .int(compared.surah)), ("mark", .string(compared.mark.rawValue)), ("problem", .string(compared.problem))])
             })),

@@ -302,6 +302,9 @@ public struct SurahTable: Sendable, Hashable {
                 if comment.hasPrefix(Self.surahSourcePrefix), let colon = rest.firstIndex(of: ":"),
                     let surah = NumberText.whole(rest[..<colon], in: 1...Catalog.surahCount)
                 {
+                    guard current?.file.surah == surah, surahSources[surah] == nil else {
+                        throw fail("'# \(Self.surahSourcePrefix)\(surah):' must come once, right after surah \(surah)'s file row")
+                    }
                     surahSources[surah] = String(rest[rest.index(after: colon)...]).trimmedWhitespace
                     continue
                 }

@@ -22,38 +22,45 @@ public enum LearningOrder {
 }
 
 extension LearningOrder {
-    /// A cached part of a learned surah as the cross-check left it: its mark, and the mirror it came from.
+    /// A cached part of a learned surah as the cross-check left it: its mark, and the URL its file came from.
     public struct LearnedPart: Sendable, Hashable {
         public let mark: SourceMark?
-        public let mirror: String?
+        public let url: String?
 
-        public init(mark: SourceMark?, mirror: String?) {
+        public init(mark: SourceMark?, url: String?) {
             self.mark = mark
-            self.mirror = mirror
+            self.url = url
         }
     }
 
     /// The surahs a prefetch compares again with the reciter's mirrors, as it compares an unpinned per-ayah file
     /// only one mirror vouched for: of `asked`, those learned before from one mirror only (a part of theirs in the
-    /// cache is single-source) that one of `mirrors` (their names, in mirrors.json) may vouch for too
-    /// (`canCompare`). A surah in `learnedNow` was compared as this run learned it; one a table pins, or one not
-    /// learned, has no part marked; one the listener chose (`cache choose`) stays as chosen. In order, each once.
+    /// cache is single-source), each with whether a mirror listed now may vouch for it too (`canCompare`; the
+    /// mirrors as the URLs of the surah's file, `urls`). A surah in `learnedNow` was compared as this run learned
+    /// it; one a table pins, or one not learned, has no part marked; one the listener chose (`cache choose`) stays
+    /// as chosen. In order, each once.
     ///
     /// ```swift
-    /// let single = LearningOrder.LearnedPart(mark: .singleSource, mirror: "a")
-    /// LearningOrder.toCompareAgain(asked: [113, 112, 113], learnedNow: [], mirrors: ["a", "b"]) { $0 == 112 ? [single] : [] }  // [112]
+    /// let single = LearningOrder.LearnedPart(mark: .singleSource, url: "a/112.mp3")
+    /// LearningOrder.toCompareAgain(asked: [113, 112], learnedNow: [], urls: { _ in ["a/112.mp3"] }) { $0 == 112 ? [single] : [] }
+    /// // [(112, canAsk: false)]: the one mirror listed is the one it came from
     /// ```
-    public static func toCompareAgain(asked: [Int], learnedNow: Set<Int>, mirrors: [String], parts: (Int) -> [LearnedPart]) -> [Int] {
-        Set(asked).subtracting(learnedNow).sorted().filter { canCompare(parts($0), mirrors: mirrors) }
+    public static func toCompareAgain(
+        asked: [Int], learnedNow: Set<Int>, urls: (Int) -> [String], parts: (Int) -> [LearnedPart]
+    ) -> [(surah: Int, canAsk: Bool)] {
+        Set(asked).subtracting(learnedNow).sorted().compactMap { surah in
+            let learned = parts(surah)
+            guard learned.contains(where: { $0.mark == .singleSource }) else { return nil }
+            return (surah, canCompare(learned, urls: urls(surah)))
+        }
     }
 
-    /// Whether a learned surah whose cached parts are `parts` is single-source and can be compared with another
-    /// mirror: one of `mirrors` other than those its single-source parts came from (for parts learned before the
-    /// mirror was recorded, two mirrors, since the one that served it is not known).
-    public static func canCompare(_ parts: [LearnedPart], mirrors: [String]) -> Bool {
-        let single = parts.filter { $0.mark == .singleSource }
-        guard !single.isEmpty else { return false }
-        let servedBy = Set(single.compactMap(\.mirror))
-        return servedBy.isEmpty ? mirrors.count > 1 : mirrors.contains { !servedBy.contains($0) }
+    /// Whether a learned surah whose cached parts are `parts` can be compared with a mirror listed now (`urls`,
+    /// each mirror's URL of the surah's file): one other than those its single-source parts came from (a mirror
+    /// renamed is the same mirror); for parts learned before the URL was recorded, two mirrors, since the one that
+    /// served it is not known.
+    public static func canCompare(_ parts: [LearnedPart], urls: [String]) -> Bool {
+        let servedBy = Set(parts.filter { $0.mark == .singleSource }.compactMap(\.url))
+        return servedBy.isEmpty ? urls.count > 1 : urls.contains { !servedBy.contains($0) }
     }
 }

@@ -18,6 +18,8 @@ public struct PrefetchProgress: Sendable, Hashable {
     /// Surahs of a surah-file reciter learned first (their timings and whole files fetched, their parts cut from
     /// them into the cache): those parts count as downloaded, and the files' bytes are in `bytes`.
     public var learnedSurahs: [Int] = []
+    /// Those of `learnedSurahs` only one mirror could serve (single-source), in order.
+    public var learnedSingleSource: [Int] = []
     /// Surahs of a surah-file reciter learned before from one mirror only, compared again with its mirrors
     /// (`LearningOrder.toCompareAgain`), in order.
     public var comparedSurahs: [ComparedSurah] = []
