@@ -297,14 +297,13 @@ public struct SurahTable: Sendable, Hashable {
             guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { continue }
             if first == UInt8(ascii: "#") {
                 let comment = String(decoding: line, as: UTF8.self).trimmedWhitespace.dropFirst().trimmedWhitespace
-                // `# source of surah N: text` (one not of that shape is a comment like any other)
+                // `# source of surah N: text` among surah N's rows, the first such (any other is a comment like any
+                // other: a line moved by hand never gives a surah another's source, nor costs it its rows)
                 let rest = comment.dropFirst(Self.surahSourcePrefix.count)
                 if comment.hasPrefix(Self.surahSourcePrefix), let colon = rest.firstIndex(of: ":"),
-                    let surah = NumberText.whole(rest[..<colon], in: 1...Catalog.surahCount)
+                    let surah = NumberText.whole(rest[..<colon], in: 1...Catalog.surahCount), current?.file.surah == surah,
+                    surahSources[surah] == nil
                 {
-                    guard current?.file.surah == surah, surahSources[surah] == nil else {
-                        throw fail("'# \(Self.surahSourcePrefix)\(surah):' must come once, right after surah \(surah)'s file row")
-                    }
                     surahSources[surah] = String(rest[rest.index(after: colon)...]).trimmedWhitespace
                     continue
                 }
