@@ -743,6 +743,48 @@ import Testing
         #expect(Self.leftovers(in: home).isEmpty, "\(Self.leftovers(in: home))")
     }
 
+    /// A comparison stopped by Ctrl-C (exit 130, saying what was learned is kept) or killed (-9) while the other
+    /// mirror stalls leaves the learned surah as it was: its table, its parts still single-source, nothing else in
+    /// the reciter's folder; the next prefetch compares it.
+    @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"), arguments: [SIGINT, SIGKILL])
+    func aComparisonStoppedOrKilledLeavesTheLearnedSurahAsItWas(signal: Int32) throws {
+        let world = try LearningWorld(mirrors: [("first", "ok"), ("second", "html")])
+        defer { world.close() }
+        let (home, common) = (world.home, world.common)
+        #expect(try runTartil(["prefetch", "112"] + common, home: home).status == 0)
+        let learnedPath = home + "/cache/\(Self.reciter)/surah-table.tsv"
+        let learned = try String(contentsOfFile: learnedPath, encoding: .utf8)
+        try world.setMirrors([("first", "ok"), ("second", "stall")])
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: TestPaths.executable)
+        process.arguments = ["prefetch", "112"] + common
+        process.environment = isolatedEnvironment(home: home)
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        for _ in 0..<100 where !world.server.requestLog.contains(where: { $0.contains("/stall/112.mp3") }) { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(world.server.requestLog.contains { $0.contains("/stall/112.mp3") }, "the comparison began")
+        Thread.sleep(forTimeInterval: 0.2)
+        kill(process.processIdentifier, signal)
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        if signal == SIGINT {
+            #expect(process.terminationStatus == 130 && text.contains("surah 112 was not compared again; what was learned is kept"), "\(text)")
+        } else {
+            #expect(process.terminationReason == .uncaughtSignal, "\(text)")
+        }
+        #expect(try String(contentsOfFile: learnedPath, encoding: .utf8) == learned)
+        #expect(Self.leftovers(in: home).isEmpty, "\(Self.leftovers(in: home))")
+        let parts = try #require(world.files.table.file(surah: 112)).parts.count
+        let ls = try runTartil(["cache", "ls", "--json"] + common, home: home)
+        let listed = try #require((try JSONSerialization.jsonObject(with: Data(ls.stdout.utf8)) as? [[String: Any]])?.first)
+        #expect((listed["single_source"] as? [Any])?.count == parts, "\(ls.stdout)")
+        try world.setMirrors([("first", "ok"), ("second", "flaky-0")])
+        let again = try runTartil(["prefetch", "112"] + common, home: home)
+        #expect(again.status == 0 && again.stdout.contains("compared again: surah 112 now cross-checked"), "\(again.stdout) \(again.stderr)")
+    }
+
     /// `cache verify` checks each part against its range's hash (none is taken for an unvouched file), and
     /// `--repair` fetches a damaged one again as its range.
     @Test(.enabled(if: available, "needs ../shared/real, mpg123 and sha256sum"))
