@@ -129,6 +129,15 @@ public enum SurahLearning {
         }
     }
 
+    /// The mirror a surah's source line says its file was trusted from on first use (`trusted on first use: NAME,
+    /// …`), or nil for a line of another shape.
+    static func firstUseMirror(in source: String) -> String? {
+        let prefix = "trusted on first use: "
+        guard source.hasPrefix(prefix) else { return nil }
+        let name = source.dropFirst(prefix.count).prefix { $0 != "," && $0 != ";" }
+        return name.isEmpty ? nil : String(name)
+    }
+
     /// The reciter's cache, and surah `surah`'s learning lock, held (waited for while another process learns it).
     private static func lockedSurah(
         _ surah: Int, reciter: Reciter, cacheDirectory: String, clock: any TartilClock, isCancelled: @escaping @Sendable () -> Bool
@@ -235,7 +244,9 @@ public enum SurahLearning {
                 let outvoted = others.isEmpty ? "" : " (\(others.map { String($0.prefix { $0 != " " }) }.joined(separator: ", ")) served another file)"
                 let timings = reciter.timings.map { "; timings from \($0.template)" } ?? ""
                 try rewriteLearned(reciter: reciter.id, cache: cache) { _, sources in
-                    sources[surah] = "trusted on first use: \(first), cross-checked with \(confirming.joined(separator: ", ")) when compared again\(outvoted)\(timings)"
+                    // The mirror it was learned from, by the name its line gave it then (a mirror renamed since).
+                    let origin = servedBy.isEmpty ? first : sources[surah].flatMap(firstUseMirror) ?? first
+                    sources[surah] = "trusted on first use: \(origin), cross-checked with \(confirming.joined(separator: ", ")) when compared again\(outvoted)\(timings)"
                 }
                 do throws(CacheError) { try cache.setMark(.crossChecked, reciter: reciter.id, ayat: single) } catch {
                     throw TartilError(.failure, error.message)
