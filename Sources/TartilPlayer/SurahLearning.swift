@@ -166,14 +166,13 @@ public enum SurahLearning {
     }
 
     /// Compares `learned`, surah `surah`'s file learned from one mirror only, with what the reciter's other mirrors
-    /// serve now, by the rule the first learning went by (two mirrors serving the same whole file): the mirrors not
-    /// recorded as having served it (each part records the URL its file came from; a mirror renamed is the same
-    /// mirror) are asked in turn, each once for the whole file (twice when it serves another), until one serves
-    /// the file learned; the parts are then marked cross-checked and the surah's source line in the learned table
-    /// says so, and nothing else changes (the rows, the parts). A surah learned before its mirror was recorded
-    /// needs two mirrors of this comparison to serve it; one another process compared meanwhile, none. A mirror that serves another file does not replace it (`problem`
-    /// says which, and how to take it); one that serves none, or no MPEG audio, is passed over (`problem` says why).
-    /// Throws `.interrupted` when stopped (what was learned stays), and what the cache could not do.
+    /// serve now, as `LearnedComparison` decides (each part records the URL its file came from; the mirrors not at
+    /// those URLs are asked, each for the whole file, until one serves the file learned). Once one does, the parts
+    /// are marked cross-checked and the surah's source line in the learned table says so; nothing else changes
+    /// (the rows, the parts). One another process compared meanwhile is asked nothing. A mirror that serves
+    /// another file does not replace it (`problem` says which, and how to take it); one that serves none, or no
+    /// MPEG audio, is passed over (`problem` says why). Throws `.interrupted` when stopped (what was learned
+    /// stays), and what the cache could not do.
     public static func compareAgain(
         _ surah: Int, learned: SurahTable.File, reciter: Reciter, cacheDirectory: String, limits: DownloadLimits,
         clock: any TartilClock = SystemClock.shared, isCancelled: @escaping @Sendable () -> Bool
@@ -198,77 +197,67 @@ public enum SurahLearning {
             // Compared by another process while this one waited for the surah: nothing is left to do.
             guard !single.isEmpty else { return Comparison(mark: .crossChecked, problem: nil, bytes: 0) }
             let wanted = FileFingerprint(bytes: learned.bytes, sha256: learned.digest.hex)
-            /// A mirror as the messages name it: its name, or the URL a file came from when no listed mirror has it.
-            func named(_ url: String) -> String { reciter.mirrors.first { $0.template.url(forSurah: surah) == url }?.name ?? url }
-            var agreeing = servedBy.count  // the URLs it came from, listed still or not
-            var reasons: [String] = []
-            var others: [String] = []
-            var confirming: [String] = []
+            let urls = reciter.mirrors.map { $0.template.url(forSurah: surah) }
+            var comparison = LearnedComparison(urls: urls, servedBy: servedBy, wanted: wanted)
+            var reasons: [Int: String] = [:]
+            var prints: [Int: FileFingerprint] = [:]
             var bytes = 0
-            for index in reciter.mirrors.indices where agreeing < 2 {
-                let mirror = reciter.mirrors[index]
-                let url = mirror.template.url(forSurah: surah)
-                if servedBy.contains(url) { continue }  // the same mirror, whatever its name now
-                /// The mirror's whole file, asked for once (a comparison is not needed to play, and the next prefetch
-                /// asks again), or why it has none.
-                func ask() throws(TartilError) -> Result<FileFingerprint, TartilError> {
-                    try fetchCopy(surah, mirror: index, tries: 1, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled)
-                        .map { copy, print in
-                            copy.close()
-                            bytes += print.bytes
-                            return print
-                        }
-                }
-                var served: FileFingerprint
-                switch try ask() {
+            var action = comparison.start()
+            while case .ask(let index) = action {
+                // Asked once each time (a comparison is not needed to play, and the next prefetch asks again).
+                switch try fetchCopy(surah, mirror: index, tries: 1, reciter: reciter, cache: cache, limits: limits, clock: clock, isCancelled: isCancelled) {
                 case .failure(let reason):
-                    reasons.append("\(mirror.name): \(reason.message)")
-                    continue
-                case .success(let print):
-                    served = print
-                }
-                // A file other than the one learned is asked for once more: a copy damaged on its way is not another file.
-                if served != wanted, case .success(let again) = try ask() { served = again }
-                if served == wanted {
-                    agreeing += 1
-                    confirming.append(mirror.name)
-                } else {
-                    others.append("\(mirror.name) (\(url)): \(served)")
+                    reasons[index] = reason.message
+                    action = comparison.answered(index, .none)
+                case .success(let (copy, print)):
+                    copy.close()
+                    bytes += print.bytes
+                    prints[index] = print
+                    action = comparison.answered(index, .file(print))
                 }
             }
+            guard case .settled(let outcome) = action else { preconditionFailure("LearnedComparison ended without settling") }
+            /// A mirror as the messages name it: its name, or the URL a file came from when no listed mirror has it.
+            func named(_ url: String) -> String { reciter.mirrors.first { $0.template.url(forSurah: surah) == url }?.name ?? url }
             let learnedFrom = servedBy.sorted().map { "\(named($0)) (\($0))" }.joined(separator: ", ")
-            let otherFiles = others.isEmpty ? nil : "another file than the one learned\(learnedFrom.isEmpty ? "" : " from " + learnedFrom) (\(wanted)) was served by \(others.joined(separator: "; "))"
-            if agreeing >= 2 {
+            let otherFiles = { (others: [Int]) in
+                "another file than the one learned\(learnedFrom.isEmpty ? "" : " from " + learnedFrom) (\(wanted)) was served by "
+                    + others.map { "\(reciter.mirrors[$0].name) (\(urls[$0])): \(prints[$0].map(String.init(describing:)) ?? "none")" }.joined(separator: "; ")
+            }
+            switch outcome {
+            case .crossChecked(var confirmedBy, let outvoted):
                 // The learned table says so first (its source line for the surah), then the parts are marked.
-                let first = servedBy.isEmpty ? confirming.removeFirst() : servedBy.sorted().map(named).joined(separator: ", ")
-                let outvoted = others.isEmpty ? "" : " (\(others.map { String($0.prefix { $0 != " " }) }.joined(separator: ", ")) served another file)"
+                let first = servedBy.isEmpty ? reciter.mirrors[confirmedBy.removeFirst()].name : servedBy.sorted().map(named).joined(separator: ", ")
+                let against = outvoted.isEmpty ? "" : " (\(outvoted.map { reciter.mirrors[$0].name }.joined(separator: ", ")) served another file)"
                 let timings = reciter.timings.map { "; timings from \($0.template)" } ?? ""
+                let confirming = confirmedBy.map { reciter.mirrors[$0].name }.joined(separator: ", ")
                 try rewriteLearned(reciter: reciter.id, cache: cache) { _, sources in
                     // The mirror it was learned from, by the name its line gave it then (a mirror renamed since).
                     let origin = servedBy.isEmpty ? first : sources[surah].flatMap(firstUseMirror) ?? first
-                    sources[surah] = "trusted on first use: \(origin), cross-checked with \(confirming.joined(separator: ", ")) when compared again\(outvoted)\(timings)"
+                    sources[surah] = "trusted on first use: \(origin), cross-checked with \(confirming) when compared again\(against)\(timings)"
                 }
                 do throws(CacheError) { try cache.setMark(.crossChecked, reciter: reciter.id, ayat: single) } catch {
                     throw TartilError(.failure, error.message)
                 }
-                return Comparison(mark: .crossChecked, problem: otherFiles.map { $0 + ", and was outvoted" }, bytes: bytes)
-            }
-            if let otherFiles {
+                return Comparison(mark: .crossChecked, problem: outvoted.isEmpty ? nil : otherFiles(outvoted) + ", and was outvoted", bytes: bytes)
+            case .anotherFile(let others):
                 let chooser = "tartil cache choose \(surah) --reciter \(reciter.id) --mirror NAME"
                 return Comparison(
                     mark: .singleSource,
-                    problem: "\(otherFiles); the one learned is kept: listen to each at its URL, then `\(chooser)` takes the one you trust, or `tartil table relearn \(surah) --reciter \(reciter.id)` learns what the mirrors agree on",
+                    problem: "\(otherFiles(others)); the one learned is kept: listen to each at its URL, then `\(chooser)` takes the one you trust, or `tartil table relearn \(surah) --reciter \(reciter.id)` learns what the mirrors agree on",
                     bytes: bytes)
+            case .unserved(let failed, let served):
+                let problem: String
+                if !failed.isEmpty {
+                    problem = "no other mirror served it (\(failed.map { "\(reciter.mirrors[$0].name): \(reasons[$0] ?? "")" }.joined(separator: "; ")))"
+                        + (served.isEmpty ? "" : "; \(reciter.mirrors[served[0]].name) served the file learned")
+                } else if !served.isEmpty {
+                    problem = "one mirror served the file learned, and no other is listed"
+                } else {
+                    problem = "no mirror other than the one its file came from (\(learnedFrom)) is listed in mirrors.json"
+                }
+                return Comparison(mark: .singleSource, problem: problem, bytes: bytes)
             }
-            let problem: String
-            if !reasons.isEmpty {
-                problem = "no other mirror served it (\(reasons.joined(separator: "; ")))"
-            } else if agreeing == 1 && servedBy.isEmpty {
-                problem = "one mirror served the file learned, and no other is listed"
-            } else {
-                problem = "no mirror other than the one its file came from (\(learnedFrom)) is listed in mirrors.json"
-            }
-            return Comparison(mark: .singleSource, problem: problem, bytes: bytes)
         } catch {
             if isCancelled() || error.code == .interrupted {
                 throw TartilError(.interrupted, "stopped: surah \(surah) was not compared again; what was learned is kept")
