@@ -57,7 +57,7 @@ extension Cache {
     /// and the file disagree) throws `.mismatch` naming it, after the others are committed.
     ///
     /// `mark`: what vouches for a learned surah's parts (single-source when one mirror served its file), recorded
-    /// with each part, and set on those already there.
+    /// with each part, and set on those already there (with `source`, the URL the file came from).
     public func commit(
         parts cut: SurahFileCut, reciter: ReciterID, source: String?, mark: SourceMark? = nil,
         copy: (ClosedRange<Int>, CacheWriter) throws(CacheError) -> Void
@@ -65,7 +65,7 @@ extension Cache {
         var stored = 0
         var problems: [String] = []
         var already: [AyahRef] = []
-        defer { if mark != nil { try? index.setMark(mark, reciter: reciter.rawValue, ayat: already) } }
+        defer { if mark != nil { try? index.setMark(mark, source: source, reciter: reciter.rawValue, ayat: already) } }
         var start = 0
         while start < cut.parts.count {
             let group = cut.parts[start..<min(cut.parts.count, start + Self.partsPerCommit)]

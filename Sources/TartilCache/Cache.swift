@@ -270,8 +270,8 @@ public final class Cache {
         try index.entry(reciter: reciter.rawValue, ayah: ayah)?.mark
     }
 
-    /// The mirror a cached file was downloaded from, as recorded (its name in mirrors.json; `import` for
-    /// `cache import`), or nil.
+    /// Where a cached file came from, as recorded: the mirror's name in mirrors.json for a download, the URL of the
+    /// surah's file for a learned surah's part cut from it, `import` for `cache import`; or nil.
     public func source(reciter: ReciterID, ayah: AyahRef) throws(CacheError) -> String? {
         try index.entry(reciter: reciter.rawValue, ayah: ayah)?.source
     }
@@ -307,7 +307,7 @@ public final class Cache {
         public let mark: SourceMark?
         /// Its exact length, once it was decoded (remembered in the index).
         public let length: AudioLength?
-        /// The mirror it was downloaded from (`import` for `cache import`), when that was recorded.
+        /// Where it came from, when that was recorded (see `source(reciter:ayah:)`).
         public let source: String?
     }
 

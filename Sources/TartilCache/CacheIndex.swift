@@ -22,7 +22,8 @@ final class CacheIndex {
         let mark: SourceMark?
         /// The file's exact length (PCM frames mpg123 decodes, gapless) once it was decoded, and its rate.
         let length: AudioLength?
-        /// The mirror it was downloaded from (its name in mirrors.json), or `import` for `cache import`.
+        /// Where it came from: the mirror's name in mirrors.json, the URL of the learned surah's file a part was
+        /// cut from, or `import` for `cache import`.
         let source: String?
     }
 
@@ -202,13 +203,17 @@ final class CacheIndex {
 
     /// Sets the cross-check's mark of files already recorded (a learned surah's parts, learned again), in one
     /// transaction.
-    func setMark(_ mark: SourceMark?, reciter: String, ayat: [AyahRef]) throws(CacheError) {
+    func setMark(_ mark: SourceMark?, source: String? = nil, reciter: String, ayat: [AyahRef]) throws(CacheError) {
         guard !ayat.isEmpty else { return }
         do {
             try connection.transaction {
-                let statement = try connection.prepare("UPDATE files SET mark = ? WHERE reciter = ? AND surah = ? AND ayah = ?")
+                // The source is kept when none is given.
+                let statement = try connection.prepare("UPDATE files SET mark = ?, source = COALESCE(?, source) WHERE reciter = ? AND surah = ? AND ayah = ?")
                 for ayah in ayat {
-                    try statement.bind([mark.map { .text($0.rawValue) } ?? .null, .text(reciter), .integer(Int64(ayah.surah)), .integer(Int64(ayah.ayah))])
+                    try statement.bind([
+                        mark.map { .text($0.rawValue) } ?? .null, source.map { .text($0) } ?? .null, .text(reciter), .integer(Int64(ayah.surah)),
+                        .integer(Int64(ayah.ayah)),
+                    ])
                     try statement.step()
                 }
             }

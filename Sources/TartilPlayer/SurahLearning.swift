@@ -129,13 +129,13 @@ public enum SurahLearning {
         }
     }
 
-    /// The mirror a surah's source line says its file was trusted from on first use (`trusted on first use: NAME,
-    /// …`), or nil for a line of another shape.
-    static func firstUseMirror(in source: String) -> String? {
-        let prefix = "trusted on first use: "
-        guard source.hasPrefix(prefix) else { return nil }
-        let name = source.dropFirst(prefix.count).prefix { $0 != "," && $0 != ";" }
-        return name.isEmpty ? nil : String(name)
+    /// Where a learned surah's part came from, as a URL of the surah's file: a part cut from the learned file
+    /// records that URL; one fetched again by range records the mirror's name, taken here as that mirror's URL
+    /// (nil for an unknown name: it says nothing about the mirror the file came from).
+    public static func originURL(recorded: String?, surah: Int, reciter: Reciter) -> String? {
+        guard let recorded else { return nil }
+        if let mirror = reciter.mirrors.first(where: { $0.name == recorded }) { return mirror.template.url(forSurah: surah) }
+        return recorded.contains(text: "://") ? recorded : nil
     }
 
     /// The reciter's cache, and surah `surah`'s learning lock, held (waited for while another process learns it).
@@ -180,22 +180,31 @@ public enum SurahLearning {
         do throws(TartilError) {
             let (cache, held) = try lockedSurah(surah, reciter: reciter, cacheDirectory: cacheDirectory, clock: clock, isCancelled: isCancelled)
             defer { held.release() }
-            guard learnedTable(cacheDirectory: cacheDirectory, reciter: reciter.id)?.file(surah: surah) == learned else {
-                return Comparison(mark: .singleSource, problem: "it was learned again meanwhile", bytes: 0)
-            }
-            let parts = learned.parts.compactMap { AyahRef(fileKeySurah: surah, ayah: $0.ayah) }
+            // What another process did while this one waited for the surah: learned it again, compared or chose it.
+            let now = learnedTable(cacheDirectory: cacheDirectory, reciter: reciter.id)?.file(surah: surah)
+            let parts = (now ?? learned).parts.compactMap { AyahRef(fileKeySurah: surah, ayah: $0.ayah) }
+            var marks: [SourceMark?] = []
             var single: [AyahRef] = []
             var servedBy: Set<String> = []  // the URLs its file came from
             do throws(CacheError) {
-                for part in parts where try cache.mark(reciter: reciter.id, ayah: part) == .singleSource {
+                for part in parts {
+                    let mark = try cache.mark(reciter: reciter.id, ayah: part)
+                    marks.append(mark)
+                    guard mark == .singleSource else { continue }
                     single.append(part)
-                    if let url = try cache.source(reciter: reciter.id, ayah: part) { servedBy.insert(url) }
+                    if let url = originURL(recorded: try cache.source(reciter: reciter.id, ayah: part), surah: surah, reciter: reciter) {
+                        servedBy.insert(url)
+                    }
                 }
             } catch {
                 throw TartilError(.failure, error.message)
             }
-            // Compared by another process while this one waited for the surah: nothing is left to do.
-            guard !single.isEmpty else { return Comparison(mark: .crossChecked, problem: nil, bytes: 0) }
+            guard now == learned, !single.isEmpty else {
+                // Nothing is left to compare: the mark its parts have now, as they say it.
+                let mark = marks.compactMap { $0 }.first ?? .singleSource
+                let what = now == nil ? "it is not learned any more" : now != learned ? "it was learned again meanwhile" : nil
+                return Comparison(mark: mark, problem: what ?? (marks.contains { $0 != nil } ? nil : "its parts are not in the cache"), bytes: 0)
+            }
             let wanted = FileFingerprint(bytes: learned.bytes, sha256: learned.digest.hex)
             let urls = reciter.mirrors.map { $0.template.url(forSurah: surah) }
             var comparison = LearnedComparison(urls: urls, servedBy: servedBy, wanted: wanted)
@@ -226,21 +235,29 @@ public enum SurahLearning {
             }
             switch outcome {
             case .crossChecked(var confirmedBy, let outvoted):
-                // The learned table says so first (its source line for the surah), then the parts are marked.
-                let first = servedBy.isEmpty ? reciter.mirrors[confirmedBy.removeFirst()].name : servedBy.sorted().map(named).joined(separator: ", ")
+                // The learned table says so first (its source line for the surah), then the parts are marked. The
+                // mirror it was learned from goes by the name its line gave it then (a mirror may be renamed since);
+                // without one, by what its parts record, or (neither recorded) the first that served it now.
+                let line = learnedTable(cacheDirectory: cacheDirectory, reciter: reciter.id)?.surahSources[surah]
+                let origin: String
+                if let then = line.flatMap(LearnedSource.firstUseMirror) {
+                    origin = then
+                } else if !servedBy.isEmpty {
+                    origin = servedBy.sorted().map(named).joined(separator: ", ")
+                } else {
+                    origin = reciter.mirrors[confirmedBy.removeFirst()].name
+                }
                 let against = outvoted.isEmpty ? "" : " (\(outvoted.map { reciter.mirrors[$0].name }.joined(separator: ", ")) served another file)"
                 let timings = reciter.timings.map { "; timings from \($0.template)" } ?? ""
                 let confirming = confirmedBy.map { reciter.mirrors[$0].name }.joined(separator: ", ")
                 try rewriteLearned(reciter: reciter.id, cache: cache) { _, sources in
-                    // The mirror it was learned from, by the name its line gave it then (a mirror renamed since).
-                    let origin = servedBy.isEmpty ? first : sources[surah].flatMap(firstUseMirror) ?? first
                     sources[surah] = "trusted on first use: \(origin), cross-checked with \(confirming) when compared again\(against)\(timings)"
                 }
                 do throws(CacheError) { try cache.setMark(.crossChecked, reciter: reciter.id, ayat: single) } catch {
                     throw TartilError(.failure, error.message)
                 }
                 return Comparison(mark: .crossChecked, problem: outvoted.isEmpty ? nil : otherFiles(outvoted) + ", and was outvoted", bytes: bytes)
-            case .anotherFile(let others):
+            case .anotherFile(let others, _):
                 let chooser = "tartil cache choose \(surah) --reciter \(reciter.id) --mirror NAME"
                 return Comparison(
                     mark: .singleSource,
@@ -465,7 +482,7 @@ public enum SurahLearning {
 
     /// Changes the learned table's files and their sources, atomically, under its lock. What of a damaged table
     /// still reads is kept (see `learnedTableRead`); a surah learned before each surah had its own source line
-    /// keeps the table's `# source:` as its own.
+    /// keeps the table's `# source:` as its own, when that says one thing.
     private static func rewriteLearned(
         reciter: ReciterID, cache: Cache, _ change: (inout [SurahTable.File], inout [Int: String]) -> Void
     ) throws(TartilError) {
@@ -476,7 +493,10 @@ public enum SurahLearning {
                 var files = earlier?.files ?? []
                 var sources = earlier?.surahSources ?? [:]
                 if let earlier, !earlier.source.isEmpty {
-                    for file in files where sources[file.surah] == nil { sources[file.surah] = earlier.source }
+                    // (Only one that says one thing: a merged one, ` | `, cannot say which surah each part is of.)
+                    if !earlier.source.contains(text: " | ") {
+                        for file in files where sources[file.surah] == nil { sources[file.surah] = earlier.source }
+                    }
                 }
                 change(&files, &sources)
                 return Array(SurahTable.learned(reciter: reciter, files: files, surahSources: sources).rendered().utf8)

@@ -100,7 +100,7 @@ extension Session {
             if let learnedTable = SurahLearning.learnedTable(cacheDirectory: try settings.checkedCacheDirectory(), reciter: reciter.id) {
                 let cache = try openCache(settings)
                 outcome.progress.learnedSingleSource = toLearn.filter { surah in
-                    Self.learnedParts(of: learnedTable.file(surah: surah), reciter: reciter.id, cache: cache).contains { $0.mark == .singleSource }
+                    Self.learnedParts(of: learnedTable.file(surah: surah), reciter: reciter, cache: cache).contains { $0.mark == .singleSource }
                 }
             }
             // Each part cut from a learned file is reported as a file downloaded, as the others are.
@@ -118,7 +118,7 @@ extension Session {
         _ surahs: [Int], learnedNow: Set<Int>, reciter: Reciter, library: ReciterLibrary, settings: Settings, limits: DownloadLimits,
         isCancelled: @escaping @Sendable () -> Bool, announce: (PrefetchStep) -> Void
     ) throws(TartilError) -> (compared: [PrefetchProgress.ComparedSurah], bytes: Int) {
-        guard reciter.files == .surah, reciter.timings != nil else { return ([], 0) }
+        guard reciter.files == .surah else { return ([], 0) }
         let directory = try settings.checkedCacheDirectory()
         guard let learned = SurahLearning.learnedTable(cacheDirectory: directory, reciter: reciter.id) else { return ([], 0) }
         let pinned = try library.pinnedSurahs(for: reciter)
@@ -126,7 +126,7 @@ extension Session {
         let due = LearningOrder.toCompareAgain(
             asked: surahs.filter { !pinned.contains($0) }, learnedNow: learnedNow,
             urls: { surah in reciter.mirrors.map { $0.template.url(forSurah: surah) } }
-        ) { surah in Self.learnedParts(of: learned.file(surah: surah), reciter: reciter.id, cache: cache) }
+        ) { surah in Self.learnedParts(of: learned.file(surah: surah), reciter: reciter, cache: cache) }
         var compared: [PrefetchProgress.ComparedSurah] = []
         var bytes = 0
         for (surah, canAsk) in due {
@@ -147,12 +147,14 @@ extension Session {
         return (compared, bytes)
     }
 
-    /// The cached parts of a learned surah's `file` with what the cross-check left on each (`LearningOrder`).
-    static func learnedParts(of file: SurahTable.File?, reciter: ReciterID, cache: Cache) -> [LearningOrder.LearnedPart] {
+    /// The cached parts of a learned surah's `file` with what the cross-check left on each and the URL its file
+    /// came from (`LearningOrder`; `SurahLearning.originURL`).
+    static func learnedParts(of file: SurahTable.File?, reciter: Reciter, cache: Cache) -> [LearningOrder.LearnedPart] {
         (file?.parts ?? []).compactMap { part in
             guard let ayah = AyahRef(fileKeySurah: file!.surah, ayah: part.ayah) else { return nil }
             return LearningOrder.LearnedPart(
-                mark: (try? cache.mark(reciter: reciter, ayah: ayah)) ?? nil, url: (try? cache.source(reciter: reciter, ayah: ayah)) ?? nil)
+                mark: (try? cache.mark(reciter: reciter.id, ayah: ayah)) ?? nil,
+                url: SurahLearning.originURL(recorded: (try? cache.source(reciter: reciter.id, ayah: ayah)) ?? nil, surah: ayah.surah, reciter: reciter))
         }
     }
 

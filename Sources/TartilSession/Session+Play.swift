@@ -146,17 +146,17 @@ extension Session {
         for part in Set(learnedParts) {
             bySurah[part.surah, default: []].append(LearningOrder.LearnedPart(
                 mark: (try? cache.mark(reciter: setup.reciter.id, ayah: part)) ?? nil,
-                url: (try? cache.source(reciter: setup.reciter.id, ayah: part)) ?? nil))
+                url: SurahLearning.originURL(recorded: (try? cache.source(reciter: setup.reciter.id, ayah: part)) ?? nil, surah: part.surah, reciter: setup.reciter)))
         }
-        let surahs = bySurah.keys.sorted().filter { bySurah[$0]!.contains { $0.mark == .singleSource } }
-        if !surahs.isEmpty {
+        let singleSurahs = bySurah.keys.sorted().filter { bySurah[$0]!.contains { $0.mark == .singleSource } }
+        let comparable = singleSurahs.filter { surah in
+            LearningOrder.canCompare(bySurah[surah]!, urls: setup.reciter.mirrors.map { $0.template.url(forSurah: surah) })
+        }
+        for (surahs, comparing) in [(comparable, true), (singleSurahs.filter { !comparable.contains($0) }, false)] where !surahs.isEmpty {
             let one = surahs.count == 1
-            let comparable = surahs.allSatisfy { surah in
-                LearningOrder.canCompare(bySurah[surah]!, urls: setup.reciter.mirrors.map { $0.template.url(forSurah: surah) })
-            }
             notes.append(
                 "\(one ? "surah" : "surahs") \(surahs.map(String.init).joined(separator: ", ")) single-source: learned from one mirror, the only one that could serve \(one ? "its file" : "their files") so far; "
-                    + (comparable
+                    + (comparing
                         ? "the next prefetch compares \(one ? "it" : "them") with another mirror"
                         : "no other mirror is listed in mirrors.json to compare \(one ? "it" : "them") with"))
         }

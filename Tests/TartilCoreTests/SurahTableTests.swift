@@ -119,6 +119,21 @@ import Testing
         #expect(two.source == "b" && two.rendered().contains("# source: b\n"))
     }
 
+    /// The mirror a learned surah's source line says its file was trusted from, by the name it had then: a name
+    /// may hold commas and semicolons; a line of another shape gives none.
+    @Test(arguments: [
+        ("trusted on first use: first, single-source; timings from http://t/{surah3}.json", "first"),
+        ("trusted on first use: a, b; c, cross-checked with d when compared again; timings from x", "a, b; c"),
+        ("trusted on first use: m, cross-checked with n (o served another file); timings from x", "m"),
+        ("trusted on first use: , single-source", nil),
+        ("chosen: m (cache choose); timings from x", nil),
+        ("trusted on first use: m", nil),
+        ("", nil),
+    ] as [(String, String?)])
+    func theFirstUseMirrorIsReadFromASourceLine(line: String, expected: String?) {
+        #expect(LearnedSource.firstUseMirror(line) == expected)
+    }
+
     /// Each broken table, and the start of the message it must get.
     static let refused: [(String, String)] = [
         ("", "t.tsv:1: the first line must be '# tartil-table: 2'"),

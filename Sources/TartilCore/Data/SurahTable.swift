@@ -461,3 +461,26 @@ public struct PlayableParts: Sendable {
         return joined
     }
 }
+
+/// The words of a learned surah's source line (`SurahTable.surahSources`), as `SurahLearning` writes them:
+/// `trusted on first use: NAME, single-source`, `trusted on first use: NAME, cross-checked with …`, `chosen: NAME`,
+/// each followed by `; timings from …`.
+public enum LearnedSource {
+    /// The mirror a source line says the file was trusted from on first use, by the name it had then (a name may
+    /// hold commas: it ends where `, single-source` or `, cross-checked with ` begins); nil for a line of another
+    /// shape.
+    public static func firstUseMirror(_ source: String) -> String? {
+        let prefix = "trusted on first use: "
+        guard source.hasPrefix(prefix) else { return nil }
+        let rest = Substring(source.dropFirst(prefix.count))
+        var index = rest.startIndex
+        while index < rest.endIndex {
+            let tail = rest[index...]
+            if tail.hasPrefix(", single-source") || tail.hasPrefix(", cross-checked with ") {
+                return index == rest.startIndex ? nil : String(rest[..<index])
+            }
+            index = rest.index(after: index)
+        }
+        return nil
+    }
+}

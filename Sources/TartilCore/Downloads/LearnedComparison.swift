@@ -3,7 +3,8 @@
 /// comparison decides whom to ask and when it is settled; `SurahLearning.compareAgain` fetches and reports.
 ///
 /// - A mirror whose URL for the surah is one the file came from (`servedBy`: the URLs its parts record) is the
-///   same mirror, whatever its name now: it is never asked, and it counts as one that served the file.
+///   same mirror, whatever its name now: it is never asked. Those URLs count as one mirror that served the file
+///   (one mirror's word is what single-source means, however many URLs its parts name).
 /// - The others are asked in order, each once for the whole file; one that serves another file is asked once
 ///   more (a copy damaged on its way is not another file). Asking stops as soon as two mirrors served the file.
 /// - For a surah learned before the URL was recorded (`servedBy` empty), two mirrors of this comparison must serve
@@ -26,8 +27,8 @@ public struct LearnedComparison: Sendable, Hashable {
         /// Two mirrors served the file learned: `confirmedBy` of this comparison (and the one it came from, when
         /// recorded); `outvoted` served another file.
         case crossChecked(confirmedBy: [Int], outvoted: [Int])
-        /// Still single-source, and `others` served another file (twice): not taken.
-        case anotherFile(others: [Int])
+        /// Still single-source, and `others` served another file (twice): not taken; `failed` answered none.
+        case anotherFile(others: [Int], failed: [Int])
         /// Still single-source: no other mirror served a file (`failed` answered none); `served` served the file
         /// learned (only for a surah whose mirror was not recorded, where one is not enough).
         case unserved(failed: [Int], served: [Int])
@@ -56,7 +57,7 @@ public struct LearnedComparison: Sendable, Hashable {
         self.urls = urls
         self.servedBy = servedBy
         self.wanted = wanted
-        agreeing = servedBy.count
+        agreeing = servedBy.isEmpty ? 0 : 1
     }
 
     /// The first step.
@@ -73,9 +74,10 @@ public struct LearnedComparison: Sendable, Hashable {
         case .file where !again:
             askingAgain = mirror
             return .ask(mirror)
-        case .file, .none:
-            // Another file twice (or another, then none): another file; none at first: failed.
-            if again { others.append(mirror) } else { failed.append(mirror) }
+        case .file:
+            others.append(mirror)  // another file twice
+        case .none:
+            failed.append(mirror)  // none (at first, or after a damaged copy)
         }
         return step()
     }
@@ -87,7 +89,7 @@ public struct LearnedComparison: Sendable, Hashable {
             next += 1
             if !servedBy.contains(urls[index]) { return .ask(index) }
         }
-        if !others.isEmpty { return .settled(.anotherFile(others: others)) }
+        if !others.isEmpty { return .settled(.anotherFile(others: others, failed: failed)) }
         return .settled(.unserved(failed: failed, served: confirmedBy))
     }
 }
