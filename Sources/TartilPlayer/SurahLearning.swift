@@ -129,6 +129,23 @@ public enum SurahLearning {
         }
     }
 
+    /// What the cross-check left on each of `parts` (a learned surah's parts, as cached): its mark, and the URL its
+    /// file came from (`originURL`). What `LearningOrder` and `LearnedComparison` decide by.
+    public static func learnedParts(_ parts: [AyahRef], reciter: Reciter, cache: Cache) throws(CacheError) -> [LearningOrder.LearnedPart] {
+        var learned: [LearningOrder.LearnedPart] = []
+        for part in parts {
+            learned.append(LearningOrder.LearnedPart(
+                mark: try cache.mark(reciter: reciter.id, ayah: part),
+                url: originURL(recorded: try cache.source(reciter: reciter.id, ayah: part), surah: part.surah, reciter: reciter)))
+        }
+        return learned
+    }
+
+    /// The parts of a learned surah's `file`, under their file keys (the basmala's is `AyahRef.basmalaPart`).
+    public static func partKeys(of file: SurahTable.File) -> [AyahRef] {
+        file.parts.compactMap { AyahRef(fileKeySurah: file.surah, ayah: $0.ayah) }
+    }
+
     /// Where a learned surah's part came from, as a URL of the surah's file: a part cut from the learned file
     /// records that URL; one fetched again by range records the mirror's name, taken here as that mirror's URL
     /// (nil for an unknown name: it says nothing about the mirror the file came from).
@@ -182,23 +199,14 @@ public enum SurahLearning {
             defer { held.release() }
             // What another process did while this one waited for the surah: learned it again, compared or chose it.
             let now = learnedTable(cacheDirectory: cacheDirectory, reciter: reciter.id)?.file(surah: surah)
-            let parts = (now ?? learned).parts.compactMap { AyahRef(fileKeySurah: surah, ayah: $0.ayah) }
-            var marks: [SourceMark?] = []
-            var single: [AyahRef] = []
-            var servedBy: Set<String> = []  // the URLs its file came from
-            do throws(CacheError) {
-                for part in parts {
-                    let mark = try cache.mark(reciter: reciter.id, ayah: part)
-                    marks.append(mark)
-                    guard mark == .singleSource else { continue }
-                    single.append(part)
-                    if let url = originURL(recorded: try cache.source(reciter: reciter.id, ayah: part), surah: surah, reciter: reciter) {
-                        servedBy.insert(url)
-                    }
-                }
-            } catch {
+            let parts = partKeys(of: now ?? learned)
+            let states: [LearningOrder.LearnedPart]
+            do throws(CacheError) { states = try learnedParts(parts, reciter: reciter, cache: cache) } catch {
                 throw TartilError(.failure, error.message)
             }
+            let marks = states.map(\.mark)
+            let single = zip(parts, states).filter { $0.1.mark == .singleSource }.map(\.0)
+            let servedBy = Set(states.filter { $0.mark == .singleSource }.compactMap(\.url))  // the URLs its file came from
             guard now == learned, !single.isEmpty else {
                 // Nothing is left to compare: the mark its parts have now, as they say it.
                 let mark = marks.compactMap { $0 }.first ?? .singleSource
@@ -257,7 +265,7 @@ public enum SurahLearning {
                     throw TartilError(.failure, error.message)
                 }
                 return Comparison(mark: .crossChecked, problem: outvoted.isEmpty ? nil : otherFiles(outvoted) + ", and was outvoted", bytes: bytes)
-            case .anotherFile(let others, _):
+            case .anotherFile(let others):
                 let chooser = "tartil cache choose \(surah) --reciter \(reciter.id) --mirror NAME"
                 return Comparison(
                     mark: .singleSource,

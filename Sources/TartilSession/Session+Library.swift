@@ -60,8 +60,8 @@ extension Session {
         if let (surah, error) = unlearned.min(by: { $0.key < $1.key }) {
             throw TartilError(error.code, "surah \(surah) cannot be fetched: \(error.message)")
         }
-        let (compared, comparedBytes) = try compareLearnedAgain(
-            request.ayat.map(\.surah), learnedNow: Set(toLearn), reciter: reciter, library: library, settings: settings, limits: limits,
+        let (compared, comparedBytes, learnedSingleSource) = try compareLearnedAgain(
+            request.ayat.map(\.surah), learnedNow: toLearn, reciter: reciter, library: library, settings: settings, limits: limits,
             isCancelled: isCancelled, announce: announce)
         let learningSeconds = clock.now.seconds(since: started)
         // The table rows of the surahs asked for, and Al-Fatiha's for the basmala (1:1).
@@ -97,12 +97,7 @@ extension Session {
             outcome.progress.downloaded += moved
             outcome.progress.bytes += toLearn.compactMap { parts.surahFiles[$0]?.bytes }.reduce(0, +)
             outcome.progress.learnedSurahs = toLearn  // in order (`unlearnedSurahs`)
-            if let learnedTable = SurahLearning.learnedTable(cacheDirectory: try settings.checkedCacheDirectory(), reciter: reciter.id) {
-                let cache = try openCache(settings)
-                outcome.progress.learnedSingleSource = toLearn.filter { surah in
-                    Self.learnedParts(of: learnedTable.file(surah: surah), reciter: reciter, cache: cache).contains { $0.mark == .singleSource }
-                }
-            }
+            outcome.progress.learnedSingleSource = learnedSingleSource
             // Each part cut from a learned file is reported as a file downloaded, as the others are.
             report(cutParts.compactMap { part in parts.byteRanges[part].map { .cached(part, bytes: $0.count, alreadyCached: false) } }, outcome.progress)
         }
@@ -113,27 +108,30 @@ extension Session {
     /// only (`LearningOrder.toCompareAgain`; `SurahLearning.compareAgain`), as a prefetch compares an unpinned
     /// per-ayah file one mirror vouched for: once another mirror serves the file learned, its parts are marked
     /// cross-checked. `announce` is told of each before it starts. A surah the comparison does not settle keeps what
-    /// it had, and says why; an interruption throws.
+    /// it had, and says why; an interruption throws. Also returns which of `learnedNow` (learned by this run) are
+    /// single-source.
     func compareLearnedAgain(
-        _ surahs: [Int], learnedNow: Set<Int>, reciter: Reciter, library: ReciterLibrary, settings: Settings, limits: DownloadLimits,
+        _ surahs: [Int], learnedNow: [Int], reciter: Reciter, library: ReciterLibrary, settings: Settings, limits: DownloadLimits,
         isCancelled: @escaping @Sendable () -> Bool, announce: (PrefetchStep) -> Void
-    ) throws(TartilError) -> (compared: [PrefetchProgress.ComparedSurah], bytes: Int) {
-        guard reciter.files == .surah else { return ([], 0) }
+    ) throws(TartilError) -> (compared: [PrefetchProgress.ComparedSurah], bytes: Int, learnedSingleSource: [Int]) {
+        guard reciter.files == .surah else { return ([], 0, []) }
         let directory = try settings.checkedCacheDirectory()
-        guard let learned = SurahLearning.learnedTable(cacheDirectory: directory, reciter: reciter.id) else { return ([], 0) }
+        guard let learned = SurahLearning.learnedTable(cacheDirectory: directory, reciter: reciter.id) else { return ([], 0, []) }
         let pinned = try library.pinnedSurahs(for: reciter)
         let cache = try openCache(settings)
+        let partsOf = { (surah: Int) in
+            (learned.file(surah: surah)).flatMap { try? SurahLearning.learnedParts(SurahLearning.partKeys(of: $0), reciter: reciter, cache: cache) } ?? []
+        }
+        let learnedSingleSource = learnedNow.filter { partsOf($0).contains { $0.mark == .singleSource } }
+        // A surah with no other mirror listed is not among them: there is nothing to ask, and nothing is said, as
+        // for a per-ayah file (a play says it is single-source).
         let due = LearningOrder.toCompareAgain(
-            asked: surahs.filter { !pinned.contains($0) }, learnedNow: learnedNow,
-            urls: { surah in reciter.mirrors.map { $0.template.url(forSurah: surah) } }
-        ) { surah in Self.learnedParts(of: learned.file(surah: surah), reciter: reciter, cache: cache) }
+            asked: surahs.filter { !pinned.contains($0) }, learnedNow: Set(learnedNow),
+            urls: { surah in reciter.mirrors.map { $0.template.url(forSurah: surah) } }, parts: partsOf)
         var compared: [PrefetchProgress.ComparedSurah] = []
         var bytes = 0
-        for (surah, canAsk) in due {
+        for surah in due {
             guard let file = learned.file(surah: surah) else { continue }
-            // With no other mirror listed there is nothing to ask, and nothing said, as for a per-ayah file (a play
-            // says it is single-source).
-            guard canAsk else { continue }
             announce(.comparing(surah: surah, bytes: file.bytes))
             do throws(TartilError) {
                 let comparison = try SurahLearning.compareAgain(
@@ -144,18 +142,7 @@ extension Session {
                 compared.append(.init(surah: surah, mark: .singleSource, problem: error.message))
             }
         }
-        return (compared, bytes)
-    }
-
-    /// The cached parts of a learned surah's `file` with what the cross-check left on each and the URL its file
-    /// came from (`LearningOrder`; `SurahLearning.originURL`).
-    static func learnedParts(of file: SurahTable.File?, reciter: Reciter, cache: Cache) -> [LearningOrder.LearnedPart] {
-        (file?.parts ?? []).compactMap { part in
-            guard let ayah = AyahRef(fileKeySurah: file!.surah, ayah: part.ayah) else { return nil }
-            return LearningOrder.LearnedPart(
-                mark: (try? cache.mark(reciter: reciter.id, ayah: ayah)) ?? nil,
-                url: SurahLearning.originURL(recorded: (try? cache.source(reciter: reciter.id, ayah: ayah)) ?? nil, surah: ayah.surah, reciter: reciter))
-        }
+        return (compared, bytes, learnedSingleSource)
     }
 
     // MARK: - The cache

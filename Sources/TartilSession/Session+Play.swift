@@ -142,11 +142,8 @@ extension Session {
         }
         // A learned surah's parts: single-source when one mirror served its file; comparable when a mirror other
         // than that one is listed (`LearningOrder.canCompare`).
-        var bySurah: [Int: [LearningOrder.LearnedPart]] = [:]
-        for part in Set(learnedParts) {
-            bySurah[part.surah, default: []].append(LearningOrder.LearnedPart(
-                mark: (try? cache.mark(reciter: setup.reciter.id, ayah: part)) ?? nil,
-                url: SurahLearning.originURL(recorded: (try? cache.source(reciter: setup.reciter.id, ayah: part)) ?? nil, surah: part.surah, reciter: setup.reciter)))
+        let bySurah = Dictionary(grouping: Set(learnedParts), by: \.surah).mapValues { parts in
+            (try? SurahLearning.learnedParts(Array(parts), reciter: setup.reciter, cache: cache)) ?? []
         }
         let singleSurahs = bySurah.keys.sorted().filter { bySurah[$0]!.contains { $0.mark == .singleSource } }
         let comparable = singleSurahs.filter { surah in

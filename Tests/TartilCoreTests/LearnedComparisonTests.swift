@@ -50,7 +50,7 @@ import Testing
         switch outcome {
         case .crossChecked(let by, let outvoted)?:
             text = "cross-checked by \(by.map(String.init).joined(separator: ", "))" + (outvoted.isEmpty ? "" : ", outvoted \(outvoted.map(String.init).joined(separator: ", "))")
-        case .anotherFile(let others, _)?: text = "another file: \(others.map(String.init).joined(separator: ", "))"
+        case .anotherFile(let others)?: text = "another file: \(others.map(String.init).joined(separator: ", "))"
         case .unserved(let failed, let served)?:
             text = "unserved" + (failed.isEmpty ? "" : ": failed \(failed.map(String.init).joined(separator: ", "))")
                 + (served.isEmpty ? "" : ", served \(served.map(String.init).joined(separator: ", "))")

@@ -472,15 +472,9 @@ public enum LearnedSource {
     public static func firstUseMirror(_ source: String) -> String? {
         let prefix = "trusted on first use: "
         guard source.hasPrefix(prefix) else { return nil }
-        let rest = Substring(source.dropFirst(prefix.count))
-        var index = rest.startIndex
-        while index < rest.endIndex {
-            let tail = rest[index...]
-            if tail.hasPrefix(", single-source") || tail.hasPrefix(", cross-checked with ") {
-                return index == rest.startIndex ? nil : String(rest[..<index])
-            }
-            index = rest.index(after: index)
-        }
-        return nil
+        let rest = source.dropFirst(prefix.count)
+        let ends = [", single-source", ", cross-checked with "].compactMap { rest.firstRange(ofText: $0)?.lowerBound }
+        guard let end = ends.min(), end > rest.startIndex else { return nil }
+        return String(rest[..<end])
     }
 }

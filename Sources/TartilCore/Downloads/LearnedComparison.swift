@@ -27,8 +27,8 @@ public struct LearnedComparison: Sendable, Hashable {
         /// Two mirrors served the file learned: `confirmedBy` of this comparison (and the one it came from, when
         /// recorded); `outvoted` served another file.
         case crossChecked(confirmedBy: [Int], outvoted: [Int])
-        /// Still single-source, and `others` served another file (twice): not taken; `failed` answered none.
-        case anotherFile(others: [Int], failed: [Int])
+        /// Still single-source, and `others` served another file (twice): not taken.
+        case anotherFile(others: [Int])
         /// Still single-source: no other mirror served a file (`failed` answered none); `served` served the file
         /// learned (only for a surah whose mirror was not recorded, where one is not enough).
         case unserved(failed: [Int], served: [Int])
@@ -89,7 +89,7 @@ public struct LearnedComparison: Sendable, Hashable {
             next += 1
             if !servedBy.contains(urls[index]) { return .ask(index) }
         }
-        if !others.isEmpty { return .settled(.anotherFile(others: others, failed: failed)) }
+        if !others.isEmpty { return .settled(.anotherFile(others: others)) }
         return .settled(.unserved(failed: failed, served: confirmedBy))
     }
 }

@@ -35,24 +35,18 @@ extension LearningOrder {
 
     /// The surahs a prefetch compares again with the reciter's mirrors, as it compares an unpinned per-ayah file
     /// only one mirror vouched for: of `asked`, those learned before from one mirror only (a part of theirs in the
-    /// cache is single-source), each with whether a mirror listed now may vouch for it too (`canCompare`; the
-    /// mirrors as the URLs of the surah's file, `urls`). A surah in `learnedNow` was compared as this run learned
-    /// it; one a table pins, or one not learned, has no part marked; one the listener chose (`cache choose`) stays
-    /// as chosen. In order, each once.
+    /// cache is single-source) that a mirror listed now may vouch for too (`canCompare`; the mirrors as the URLs of
+    /// the surah's file, `urls`). A surah in `learnedNow` was compared as this run learned it; one a table pins, or
+    /// one not learned, has no part marked; one the listener chose (`cache choose`) stays as chosen. In order, each
+    /// once.
     ///
     /// ```swift
     /// let single = LearningOrder.LearnedPart(mark: .singleSource, url: "a/112.mp3")
-    /// LearningOrder.toCompareAgain(asked: [113, 112], learnedNow: [], urls: { _ in ["a/112.mp3"] }) { $0 == 112 ? [single] : [] }
-    /// // [(112, canAsk: false)]: the one mirror listed is the one it came from
+    /// LearningOrder.toCompareAgain(asked: [113, 112], learnedNow: [], urls: { _ in ["a/112.mp3", "b/112.mp3"] }) { $0 == 112 ? [single] : [] }
+    /// // [112]; with only "a/112.mp3" listed, []: the one mirror listed is the one it came from
     /// ```
-    public static func toCompareAgain(
-        asked: [Int], learnedNow: Set<Int>, urls: (Int) -> [String], parts: (Int) -> [LearnedPart]
-    ) -> [(surah: Int, canAsk: Bool)] {
-        Set(asked).subtracting(learnedNow).sorted().compactMap { surah in
-            let learned = parts(surah)
-            guard learned.contains(where: { $0.mark == .singleSource }) else { return nil }
-            return (surah, canCompare(learned, urls: urls(surah)))
-        }
+    public static func toCompareAgain(asked: [Int], learnedNow: Set<Int>, urls: (Int) -> [String], parts: (Int) -> [LearnedPart]) -> [Int] {
+        Set(asked).subtracting(learnedNow).sorted().filter { canCompare(parts($0), urls: urls($0)) }
     }
 
     /// Whether a learned surah whose cached parts are `parts` can be compared with a mirror listed now (`urls`,
@@ -60,7 +54,9 @@ extension LearningOrder {
     /// renamed is the same mirror); for parts learned before the URL was recorded, two mirrors, since the one that
     /// served it is not known.
     public static func canCompare(_ parts: [LearnedPart], urls: [String]) -> Bool {
-        let servedBy = Set(parts.filter { $0.mark == .singleSource }.compactMap(\.url))
+        let single = parts.filter { $0.mark == .singleSource }
+        guard !single.isEmpty else { return false }
+        let servedBy = Set(single.compactMap(\.url))
         return servedBy.isEmpty ? urls.count > 1 : urls.contains { !servedBy.contains($0) }
     }
 }
