@@ -129,16 +129,16 @@ extension Session {
         let learnedParts = setup.plan.items.compactMap(\.file).filter { learned.contains($0.surah) }
         guard !unpinned.isEmpty || !learnedParts.isEmpty, let cache = try? Cache(directory: setup.cacheDirectory) else { return nil }
         let isSingle = { (file: AyahRef) in (try? cache.mark(reciter: setup.reciter.id, ayah: file)) == .singleSource }
-        let compare = { (them: String) in
-            setup.reciter.mirrors.count > 1
-                ? "the next prefetch compares \(them) with another mirror" : "with another mirror in mirrors.json, the next prefetch would compare \(them) with it"
+        /// What the next prefetch does about them: compare them with another mirror, when one is listed.
+        let compare = { (them: String, comparable: Bool) in
+            comparable ? "the next prefetch compares \(them) with another mirror" : "no other mirror is listed in mirrors.json to compare \(them) with"
         }
         var notes: [String] = []
         let single = unpinned.filter(isSingle)
         if !single.isEmpty {
             let listed = single.prefix(10).map(\.description).joined(separator: ", ") + (single.count > 10 ? ", …" : "")
             let them = single.count == 1 ? "it" : "them"
-            notes.append("\(Plural.count(single.count, "ayah")) (\(listed)) single-source: only one mirror could serve \(them) so far; \(compare(them))")
+            notes.append("\(Plural.count(single.count, "ayah")) (\(listed)) single-source: only one mirror could serve \(them) so far; \(compare(them, setup.reciter.mirrors.count > 1))")
         }
         // A learned surah's parts: single-source when one mirror served its file; comparable when a mirror other
         // than that one is listed (`LearningOrder.canCompare`).
@@ -152,10 +152,7 @@ extension Session {
         for (surahs, comparing) in [(comparable, true), (singleSurahs.filter { !comparable.contains($0) }, false)] where !surahs.isEmpty {
             let one = surahs.count == 1
             notes.append(
-                "\(one ? "surah" : "surahs") \(surahs.map(String.init).joined(separator: ", ")) single-source: learned from one mirror, the only one that could serve \(one ? "its file" : "their files") so far; "
-                    + (comparing
-                        ? "the next prefetch compares \(one ? "it" : "them") with another mirror"
-                        : "no other mirror is listed in mirrors.json to compare \(one ? "it" : "them") with"))
+                "\(one ? "surah" : "surahs") \(surahs.map(String.init).joined(separator: ", ")) single-source: learned from one mirror, the only one that could serve \(one ? "its file" : "their files") so far; \(compare(one ? "it" : "them", comparing))")
         }
         return notes.isEmpty ? nil : notes
     }
