@@ -16,12 +16,12 @@ static inline int csystem_syncfs(int descriptor) {
 
 // Sets (`on` = 1) or clears O_DIRECT on an open file: writes then go from the caller's (aligned) buffer to the
 // device without a copy in the page cache. Fails with EINVAL where the file system does not support it.
+// One fcntl, not a read and a write of the flags: the descriptor must have been opened without the other flags
+// F_SETFL changes (O_APPEND, O_ASYNC, O_NOATIME, O_NONBLOCK), which this clears. Every descriptor the cache
+// writes through is (O_RDWR, with O_CREAT, O_EXCL, O_NOFOLLOW, O_CLOEXEC or O_TMPFILE, which F_SETFL ignores).
 // (__O_DIRECT is glibc's name for the flag that it exports as O_DIRECT only under _GNU_SOURCE.)
 static inline int csystem_set_direct(int descriptor, int on) {
-    int flags = fcntl(descriptor, F_GETFL);
-    if (flags < 0) return -1;
-    flags = on ? (flags | __O_DIRECT) : (flags & ~__O_DIRECT);
-    return fcntl(descriptor, F_SETFL, flags);
+    return fcntl(descriptor, F_SETFL, on ? __O_DIRECT : 0);
 }
 
 // Opens a new file in `directory` that has no name (O_TMPFILE): until `csystem_link_unnamed` names it, no
@@ -65,6 +65,19 @@ static inline int csystem_try_lock_byte(int descriptor, long offset) {
     return fcntl(descriptor, F_OFD_SETLK, &lock);
 #else
     return fcntl(descriptor, 37, &lock);  // F_OFD_SETLK, the same number on every Linux architecture
+#endif
+}
+// Releases the lock `csystem_try_lock_byte` took on the byte at `offset` of `descriptor`.
+static inline int csystem_unlock_byte(int descriptor, long offset) {
+    struct flock lock = {0};
+    lock.l_type = F_UNLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = offset;
+    lock.l_len = 1;
+#ifdef F_OFD_SETLK
+    return fcntl(descriptor, F_OFD_SETLK, &lock);
+#else
+    return fcntl(descriptor, 37, &lock);
 #endif
 }
 // O_NOATIME (glibc's __O_NOATIME, exported under _GNU_SOURCE): a read that leaves the file's access time alone.

@@ -36,8 +36,8 @@ extension Cache {
     /// Starts (or resumes) writing a surah's whole file, locked like an ayah's file (under a key no ayah has).
     public func surahFileWriter(reciter: ReciterID, surah: Int, expectation: FileExpectation) throws(CacheError) -> CacheWriter {
         try CacheWriter(
-            folder: try folder(reciter.rawValue, create: true)!, finalName: "\(AyahRef.pad3(surah)).surah.mp3", root: root,
-            lockName: ".\(reciter.rawValue).lock", lockKey: surah * 1000 + 999, expectation: expectation)
+            folder: try folder(reciter.rawValue, create: true)!, finalName: "\(AyahRef.pad3(surah)).surah.mp3",
+            lockFile: try lockFile(".\(reciter.rawValue).lock"), lockKey: surah * 1000 + 999, expectation: expectation)
     }
 
     /// Checks the finished whole file against its expectation (on a mismatch it is removed and `.mismatch`

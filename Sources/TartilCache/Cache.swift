@@ -23,6 +23,11 @@ public final class Cache {
     private let indexPath: String
     private let clock: any TartilClock
     private var openedIndex: CacheIndex?
+    /// Reciters' folders and lock files this instance has opened, kept open: a prefetch asks for its reciter's
+    /// folder and lock file at every file, and one `fstatat` of the name (is it still the folder or file that
+    /// was opened?) replaces making, opening and closing them again.
+    private var keptFolders: [String: CacheFolder] = [:]
+    private var keptLockFiles: [String: LockFile] = [:]
 
     /// Opens the index now (a no-op when it is open): for a caller that writes to the cache, so that an index that
     /// cannot be opened fails at its start, before anything is downloaded, not at the first commit.
@@ -65,12 +70,29 @@ public final class Cache {
 
     /// A reciter's folder, open (created when `create`); a link at its name is refused. Nil when it does not
     /// exist and `create` is false.
+    /// The folder is kept open for the next call, which gives it back while the name still leads to it.
     func folder(_ reciter: String, create: Bool) throws(CacheError) -> CacheFolder? {
+        if let kept = keptFolders[reciter] {
+            if kept.isAt(reciter, in: root) { return kept }
+            keptFolders[reciter] = nil  // removed or replaced since: opened (or made) again, as if never kept
+        }
+        let opened: CacheFolder
         do {
-            return try CacheFolder(reciter, in: root, create: create)
+            opened = try CacheFolder(reciter, in: root, create: create)
         } catch where error.code == .io && !create && root.status(reciter) == nil {
             return nil
         }
+        keptFolders[reciter] = opened
+        return opened
+    }
+
+    /// The lock file `name` of the root, opened (created when needed) or kept open from an earlier call while the
+    /// name still leads to it.
+    func lockFile(_ name: String) throws(CacheError) -> LockFile {
+        if let kept = keptLockFiles[name], kept.isAt(name, in: root) { return kept }
+        let opened = try LockFile(name, in: root)
+        keptLockFiles[name] = opened
+        return opened
     }
 
     /// The final path of an ayah's file.
@@ -103,8 +125,8 @@ public final class Cache {
         -> CacheWriter
     {
         try CacheWriter(
-            folder: try folder(reciter.rawValue, create: true)!, finalName: "\(ayah.fileStem).mp3", root: root,
-            lockName: ".\(reciter.rawValue).lock", lockKey: ayah.surah * 1000 + ayah.ayah, expectation: expectation)
+            folder: try folder(reciter.rawValue, create: true)!, finalName: "\(ayah.fileStem).mp3",
+            lockFile: try lockFile(".\(reciter.rawValue).lock"), lockKey: ayah.surah * 1000 + ayah.ayah, expectation: expectation)
     }
 
     /// A finished download waiting to be committed.
@@ -178,7 +200,7 @@ public final class Cache {
             do throws(CacheError) {
                 willPublish?(files[index].writer.finalPath)
                 try files[index].writer.publish()
-                touch(reciter: files[index].reciter, ayah: files[index].ayah)
+                files[index].writer.setAccessTime(milliseconds: clock.wallMilliseconds)  // `touch`, in the open folder
                 folders[files[index].writer.folderPath] = files[index].writer
             } catch {
                 results[index] = .failure(error)

@@ -14,6 +14,9 @@ final class CacheFolder {
     let descriptor: Int32
     /// The folder's path, for messages.
     let path: String
+    /// The folder's identity when it was opened (`isAt`).
+    private var device: UInt = 0
+    private var inode: UInt = 0
 
     /// Opens the cache's root folder (following links: the root is resolved once, here); messages name it
     /// `shownAs` (the path the user gave).
@@ -37,9 +40,21 @@ final class CacheFolder {
         }
         self.descriptor = descriptor
         self.path = path
+        var status = stat()
+        if fstat(descriptor, &status) == 0 {
+            device = UInt(status.st_dev)
+            inode = UInt(status.st_ino)
+        }
     }
 
     deinit { close(descriptor) }
+
+    /// Whether `name` in `parent` still leads to this folder (not removed, renamed away or replaced, a link
+    /// included): one `fstatat`, where opening the folder again takes a `mkdir`, an open and a close.
+    func isAt(_ name: String, in parent: CacheFolder) -> Bool {
+        guard inode != 0, let status = parent.status(name) else { return false }
+        return (status.st_mode & S_IFMT) == S_IFDIR && UInt(status.st_dev) == device && UInt(status.st_ino) == inode
+    }
 
     /// Whether `name` in this folder is a symbolic link (not followed).
     func isSymbolicLink(_ name: String) -> Bool {

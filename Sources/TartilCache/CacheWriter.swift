@@ -13,8 +13,8 @@ import TartilSystem
 /// system has no `O_TMPFILE`, the `.part` name is used from the start and renamed at the end.
 ///
 /// Only one writer at a time works on an ayah, in any process: each holds a lock on the ayah's byte of the
-/// reciter's lock file, `<cache>/.<reciter>.lock` (an open file description lock, released when the writer
-/// closes it).
+/// reciter's lock file, `<cache>/.<reciter>.lock` (an open file description lock, through the `LockFile` its
+/// `Cache` holds open; released when the writer closes).
 ///
 /// Every name is reached through the reciter's folder held open (`CacheFolder`) with `O_NOFOLLOW`: a symbolic
 /// link at the partial file's or the lock's name (tartil's own names) is removed, one at the reciter folder's
@@ -36,8 +36,10 @@ public final class CacheWriter {
     private var descriptor: Int32
     /// Whether the file has no name yet (`O_TMPFILE`); otherwise it is at `partPath`.
     private let unnamed: Bool
-    /// The reciter's lock file, `<cache>/.<reciter>.lock`, holding this ayah's lock while the writer is open.
-    private var lockDescriptor: Int32
+    /// The reciter's lock file, `<cache>/.<reciter>.lock`, and this ayah's byte in it, locked while the writer is
+    /// open (nil once released).
+    private var lockFile: LockFile?
+    private let lockKey: Int
     /// The descriptor, SHA-256 and direct-I/O state the writing threads use.
     private let sink: FileSink
     /// The block being filled, and how many bytes it holds.
@@ -51,9 +53,9 @@ public final class CacheWriter {
     private var requiredSHA256: String?
 
     /// Opens the writer for the file `finalName` in `folder` (the reciter's folder, already open and checked),
-    /// locking `lockKey` in the lock file `lockName` of `root`.
+    /// locking byte `lockKey` of `lockFile`.
     init(
-        folder: CacheFolder, finalName: String, root: CacheFolder, lockName: String, lockKey: Int, expectation: FileExpectation
+        folder: CacheFolder, finalName: String, lockFile: LockFile, lockKey: Int, expectation: FileExpectation
     ) throws(CacheError) {
         self.folder = folder
         self.finalName = finalName
@@ -61,7 +63,7 @@ public final class CacheWriter {
         finalPath = Path.join(folder.path, finalName)
         partPath = Path.join(folder.path, partName)
         self.expectation = expectation
-        let lockDescriptor = try Self.lock(root: root, name: lockName, key: lockKey, finalPath: finalPath)
+        try lockFile.lock(lockKey, finalPath: finalPath)
         let file: (descriptor: Int32, unnamed: Bool)
         let sink: FileSink
         do throws(CacheError) {
@@ -71,10 +73,11 @@ public final class CacheWriter {
                 throw error
             }
         } catch {
-            close(lockDescriptor)
+            lockFile.unlock(lockKey)
             throw error
         }
-        self.lockDescriptor = lockDescriptor
+        self.lockFile = lockFile
+        self.lockKey = lockKey
         descriptor = file.descriptor
         unnamed = file.unnamed
         self.sink = sink
@@ -85,22 +88,6 @@ public final class CacheWriter {
         discardBlock()
         try? WritingThreads.shared.drain(sink)  // no write may be pending on a closed descriptor
         closeDescriptors()
-    }
-
-    /// Locks the ayah's byte of the reciter's lock file in the root (creating the file when needed; a link at its
-    /// name is removed, never followed).
-    private static func lock(root: CacheFolder, name: String, key: Int, finalPath: String) throws(CacheError) -> Int32 {
-        let descriptor = try root.openFile(name, O_RDWR | O_CREAT, removingLink: true, what: "a lock file")
-        do throws(Errno) {
-            _ = try SystemCall.retrying { csystem_try_lock_byte(descriptor, key) }
-        } catch {
-            close(descriptor)
-            guard error == .wouldBlock || error == .permissionDenied else {
-                throw CacheError.system("lock", path: Path.join(root.path, name), error)
-            }
-            throw CacheError(.busy, "\(finalPath) is being downloaded by another tartil process")
-        }
-        return descriptor
     }
 
     /// Opens the partial file an earlier run left (a link at its name is removed), or else a new unnamed file
@@ -312,6 +299,10 @@ public final class CacheWriter {
         }
     }
 
+    /// Sets the published file's access time (what eviction goes by) to `milliseconds` since 1970: `Cache.touch`
+    /// through the folder this writer already holds open.
+    func setAccessTime(milliseconds: Int64) { folder.setAccessTime(finalName, milliseconds: milliseconds) }
+
     /// fsyncs the reciter's folder, so the names made in it survive a power cut.
     func syncFolder() throws(CacheError) { try folder.sync() }
 
@@ -334,16 +325,14 @@ public final class CacheWriter {
         closeDescriptors()
     }
 
-    /// Closes the file, then the lock file (which releases the ayah's lock).
+    /// Closes the file, then releases the ayah's lock.
     private func closeDescriptors() {
         if descriptor >= 0 {
             close(descriptor)
             descriptor = -1
         }
-        if lockDescriptor >= 0 {
-            close(lockDescriptor)
-            lockDescriptor = -1
-        }
+        lockFile?.unlock(lockKey)
+        lockFile = nil
     }
 }
 

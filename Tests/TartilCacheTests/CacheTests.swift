@@ -384,6 +384,60 @@ import TartilSystem
         }
     }
 
+    /// A cache instance keeps its reciter's folder and lock file open for all its writers (`LockFile`): a second
+    /// writer of an ayah through the same instance is refused as one through another instance is, until the first
+    /// closes; another ayah is not held up.
+    @Test func aSecondWriterOfTheSameInstanceIsRefusedUntilTheFirstCloses() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let first = try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+            let refused = #expect(throws: CacheError.self) { try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
+            #expect(refused?.code == .busy)
+            #expect(refused?.message == "\(directory)/r/112001.mp3 is being downloaded by another tartil process")
+            let neighbour = try cache.writer(reciter: reciter, ayah: try AyahRef(112, 2), expectation: .unknown(maxBytes: 10))
+            first.abandon(keepPartial: false)
+            let other = try Cache(directory: directory)
+            try other.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())).abandon(keepPartial: false)
+            // The neighbour still holds 112:2 against another instance, and frees it when it closes.
+            #expect(throws: CacheError.self) { try other.writer(reciter: reciter, ayah: try AyahRef(112, 2), expectation: .unknown(maxBytes: 10)) }
+            neighbour.abandon(keepPartial: false)
+            try other.writer(reciter: reciter, ayah: try AyahRef(112, 2), expectation: .unknown(maxBytes: 10)).abandon(keepPartial: false)
+            try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())).abandon(keepPartial: false)
+        }
+    }
+
+    /// The folder and lock file a cache keeps open are opened again when their names no longer lead to them:
+    /// removed by hand (the folder is made again, and the new lock file is the one other processes lock), or
+    /// replaced by a link (refused, or removed, as ever).
+    @Test func aKeptFolderOrLockFileRemovedOrReplacedIsOpenedAgain() throws {
+        try withScratchCache { cache, directory, reciter, ayah in
+            let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+            try store(data, in: cache, expectation: .pinned(try pinned()))
+            try FileManager.default.removeItem(atPath: directory + "/r")
+            #expect(unlink(directory + "/.r.lock") == 0)
+            let other = try Cache(directory: directory)
+            let held = try other.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned()))
+            #expect(throws: CacheError.self) { try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
+            held.abandon(keepPartial: false)
+            try store(data, in: cache, expectation: .pinned(try pinned()))
+            #expect(try cache.readVerified(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) == [UInt8](data))
+
+            let elsewhere = TestPaths.makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+            try FileManager.default.removeItem(atPath: directory + "/r")
+            #expect(symlink(elsewhere, directory + "/r") == 0)
+            #expect(throws: CacheError.self) { try cache.writer(reciter: reciter, ayah: ayah, expectation: .pinned(try pinned())) }
+            #expect(unlink(directory + "/r") == 0)
+            let lockTarget = directory + "-lock-target"
+            defer { unlink(lockTarget) }
+            #expect(unlink(directory + "/.r.lock") == 0)
+            #expect(symlink(lockTarget, directory + "/.r.lock") == 0)
+            try store(data, in: cache, expectation: .pinned(try pinned()))
+            #expect(!FileManager.default.fileExists(atPath: lockTarget))
+            #expect(!isSymbolicLink(directory + "/.r.lock"))
+            #expect(FileManager.default.fileExists(atPath: directory + "/r/112001.mp3"))
+        }
+    }
+
     /// A fresh unpinned file's hash is in the index before its name appears, so a reader (another thread or
     /// process, with its own index connection) never finds the file without it.
     @Test func theHashIsRecordedBeforeTheNameAppears() throws {

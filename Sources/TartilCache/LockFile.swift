@@ -1,0 +1,75 @@
+import CSystem
+import Glibc
+import TartilCore
+import TartilSystem
+
+/// A reciter's lock file in the cache's root (`<cache>/.<reciter>.lock`), held open by one `Cache` instance for
+/// all the writers it starts: each writer locks the byte of its ayah (an open file description lock, so other
+/// processes, and other instances with descriptions of their own, are kept out) and unlocks it when it closes.
+/// A prefetch starts thousands of writers; opening the lock file for each, as every writer once did, cost an
+/// open, an fstat and a close apiece.
+///
+/// Bytes locked through this description are remembered here, so that a second writer of the same ayah within
+/// the instance is refused as one in another process is (the kernel would grant the description its own lock
+/// again). A writer may close on another thread than the one that started it (a prefetch's committer), hence the
+/// monitor.
+final class LockFile: @unchecked Sendable {
+    let path: String
+    private let descriptor: Int32
+    /// The file's identity when it was opened: the name may since lead elsewhere (`isAt`).
+    private let device: UInt
+    private let inode: UInt
+    private let held = Monitor(Set<Int>())
+
+    /// Opens (creating when needed) the lock file `name` in `root`; a link at its name is removed, never followed.
+    init(_ name: String, in root: CacheFolder) throws(CacheError) {
+        path = Path.join(root.path, name)
+        descriptor = try root.openFile(name, O_RDWR | O_CREAT, removingLink: true, what: "a lock file")
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let error = CacheError.system("fstat", path: path)
+            close(descriptor)
+            throw error
+        }
+        device = UInt(status.st_dev)
+        inode = UInt(status.st_ino)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Whether the file at `name` in `root` is still this one (not removed, not replaced): one `fstatat`.
+    func isAt(_ name: String, in root: CacheFolder) -> Bool {
+        guard let status = root.status(name) else { return false }
+        return (status.st_mode & S_IFMT) == S_IFREG && UInt(status.st_dev) == device && UInt(status.st_ino) == inode
+    }
+
+    /// Locks byte `key` without waiting; throws `.busy` (naming `finalPath`) when another writer holds it.
+    func lock(_ key: Int, finalPath: String) throws(CacheError) {
+        let taken: Result<Void, CacheError> = held.update { held in
+            guard !held.contains(key) else { return .failure(Self.busy(finalPath)) }
+            do throws(Errno) {
+                _ = try SystemCall.retrying { csystem_try_lock_byte(descriptor, key) }
+            } catch {
+                guard error == .wouldBlock || error == .permissionDenied else {
+                    return .failure(CacheError.system("lock", path: path, error))
+                }
+                return .failure(Self.busy(finalPath))
+            }
+            held.insert(key)
+            return .success(())
+        }
+        try taken.get()
+    }
+
+    /// Releases byte `key` (locked by `lock`).
+    func unlock(_ key: Int) {
+        held.update { held in
+            guard held.remove(key) != nil else { return }
+            _ = csystem_unlock_byte(descriptor, key)
+        }
+    }
+
+    private static func busy(_ finalPath: String) -> CacheError {
+        CacheError(.busy, "\(finalPath) is being downloaded by another tartil process")
+    }
+}
