@@ -65,6 +65,13 @@ import Testing
             text: "keys: space/p pause  ←/→ -/+5 s  ↓/↑ -/+60 s", width: 25, hangingIndent: 6, pieces: .fields,
             expected: ["keys: space/p pause", "      ←/→ -/+5 s", "      ↓/↑ -/+60 s"]),
         Case(text: "a b c d e f g h  i", width: 6, pieces: .fields, expected: ["a b c", "d e f", "g h  i"]),
+        // A number keeps its unit on its line (closing punctuation after the unit included); a pair wider than
+        // the line is two words; a number before a word that is no unit is not kept with it.
+        Case(text: "575.7 MiB in 1.924 s), 16 at once", width: 14, expected: ["575.7 MiB in", "1.924 s), 16", "at once"]),
+        Case(text: "waited 12 ms", width: 9, expected: ["waited", "12 ms"]),
+        Case(text: "12345 MiB", width: 6, expected: ["12345", "MiB"]),
+        Case(text: "ayah 12 skipped", width: 8, expected: ["ayah 12", "skipped"]),
+        Case(text: "5 s", width: 3, pieces: .groups, expected: ["5 s"]),
     ])
     func wraps(_ test: Case) {
         let lines = TextWrap.lines(

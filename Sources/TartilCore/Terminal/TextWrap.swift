@@ -16,7 +16,8 @@
 public enum TextWrap {
     /// What is kept together on one line when it fits (and broken into its words when it does not).
     public enum Pieces: Sendable, Hashable {
-        /// Words: runs of characters between spaces.
+        /// Words: runs of characters between spaces; a number and the unit after it (`1.924 s`, `575.7 MiB`) are
+        /// one piece, so no line ends between them (when the pair is wider than a whole line, it is two words).
         case words
         /// Words, and a group in brackets or quotes (`[--reciter <id>]`, `"<command>; ..."`) as one piece: for
         /// usage lines.
@@ -103,7 +104,23 @@ public enum TextWrap {
     /// Characters after which a word too long for a line may be broken.
     static let breaksAfter: Set<Character> = ["/", "-", "|", ",", "="]
 
-    static func split(_ text: Substring, into kind: Pieces) -> [Piece] {
+    /// Units that stay on the line of the number before them (`Pieces.words`).
+    static let units: Set<Substring> = [
+        "s", "ms", "µs", "min", "h", "B", "kB", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "%", "Hz", "kHz", "dB",
+    ]
+
+    /// Whether `text` ends with a digit and `rest` starts with a unit (followed by a space, the end, or
+    /// punctuation closing it: `s)`, `MiB,`).
+    static func isNumberThenUnit(_ text: Substring, _ rest: Substring) -> Bool {
+        guard let last = text.last, last.isASCII, last.isNumber else { return false }
+        let word = rest.prefix(while: { $0 != " " })
+        let unit = word.prefix(while: { !")],.;:".contains($0) })
+        return units.contains(unit)
+    }
+
+    /// `text` in pieces of `kind`; `joiningUnits: false` keeps a number and its unit apart (a pair too wide for a
+    /// line).
+    static func split(_ text: Substring, into kind: Pieces, joiningUnits: Bool = true) -> [Piece] {
         var pieces: [Piece] = []
         var gap = 0
         var start: Substring.Index?
@@ -126,7 +143,8 @@ public enum TextWrap {
                 }
                 let joins =
                     start != nil && next < text.endIndex
-                    && (kind == .groups && (depth > 0 || quoted) || kind == .fields && spaces == 1)
+                    && (kind == .groups && (depth > 0 || quoted) || kind == .fields && spaces == 1
+                        || kind == .words && joiningUnits && spaces == 1 && isNumberThenUnit(text[start!..<index], text[next...]))
                 if !joins {
                     end(at: index)
                     gap = spaces
@@ -184,8 +202,8 @@ public enum TextWrap {
                 return
             }
             // Wider than a whole line: its words, then, or the word in parts.
-            if kind != .words {
-                for (number, word) in TextWrap.split(piece.text, into: .words).enumerated() {
+            if kind != .words || piece.text.contains(" ") {
+                for (number, word) in TextWrap.split(piece.text, into: .words, joiningUnits: false).enumerated() {
                     place(Piece(gap: number == 0 ? piece.gap : word.gap, text: word.text), as: .words)
                 }
                 return
