@@ -87,9 +87,9 @@ public final class Cache {
     }
 
     /// The lock file `name` of the root, opened (created when needed) or kept open from an earlier call while the
-    /// name still leads to it.
+    /// name still leads to it (and no unlock through it failed: `LockFile.isUsable`).
     func lockFile(_ name: String) throws(CacheError) -> LockFile {
-        if let kept = keptLockFiles[name], kept.isAt(name, in: root) { return kept }
+        if let kept = keptLockFiles[name], kept.isUsable(as: name, in: root) { return kept }
         let opened = try LockFile(name, in: root)
         keptLockFiles[name] = opened
         return opened

@@ -9,14 +9,18 @@ import TartilSystem
 /// the cache, whatever links someone put in it. The root itself is resolved once, when it is opened, and may be a
 /// link (a cache on another disk).
 ///
-/// Owns its descriptor (closed in `deinit`); confined to one thread at a time, like its owner.
+/// Owns its descriptor (closed in `deinit`). A `Cache` keeps its reciters' folders open across its writers, and
+/// a writer may be committed on another thread than the one that opened it (a prefetch's committer): its
+/// descriptor, path and identity never change after `init`, and every call on it is one `*at` system call, which
+/// two threads may make at once. `names` is the exception (it reads through a duplicate descriptor, whose read
+/// position is shared): only the thread of the `Cache` that opened the folder lists it.
 final class CacheFolder {
     let descriptor: Int32
     /// The folder's path, for messages.
     let path: String
-    /// The folder's identity when it was opened (`isAt`).
-    private var device: UInt = 0
-    private var inode: UInt = 0
+    /// The folder's identity when it was opened (`isAt`; zero for the root, which is never looked up again).
+    private let device: UInt
+    private let inode: UInt
 
     /// Opens the cache's root folder (following links: the root is resolved once, here); messages name it
     /// `shownAs` (the path the user gave).
@@ -25,6 +29,8 @@ final class CacheFolder {
         guard descriptor >= 0 else { throw CacheError.system("open", path: label) }
         self.descriptor = descriptor
         self.path = label
+        device = 0
+        inode = 0
     }
 
     /// Opens the folder `name` inside `parent`, creating it when `create`; a link at that name is refused.
@@ -41,10 +47,9 @@ final class CacheFolder {
         self.descriptor = descriptor
         self.path = path
         var status = stat()
-        if fstat(descriptor, &status) == 0 {
-            device = UInt(status.st_dev)
-            inode = UInt(status.st_ino)
-        }
+        let known = fstat(descriptor, &status) == 0
+        device = known ? UInt(status.st_dev) : 0
+        inode = known ? UInt(status.st_ino) : 0  // unknown: never taken for the folder at a name (`isAt`)
     }
 
     deinit { close(descriptor) }

@@ -16,10 +16,15 @@ import TartilSystem
 final class LockFile: @unchecked Sendable {
     let path: String
     private let descriptor: Int32
-    /// The file's identity when it was opened: the name may since lead elsewhere (`isAt`).
+    /// The file's identity when it was opened: the name may since lead elsewhere (`isUsable`).
     private let device: UInt
     private let inode: UInt
-    private let held = Monitor(Set<Int>())
+    /// The bytes locked through this description, and whether an unlock failed (`isUsable`).
+    private struct State {
+        var held: Set<Int> = []
+        var unlockFailed = false
+    }
+    private let state = Monitor(State())
 
     /// Opens (creating when needed) the lock file `name` in `root`; a link at its name is removed, never followed.
     init(_ name: String, in root: CacheFolder) throws(CacheError) {
@@ -37,16 +42,19 @@ final class LockFile: @unchecked Sendable {
 
     deinit { close(descriptor) }
 
-    /// Whether the file at `name` in `root` is still this one (not removed, not replaced): one `fstatat`.
-    func isAt(_ name: String, in root: CacheFolder) -> Bool {
-        guard let status = root.status(name) else { return false }
+    /// Whether the file at `name` in `root` is still this one (not removed, not replaced: one `fstatat`) and every
+    /// unlock through it worked. An unlock can fail (ENOLCK: releasing one ayah's byte out of a run of neighbours'
+    /// may need memory the kernel does not have); that byte then stays locked until this description is closed,
+    /// so it is given up for a new one, and closed when its last writer lets go.
+    func isUsable(as name: String, in root: CacheFolder) -> Bool {
+        guard !state.read({ $0.unlockFailed }), let status = root.status(name) else { return false }
         return (status.st_mode & S_IFMT) == S_IFREG && UInt(status.st_dev) == device && UInt(status.st_ino) == inode
     }
 
     /// Locks byte `key` without waiting; throws `.busy` (naming `finalPath`) when another writer holds it.
     func lock(_ key: Int, finalPath: String) throws(CacheError) {
-        let taken: Result<Void, CacheError> = held.update { held in
-            guard !held.contains(key) else { return .failure(Self.busy(finalPath)) }
+        let taken: Result<Void, CacheError> = state.update { state in
+            guard !state.held.contains(key) else { return .failure(Self.busy(finalPath)) }
             do throws(Errno) {
                 _ = try SystemCall.retrying { csystem_try_lock_byte(descriptor, key) }
             } catch {
@@ -55,7 +63,7 @@ final class LockFile: @unchecked Sendable {
                 }
                 return .failure(Self.busy(finalPath))
             }
-            held.insert(key)
+            state.held.insert(key)
             return .success(())
         }
         try taken.get()
@@ -63,9 +71,9 @@ final class LockFile: @unchecked Sendable {
 
     /// Releases byte `key` (locked by `lock`).
     func unlock(_ key: Int) {
-        held.update { held in
-            guard held.remove(key) != nil else { return }
-            _ = csystem_unlock_byte(descriptor, key)
+        state.update { state in
+            guard state.held.remove(key) != nil else { return }
+            if csystem_unlock_byte(descriptor, key) != 0 { state.unlockFailed = true }
         }
     }
 

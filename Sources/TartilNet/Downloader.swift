@@ -27,7 +27,8 @@ public final class Downloader: @unchecked Sendable {
     }
 
     /// A finished transfer handed to a committer. `@unchecked Sendable`: the writer moves to the committer whole;
-    /// the download thread does not touch it again.
+    /// the download thread does not touch it again. (It shares only its folder and lock file with the download
+    /// thread's later writers, which are made for that: `CacheFolder`, `LockFile`.)
     private struct Handover: @unchecked Sendable {
         let job: DownloadScheduler.JobID
         let request: DownloadRequest
