@@ -39,6 +39,8 @@ final class AudioThread {
     private var bufferingAyah: AyahRef?
     /// The surah the loader is learning (from the mailbox, for the status).
     private var learningSurah: Int?
+    /// Files another tartil process is downloading (`Channels.Mailbox.heldElsewhere`), for the status.
+    private var heldElsewhere: Set<AyahRef> = []
     private var writtenFrames = 0
     /// Whether the first PCM handed to the output was traced (`StartTrace`); true from the start when the trace is off.
     private var firstSampleTraced = !StartTrace.isOn
@@ -152,7 +154,7 @@ final class AudioThread {
     /// Tells the machine what changed in the mailbox's files since it was last told.
     private func tellFiles() {
         guard channels.mailbox.read({ $0.filesVersion != seenFilesVersion }) else { return }
-        let (files, version, estimates, known, learning) = channels.mailbox.read { box in
+        let (files, version, estimates, known, learning, held) = channels.mailbox.read { box in
             (box.files.mapValues { state -> (Told, (samples: Int, rate: Int)?, String?) in
                 switch state {
                 case .ready(_, let measured, _): (.ready, measured, nil)
@@ -160,11 +162,12 @@ final class AudioThread {
                 case .failed(let reason): (.failed, nil, reason)
                 }
             }, box.filesVersion, box.estimates.count == toldEstimates ? [:] : box.estimates,
-             box.knownLengths.count == toldKnown ? [:] : box.knownLengths, box.learningSurah)
+             box.knownLengths.count == toldKnown ? [:] : box.knownLengths, box.learningSurah, box.heldElsewhere)
         }
         seenFilesVersion = version
-        if learning != learningSurah {
+        if learning != learningSurah || held != heldElsewhere {
             learningSurah = learning
+            heldElsewhere = held
             publishStatus()
         }
         if !estimates.isEmpty {
@@ -433,6 +436,7 @@ final class AudioThread {
             of: machine, reciter: channels.reciter, bufferingAyah: bufferingAyah, writtenFrames: writtenFrames,
             writtenSeconds: writtenSeconds)
         status.learningSurah = learningSurah
+        status.bufferingHeldElsewhere = bufferingAyah.map { heldElsewhere.contains($0) } == true ? true : nil
         status.endIsUsage = machine.endIsUsage ? true : nil
         let now = clock.now
         if output.isPaced && machine.state == .playing && (source != nil || draining), machine.heard.index < machine.plan.items.count {

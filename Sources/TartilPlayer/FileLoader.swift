@@ -75,8 +75,24 @@ final class FileLoader {
             for head in heads { sizes[head.ayah] = (head.bytes, MPEGHead.parse(head.first)) }
             if !heads.isEmpty { estimateLengths() }
             var failures: [AyahRef: String] = [:]
+            var heldElsewhere: [AyahRef: Bool] = [:]  // held by another process now (true), or no longer (false)
             for event in events {
-                if case .failed(let ayah, let reason) = event { failures[ayah] = reason }
+                switch event {
+                case .failed(let ayah, let reason):
+                    failures[ayah] = reason
+                    heldElsewhere[ayah] = false
+                case .heldElsewhere(let ayah): heldElsewhere[ayah] = true
+                case .cached(let ayah, _, _), .cancelled(let ayah): heldElsewhere[ayah] = false
+                default: break
+                }
+            }
+            if !heldElsewhere.isEmpty {
+                mailbox.update { box in
+                    for (ayah, held) in heldElsewhere {
+                        if held { box.heldElsewhere.insert(ayah) } else { box.heldElsewhere.remove(ayah) }
+                    }
+                    box.filesVersion += 1
+                }
             }
             load(wanted, failures: failures)
             startLearning(wanted)

@@ -96,6 +96,9 @@ public final class Player: Sendable {
         var filesVersion = 0
         /// The surah being learned while playing (`LearningOrder`), set by the loader thread (for the status).
         var learningSurah: Int?
+        /// Files another tartil process has been downloading for a while (`DownloadEvent.heldElsewhere`) and this
+        /// player has not had yet, set by the loader thread (for the status).
+        var heldElsewhere: Set<AyahRef> = []
         /// Surahs learned, or that could not be, by the loader's learning thread, for the loader thread.
         var learned: [(surah: Int, result: Result<SurahTable.File, TartilError>)] = []
         /// From the downloader, for the loader thread.

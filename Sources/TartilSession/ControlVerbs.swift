@@ -136,7 +136,8 @@ public enum ControlVerbs {
             buffering (the file waited for; ayah 0 is a surah file's basmala), learning_surah (the surah a reciter \
             of one file per surah is learning as it plays), skipped (surah, ayah, kind, reason: kind basmala is the \
             basmala before that ayah 1, played from 1:1; kind ayah the ayah itself), options, cycle, loop, stop_after, \
-            sleep_left_ms. Times are recitation time whatever \
+            sleep_left_ms, buffering_held_elsewhere (true while the file waited for is being downloaded by another \
+            tartil process, a prefetch say: it plays once that one has it). Times are recitation time whatever \
             the speed. While sound plays the position moves on continuously (from the player's last report of what \
             the output played), never backwards.
             With nothing playing, status prints stopped (json: state "stopped", the other fields null) and exits 3.

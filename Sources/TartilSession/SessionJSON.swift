@@ -99,6 +99,7 @@ public enum SessionJSON {
             ("loop", loopJSON),
             ("stop_after", stopAfter),
             ("sleep_left_ms", sleepLeft),
+            ("buffering_held_elsewhere", .bool(status.bufferingAyah != nil && status.bufferingHeldElsewhere == true)),
         ]
     }
 
@@ -108,7 +109,7 @@ public enum SessionJSON {
         ("position_ms", .null), ("position_samples", .null), ("duration_ms", .null), ("duration_samples", .null),
         ("sample_rate", .null), ("estimated", .null), ("speed", .null), ("volume", .null), ("buffering", .null), ("learning_surah", .null),
         ("skipped", .array([])), ("options", .null), ("cycle", .null), ("loop", .null), ("stop_after", .null),
-        ("sleep_left_ms", .null),
+        ("sleep_left_ms", .null), ("buffering_held_elsewhere", .null),
     ]
 
     /// A bookmark's fields, in order (`bookmark --json`, `bookmarks`).

@@ -119,6 +119,95 @@ func sha256(_ path: String) -> String {
     /// Faults a careful client gets the right file through anyway.
     static let survivableFaults = ["reset-once", "flaky-2", "lying-length", "ignore-range", "huge-length"]
 
+    /// Takes the locks another tartil process would hold while it downloads `ayat` (a byte each of
+    /// `<cache>/.fixture.lock`, open file description locks, as tartil takes them), until the descriptor returned
+    /// is closed.
+    static func holdLocks(of ayat: [AyahRef], cache: String) throws -> Int32 {
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let descriptor = open(cache + "/.fixture.lock", O_RDWR | O_CREAT, 0o644)
+        try #require(descriptor >= 0)
+        for ayah in ayat {
+            var range = flock()
+            range.l_type = Int16(F_WRLCK)
+            range.l_whence = Int16(SEEK_SET)
+            range.l_start = off_t(ayah.surah * 1000 + ayah.ayah)
+            range.l_len = 1
+            let taken = withUnsafeMutablePointer(to: &range) { fcntl(descriptor, 37 /* F_OFD_SETLK */, $0) }
+            try #require(taken == 0, "lock \(ayah): errno \(errno)")
+        }
+        return descriptor
+    }
+
+    /// A file another tartil process holds (its lock taken, as a prefetch stopped with Ctrl-Z keeps it) is waited
+    /// for: after 2 s the prefetch says so once, goes on with the other files, and takes the file once the lock is
+    /// let go; `--json` says it as a `waiting` event.
+    @Test(arguments: [false, true])
+    func aFileHeldByAnotherProcessIsSaidOnceAndTakenWhenLetGo(json: Bool) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let held = try AyahRef(112, 2)
+        let lock = try Self.holdLocks(of: [held], cache: directory + "/cache")
+        let release = Thread {
+            Thread.sleep(forTimeInterval: 3.5)
+            close(lock)
+        }
+        release.start()
+        let started = Date()
+        let result = try environment.tartil(
+            ["prefetch", "112", "--reciter", "fixture"] + (json ? ["--json"] : []), urls: [environment.clean], in: directory)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(seconds >= 3.4, "took \(seconds) s: the lock was not waited for")
+        #expect(try environment.verifiedFiles(in: directory).isSuperset(of: [try AyahRef(112, 1), held, try AyahRef(112, 3), try AyahRef(112, 4)]))
+        let reason = "another tartil process is downloading it"
+        if json {
+            let events = result.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            let named = events.map { "\($0["event"] as? String ?? "?") \($0["surah"] as? Int ?? 0):\($0["ayah"] as? Int ?? 0)" }
+            #expect(named.filter { $0.hasPrefix("waiting") } == ["waiting 112:2"], "\(named)")
+            #expect(events.first { $0["event"] as? String == "waiting" }?["reason"] as? String == reason)
+            // The others were not held up: the held file is the last one stored, after the wait was said.
+            let cached = named.filter { $0.hasPrefix("cached") }
+            #expect(cached.last == "cached 112:2" && named.firstIndex(of: "waiting 112:2")! < named.firstIndex(of: "cached 112:2")!, "\(named)")
+        } else {
+            let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("waiting for") }
+            #expect(lines.count == 1 && lines.first?.hasPrefix("waiting for 112:2: \(reason)") == true, "\(result.stderr)")
+        }
+    }
+
+    /// `play` waiting for a file another process holds says so in its status (JSON and text) while it buffers.
+    @Test func aPlayWaitingForAFileAnotherProcessHoldsSaysSo() throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The basmala before 112:1 is 1:1's file; both are held, whichever the player waits for first.
+        let lock = try Self.holdLocks(of: [try AyahRef(1, 1), try AyahRef(112, 1)], cache: directory + "/cache")
+        defer { close(lock) }
+        let mirrors = try environment.mirrorsFile([environment.clean], in: directory)
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: TestPaths.executable)
+        process.arguments = [
+            "play", "112", "--reciter", "fixture", "--output", "null", "--mirrors", mirrors, "--tables", environment.tables,
+            "--cache-dir", directory + "/cache",
+        ]
+        process.environment = isolatedEnvironment(home: directory)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var status = ""
+        for _ in 0..<80 where !status.contains(#""buffering_held_elsewhere":true"#) {
+            Thread.sleep(forTimeInterval: 0.1)
+            status = try runTartil(["status", "--json"], home: directory).stdout
+        }
+        #expect(status.contains(#""state":"buffering""#) && status.contains(#""buffering_held_elsewhere":true"#), "\(status)")
+        let text = try runTartil(["status"], home: directory)
+        #expect(text.status == 0 && text.stdout.contains("another tartil is downloading it"), "\(text.stdout)")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+    }
+
     @Test func cleanMirrorDownloadsEverythingVerified() throws {
         let directory = TestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -344,6 +344,31 @@ import Testing
 
     // MARK: - What the actions say
 
+    /// A file another process holds is looked at again every 0.2 s, in silence for the first 2 s (two runs that
+    /// overlap briefly say nothing), then reported once (`.heldElsewhere`), however long the wait goes on; another
+    /// file's wait is its own.
+    @Test func aFileHeldByAnotherProcessIsReportedOnceAfterTwoSeconds() {
+        var world = World()
+        world.submit([World.job(1)])
+        world.answersStarts = false
+        var reportedAt: [Double] = []
+        let started = world.seconds
+        for _ in 0..<40 {  // 8 s of answers `busy`
+            world.send(.tick)
+            let before = world.heldElsewhere.count
+            world.answer([.init(job: Self.one, outcome: .busy)])
+            if world.heldElsewhere.count > before { reportedAt.append(world.seconds - started) }
+            world.advance(0.2)
+        }
+        #expect(world.heldElsewhere == [World.job(1).ayah])
+        #expect(reportedAt.count == 1 && reportedAt[0] >= DownloadScheduler.heldElsewhereNotice && reportedAt[0] < DownloadScheduler.heldElsewhereNotice + 0.5, "\(reportedAt)")
+        // Let go of: the file starts, and nothing more is said of it.
+        world.send(.tick)
+        world.answer([.init(job: Self.one, outcome: .opened)])
+        #expect(world.heldElsewhere.count == 1)
+        #expect(world.problems.isEmpty, "\(world.problems)")
+    }
+
     /// A stalled shared connection: its transfer is stopped, the connection closed, and the file retried at once
     /// on the next mirror.
     @Test func aStallClosesTheConnectionAndFailsOver() {

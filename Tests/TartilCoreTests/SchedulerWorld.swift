@@ -74,6 +74,8 @@ struct SchedulerWorld {
     /// Jobs stopped as stalled: the mirror, and whether another mirror is there to take the retry.
     var stalled: [JobID: (mirror: Int, expectOther: Bool)] = [:]
     var stallsRetriedElsewhere = 0
+    /// Files reported held by another process (`.heldElsewhere`), in order.
+    var heldElsewhere: [AyahRef] = []
 
     var problems: [String] = []
     /// Every action carried out, in order (a test clears it to see one input's).
@@ -263,6 +265,7 @@ struct SchedulerWorld {
             case .report(let event):
                 switch event {
                 case .cached, .failed, .cancelled: problems.append("a job's end reported without ending it: \(event)")
+                case .heldElsewhere(let ayah): heldElsewhere.append(ayah)
                 case .started, .retrying, .marked, .mirrorAbandoned: break
                 }
             case .end(let job, let event):

@@ -18,7 +18,7 @@ import TartilSystem
             events.withLock { $0.append(event) }
             switch event {
             case .cached, .failed, .cancelled: settled.signal()
-            case .started, .retrying, .marked, .mirrorAbandoned: break
+            case .started, .retrying, .marked, .mirrorAbandoned, .heldElsewhere: break
             }
         }
     }

@@ -27,7 +27,7 @@ import Testing
             events: { event in
                 switch event {
                 case .cached, .failed, .cancelled: settled.signal()
-                case .started, .retrying, .marked, .mirrorAbandoned: break
+                case .started, .retrying, .marked, .mirrorAbandoned, .heldElsewhere: break
                 }
             })
         let mirror = Mirror(name: "far", template: try URLTemplate(link.base + "/fixture/{surah3}{ayah3}.mp3"))
@@ -94,7 +94,7 @@ import Testing
                 events.withLock { $0.append(event) }
                 switch event {
                 case .cached, .failed, .cancelled: settled.signal()
-                case .started, .retrying, .marked, .mirrorAbandoned: break
+                case .started, .retrying, .marked, .mirrorAbandoned, .heldElsewhere: break
                 }
             })
         let mirror = Mirror(name: "far", template: try URLTemplate("https://127.0.0.1:\(link.port)/fixture/{surah3}{ayah3}.mp3"))

@@ -247,6 +247,7 @@ import Testing
         if !full && random.below(4) == 0 { status.skippedBasmala = nil }
         status.learningSurah = some { 1 + random.below(114) }
         status.endIsUsage = some { random.below(2) == 0 }
+        status.bufferingHeldElsewhere = some { random.below(2) == 0 }
         status.motion = some {
             PlayerStatus.Motion(since: ClockInstant(nanoseconds: UInt64(random.below(1 << 53))), limitSamples: random.below(1 << 40))
         }

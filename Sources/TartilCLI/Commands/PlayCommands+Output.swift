@@ -49,6 +49,9 @@ extension PlayCommands {
         if status.state == .buffering, let surah = status.learningSurah, status.bufferingAyah?.surah == surah {
             fields.append("learning surah \(surah)")
         }
+        if status.state == .buffering, status.bufferingHeldElsewhere == true {
+            fields.append("another tartil is downloading it")
+        }
         if let cycles = status.options.repeatRange.count, cycles > 1 {
             fields.append("cycle \(status.cycle)/\(cycles)")
         } else if status.options.repeatRange == .forever {

@@ -153,6 +153,16 @@ enum PrefetchCommand {
             // Once per mirror, whatever the format: the failures that follow all come from this.
             lines.error += "\(mirror): given up for this run: \(reason)"
                 + (reason.contains(text: "certificate") ? " (to trust its CA: put it in an SSL_CERT_DIR folder, or in a PEM file together with the system's CAs for --ca-bundle or SSL_CERT_FILE)" : "") + "\n"
+        case .heldElsewhere(let ayah):
+            // Once per file, and only after a wait of a few seconds: at most one line per transfer the other
+            // process has in flight.
+            let reason = "another tartil process is downloading it"
+            if json {
+                lines.output += JSONValue.object([("event", .string("waiting")), ("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)),
+                                                  ("reason", .string(reason))]).rendered() + "\n"
+            } else {
+                lines.error += "waiting for \(ayah): \(reason) (this run goes on with the other files, and takes this one when that process has it or stops)\n"
+            }
         case .started, .cancelled, .marked:
             break
         }

@@ -99,7 +99,7 @@ public struct CarriedParts: Sendable, Hashable {
         switch ending {
         case .failed(_, let reason): return waiting.map { .report(.failed($0, reason: reason)) }
         case .cancelled: return waiting.map { .report(.cancelled($0)) }
-        case .cached, .started, .retrying, .marked, .mirrorAbandoned: return [.fetchAlone(waiting)]
+        case .cached, .started, .retrying, .marked, .mirrorAbandoned, .heldElsewhere: return [.fetchAlone(waiting)]
         }
     }
 }

@@ -99,6 +99,11 @@ public enum DownloadEvent: Sendable, Hashable {
     case failed(AyahRef, reason: String)
     /// Stopped by `cancel()` (partial bytes are kept for the next run).
     case cancelled(AyahRef)
+    /// Another tartil process has held the file's lock (it is downloading it) for `DownloadScheduler.heldElsewhereNotice`
+    /// seconds: this run goes on with its other files and looks again every 0.2 s, taking the file when that process
+    /// has it cached or lets go of it. Comes once per file, and only for a wait that long (two runs that overlap
+    /// briefly say nothing), so a process stopped with Ctrl-Z, or one far slower, is not waited for in silence.
+    case heldElsewhere(AyahRef)
     /// A mirror is given up for the rest of the run (its certificate does not verify): no file is asked of it
     /// again. Comes once per mirror, before the failures it causes.
     case mirrorAbandoned(mirror: String, reason: String)

@@ -79,8 +79,14 @@ extension DownloadScheduler {
             case .alreadyCached(let bytes):
                 end(id, .cached(job.ayah, bytes: bytes, alreadyCached: true), &round)
             case .busy:
-                // Another process has it: look again shortly.
+                // Another process has it: look again shortly, and say so once it has had it a while.
                 if phase == .running {
+                    let since = entry.heldElsewhereSince ?? round.now
+                    jobs[id]!.heldElsewhereSince = since
+                    if !entry.heldElsewhereReported && round.now - since >= Self.heldElsewhereNotice {
+                        jobs[id]!.heldElsewhereReported = true
+                        round.actions.append(.report(.heldElsewhere(job.ayah)))
+                    }
                     jobs[id]!.stage = .waiting(mirror: mirror, notBefore: round.now + 0.2, takenBack: false)
                 } else {
                     end(id, .cancelled(job.ayah), &round)

@@ -272,6 +272,10 @@ public struct DownloadScheduler: Sendable, Hashable {
         /// The mark its committed copy gets.
         var mark: SourceMark?
         var stage: Stage
+        /// When another process was first found holding the file (its start answered `.busy`), and whether that
+        /// was reported (`.heldElsewhere`).
+        var heldElsewhereSince: Double?
+        var heldElsewhereReported = false
 
         /// The server of `mirror`.
         func server(_ mirror: Int) -> String { job.sources[mirror].server }
@@ -362,6 +366,9 @@ public struct DownloadScheduler: Sendable, Hashable {
         let now: Double
         var actions: [Action] = []
     }
+
+    /// Seconds another process may hold a file's lock before the wait is reported (`DownloadEvent.heldElsewhere`).
+    public static let heldElsewhereNotice = 2.0
 
     // MARK: - What it reads
 

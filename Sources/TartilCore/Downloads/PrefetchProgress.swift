@@ -74,7 +74,7 @@ public struct PrefetchProgress: Sendable, Hashable {
             marks[mark, default: []].append(ayah)
             if mark == .disputed { disputeDetails.append(Failure(ayah: ayah, reason: detail)) }
             return false
-        case .started, .mirrorAbandoned:
+        case .started, .mirrorAbandoned, .heldElsewhere:
             return false
         }
     }

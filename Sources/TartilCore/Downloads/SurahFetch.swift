@@ -52,7 +52,7 @@ extension DownloadEvent {
     public var ayah: AyahRef? {
         switch self {
         case .started(let ayah, _), .retrying(let ayah, _, _, _), .marked(let ayah, _, _), .cached(let ayah, _, _),
-            .failed(let ayah, _), .cancelled(let ayah):
+            .failed(let ayah, _), .cancelled(let ayah), .heldElsewhere(let ayah):
             ayah
         case .mirrorAbandoned: nil
         }
@@ -62,7 +62,7 @@ extension DownloadEvent {
     public var settlesRequest: Bool {
         switch self {
         case .cached, .failed, .cancelled: true
-        case .started, .retrying, .marked, .mirrorAbandoned: false
+        case .started, .retrying, .marked, .mirrorAbandoned, .heldElsewhere: false
         }
     }
 
@@ -74,7 +74,7 @@ extension DownloadEvent {
         case .cached(_, _, let already): parts.map { .cached($0, bytes: bytes[$0] ?? 0, alreadyCached: already) }
         case .failed(_, let reason): parts.map { .failed($0, reason: reason) }
         case .cancelled: parts.map { .cancelled($0) }
-        case .started, .retrying, .marked, .mirrorAbandoned: [self]
+        case .started, .retrying, .marked, .mirrorAbandoned, .heldElsewhere: [self]
         }
     }
 }

@@ -45,6 +45,7 @@ extension PlayerStatus {
         skippedBasmala = try optional("skippedBasmala", Self.reasons)
         motion = try optional("motion", Motion.init(encoded:_:))
         learningSurah = try members.optionalInt("learningSurah")
+        bufferingHeldElsewhere = try members.optionalBool("bufferingHeldElsewhere")
         endIsUsage = try members.optionalBool("endIsUsage")
     }
 

@@ -116,6 +116,9 @@ public struct PlayerStatus: Sendable, Hashable, Codable {
     /// The surah a player of a surah-file reciter is learning as it plays (its published timings and whole file
     /// fetched, then cut into parts: `LearningOrder`), or nil.
     public var learningSurah: Int?
+    /// True while the file waited for (`bufferingAyah`) has been held for a few seconds by another tartil process,
+    /// which is downloading it (`DownloadEvent.heldElsewhere`); nil otherwise. It plays once that process has it.
+    public var bufferingHeldElsewhere: Bool?
 
     /// While sound flows: when this snapshot was taken and how far it may move on by itself (see `at(_:)`); nil
     /// when the position stands still (paused, buffering, ended, or between a device's drain and the end).
