@@ -184,4 +184,28 @@ import Testing
         let summary = try String(contentsOfFile: directory + "/summary", encoding: .utf8)
         #expect(summary.hasPrefix("11 requested: 11 downloaded"), "\(summary)")
     }
+    /// A file another process holds is said above the bar, wrapped at words to the terminal: no row past the last
+    /// column, every word of the line there.
+    @Test(arguments: [80, 40]) func theWaitingLineIsWrappedAboveTheBar(columns: Int) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let lock = try PrefetchTests.holdLocks(of: [try AyahRef(112, 2)], cache: directory + "/cache")
+        let release = Thread {
+            Thread.sleep(forTimeInterval: 3.5)
+            close(lock)
+        }
+        release.start()
+        let mirrors = try environment.mirrorsFile([environment.clean], in: directory)
+        let command =
+            "\(TestPaths.executable) prefetch 112 --reciter fixture --mirrors \(mirrors) "
+            + "--tables \(environment.tables) --cache-dir \(directory)/cache > \(directory)/summary"
+        let drive = try TerminalDrive.run(["screen:when that process", "snap:waiting"], columns: columns, command: ["sh", "-c", command], home: directory)
+        #expect(drive.status == 0, "\(drive.output)")
+        #expect(drive.overflows == 0, "no row wraps by itself: \(drive.output)")
+        let rows = try #require(drive.screens["waiting"], "\(drive.output)")
+        for row in rows { #expect(TerminalText.columns(row) <= columns, "\(row)") }
+        let said = rows.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("[") }.joined(separator: " ")
+        #expect(said.contains("waiting for 112:2: another tartil process is downloading it (this run goes on with the other files, and takes this one when that process has it or stops)"), "\(rows)")
+        #expect(try String(contentsOfFile: directory + "/summary", encoding: .utf8).contains("downloaded"))
+    }
 }

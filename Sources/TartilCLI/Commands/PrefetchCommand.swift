@@ -75,10 +75,14 @@ enum PrefetchCommand {
         ) { events, progress in
             var lines = ReportLines()
             for event in events { report(event, json: json, showBar: showBar, into: &lines) }
-            if showBar && !lines.error.isEmpty { lines.error = "\r\u{1B}[K" + lines.error }  // not after the bar
+            let width = console.errorColumns() ?? 80  // cheap: a resized terminal gets lines and a bar that fit
+            if showBar && !lines.error.isEmpty {
+                // Above the bar (not after it), each line wrapped at words to the terminal's width.
+                let wrapped = lines.error.split(separator: "\n").flatMap { TextWrap.keepingIndent(String($0), width: width) }
+                lines.error = "\r\u{1B}[K" + wrapped.joined(separator: "\n") + "\n"
+            }
             lines.write(to: console)
             if showBar {
-                let width = console.errorColumns() ?? 80  // cheap: a resized terminal gets a bar that fits
                 console.writeError("\r\u{1B}[K" + bar(progress, seconds: clock.now.seconds(since: started), width: width))
             }
         }
