@@ -52,12 +52,11 @@ static inline int csystem_link_unnamed_at(int descriptor, int directory, const c
     return linkat(AT_FDCWD, source, directory, name, AT_SYMLINK_FOLLOW);
 }
 
-// Takes an exclusive lock on the byte at `offset` of `descriptor` without waiting (fails with EAGAIN or EACCES
-// when someone else holds it). It is an open file description lock (F_OFD_SETLK): it belongs to this open of
-// the file, so two opens conflict even within one process, and closing the descriptor releases it.
-static inline int csystem_try_lock_byte(int descriptor, long offset) {
+// Sets an open file description lock (F_OFD_SETLK) of `type` (F_WRLCK, F_UNLCK) on the byte at `offset` of
+// `descriptor`, without waiting.
+static inline int csystem_set_byte_lock(int descriptor, long offset, short type) {
     struct flock lock = {0};
-    lock.l_type = F_WRLCK;
+    lock.l_type = type;
     lock.l_whence = SEEK_SET;
     lock.l_start = offset;
     lock.l_len = 1;
@@ -67,19 +66,19 @@ static inline int csystem_try_lock_byte(int descriptor, long offset) {
     return fcntl(descriptor, 37, &lock);  // F_OFD_SETLK, the same number on every Linux architecture
 #endif
 }
+
+// Takes an exclusive lock on the byte at `offset` of `descriptor` without waiting (fails with EAGAIN or EACCES
+// when someone else holds it). It is an open file description lock: it belongs to this open of the file, so two
+// opens conflict even within one process, and closing the descriptor releases it.
+static inline int csystem_try_lock_byte(int descriptor, long offset) {
+    return csystem_set_byte_lock(descriptor, offset, F_WRLCK);
+}
+
 // Releases the lock `csystem_try_lock_byte` took on the byte at `offset` of `descriptor`.
 static inline int csystem_unlock_byte(int descriptor, long offset) {
-    struct flock lock = {0};
-    lock.l_type = F_UNLCK;
-    lock.l_whence = SEEK_SET;
-    lock.l_start = offset;
-    lock.l_len = 1;
-#ifdef F_OFD_SETLK
-    return fcntl(descriptor, F_OFD_SETLK, &lock);
-#else
-    return fcntl(descriptor, 37, &lock);
-#endif
+    return csystem_set_byte_lock(descriptor, offset, F_UNLCK);
 }
+
 // O_NOATIME (glibc's __O_NOATIME, exported under _GNU_SOURCE): a read that leaves the file's access time alone.
 // open(2) refuses it with EPERM on a file the process neither owns nor has CAP_FOWNER for.
 static const int csystem_o_noatime = __O_NOATIME;
