@@ -82,16 +82,18 @@ final class FileLoader {
                     failures[ayah] = reason
                     heldElsewhere[ayah] = false
                 case .heldElsewhere(let ayah): heldElsewhere[ayah] = true
-                case .cached(let ayah, _, _), .cancelled(let ayah): heldElsewhere[ayah] = false
+                // Started here (the other process let go), stored, or given up: no longer waited for.
+                case .started(let ayah, _), .cached(let ayah, _, _), .cancelled(let ayah): heldElsewhere[ayah] = false
                 default: break
                 }
             }
             if !heldElsewhere.isEmpty {
                 mailbox.update { box in
+                    let before = box.heldElsewhere
                     for (ayah, held) in heldElsewhere {
                         if held { box.heldElsewhere.insert(ayah) } else { box.heldElsewhere.remove(ayah) }
                     }
-                    box.filesVersion += 1
+                    if box.heldElsewhere != before { box.filesVersion += 1 }
                 }
             }
             load(wanted, failures: failures)

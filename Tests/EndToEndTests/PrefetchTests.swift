@@ -147,8 +147,10 @@ func sha256(_ path: String) -> String {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let held = try AyahRef(112, 2)
         let lock = try Self.holdLocks(of: [held], cache: directory + "/cache")
+        // Held for 6 s from here: tartil's first look at it (after its start-up, on a loaded machine) comes well
+        // within the 4 s that leaves for the notice to be due.
         let release = Thread {
-            Thread.sleep(forTimeInterval: 3.5)
+            Thread.sleep(forTimeInterval: 6)
             close(lock)
         }
         release.start()
@@ -157,7 +159,7 @@ func sha256(_ path: String) -> String {
             ["prefetch", "112", "--reciter", "fixture"] + (json ? ["--json"] : []), urls: [environment.clean], in: directory)
         let seconds = Date().timeIntervalSince(started)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(seconds >= 3.4, "took \(seconds) s: the lock was not waited for")
+        #expect(seconds >= 5.9, "took \(seconds) s: the lock was not waited for")
         #expect(try environment.verifiedFiles(in: directory).isSuperset(of: [try AyahRef(112, 1), held, try AyahRef(112, 3), try AyahRef(112, 4)]))
         let reason = "another tartil process is downloading it"
         if json {
@@ -182,7 +184,8 @@ func sha256(_ path: String) -> String {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The basmala before 112:1 is 1:1's file; both are held, whichever the player waits for first.
         let lock = try Self.holdLocks(of: [try AyahRef(1, 1), try AyahRef(112, 1)], cache: directory + "/cache")
-        defer { close(lock) }
+        var released = false
+        defer { if !released { close(lock) } }
         let mirrors = try environment.mirrorsFile([environment.clean], in: directory)
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: TestPaths.executable)
@@ -203,9 +206,21 @@ func sha256(_ path: String) -> String {
         #expect(status.contains(#""state":"buffering""#) && status.contains(#""buffering_held_elsewhere":true"#), "\(status)")
         let text = try runTartil(["status"], home: directory)
         #expect(text.status == 0 && text.stdout.contains("another tartil is downloading it"), "\(text.stdout)")
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        // Let go of: the player takes the files itself, and no longer says another process has them.
+        close(lock)
+        released = true
+        for _ in 0..<80 where status.contains(#""buffering_held_elsewhere":true"#) {
+            Thread.sleep(forTimeInterval: 0.1)
+            status = try runTartil(["status", "--json"], home: directory).stdout
+        }
+        #expect(!status.contains(#""buffering_held_elsewhere":true"#), "\(status)")
+        if process.isRunning {
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 130 || process.terminationStatus == 0)
+        } else {
+            #expect(process.terminationStatus == 0)
+        }
     }
 
     @Test func cleanMirrorDownloadsEverythingVerified() throws {

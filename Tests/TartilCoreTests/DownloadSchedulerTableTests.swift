@@ -366,6 +366,26 @@ import Testing
         world.send(.tick)
         world.answer([.init(job: Self.one, outcome: .opened)])
         #expect(world.heldElsewhere.count == 1)
+        // Its transfer fails, and the retry finds the file held again: a new wait, timed afresh (not said at its
+        // first answer, as the first wait's start would have it), and said once it has lasted 2 s.
+        world.end([Self.one])
+        world.finish(Self.one, .failed(.transient("connection reset", retryAfter: nil)))
+        var secondAt: [Double] = []
+        var secondStart: Double?
+        for _ in 0..<60 {
+            world.send(.tick)
+            guard world.pendingStarts[Self.one] != nil else {
+                world.advance(0.2)
+                continue
+            }
+            secondStart = secondStart ?? world.seconds
+            let before = world.heldElsewhere.count
+            world.answer([.init(job: Self.one, outcome: .busy)])
+            if world.heldElsewhere.count > before { secondAt.append(world.seconds - secondStart!) }
+            world.advance(0.2)
+        }
+        #expect(world.heldElsewhere == [World.job(1).ayah, World.job(1).ayah], "\(world.heldElsewhere)")
+        #expect(secondAt.count == 1 && secondAt[0] >= DownloadScheduler.heldElsewhereNotice - 0.5, "\(secondAt)")
         #expect(world.problems.isEmpty, "\(world.problems)")
     }
 

@@ -34,7 +34,7 @@ enum PrefetchCommand {
             at once and the next run resumes where this one stopped. Exit 0 only when every requested file is \
             verified in the cache.
             With --format json or ndjson (the same: a stream), one JSON object per line for each file (event: \
-            cached, failed), then a summary object (event: summary; with cross_checked, single_source and disputed \
+            cached, failed; waiting: a file another tartil process has been downloading for 2 s), then a summary object (event: summary; with cross_checked, single_source and disputed \
             for unpinned files, learned_surahs (a surah-file reciter's surahs learned first: their parts count as \
             downloaded), learned_single_source (those of them only one mirror could serve), compared_surahs (surahs \
             learned from one mirror, compared again: surah, mark, problem), connections the downloads opened (not \

@@ -101,7 +101,7 @@ public enum DownloadEvent: Sendable, Hashable {
     case cancelled(AyahRef)
     /// Another tartil process has held the file's lock (it is downloading it) for `DownloadScheduler.heldElsewhereNotice`
     /// seconds: this run goes on with its other files and looks again every 0.2 s, taking the file when that process
-    /// has it cached or lets go of it. Comes once per file, and only for a wait that long (two runs that overlap
+    /// has it cached or lets go of it. Comes once per wait, and only for a wait that long (two runs that overlap
     /// briefly say nothing), so a process stopped with Ctrl-Z, or one far slower, is not waited for in silence.
     case heldElsewhere(AyahRef)
     /// A mirror is given up for the rest of the run (its certificate does not verify): no file is asked of it

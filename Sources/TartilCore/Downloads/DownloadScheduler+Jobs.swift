@@ -64,6 +64,11 @@ extension DownloadScheduler {
             guard let entry = jobs[result.job], case .starting(let mirror, let shares, let announce) = entry.stage
             else { continue }
             let (id, job) = (result.job, entry.job)
+            if result.outcome != .busy {
+                // The other process let go: a later wait is timed (and said) afresh.
+                jobs[id]!.heldElsewhereSince = nil
+                jobs[id]!.heldElsewhereReported = false
+            }
             if result.outcome == .opened, phase == .running {
                 jobs[id]!.stage = .transferring(mirror: mirror, sharesConnection: shares)
                 if announce { round.actions.append(.report(.started(job.ayah, mirror: job.sources[mirror].name))) }

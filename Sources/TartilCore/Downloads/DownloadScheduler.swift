@@ -272,8 +272,8 @@ public struct DownloadScheduler: Sendable, Hashable {
         /// The mark its committed copy gets.
         var mark: SourceMark?
         var stage: Stage
-        /// When another process was first found holding the file (its start answered `.busy`), and whether that
-        /// was reported (`.heldElsewhere`).
+        /// When another process was first found holding the file (its start answered `.busy`) in the wait under
+        /// way, and whether that wait was reported (`.heldElsewhere`); both cleared by any other answer.
         var heldElsewhereSince: Double?
         var heldElsewhereReported = false
 
