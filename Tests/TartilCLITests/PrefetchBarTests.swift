@@ -58,4 +58,11 @@ import Testing
         #expect(Self.isBar(shown[0]) && shown[0].count == 26, "\(line)")
         #expect(shown.count == 5, "bar, files, bytes, rate, ETA: \(line)")
     }
+
+    /// Ctrl-C after the last file does not claim "0 files not fetched".
+    @Test func anInterruptSaysWhatIsLeft() {
+        #expect(PrefetchCommand.interruptedMessage(notFetched: 0) == "prefetch stopped after every file was fetched or found cached")
+        #expect(PrefetchCommand.interruptedMessage(notFetched: 1) == "prefetch stopped; 1 file not fetched (run it again to resume)")
+        #expect(PrefetchCommand.interruptedMessage(notFetched: 2512) == "prefetch stopped; 2512 files not fetched (run it again to resume)")
+    }
 }

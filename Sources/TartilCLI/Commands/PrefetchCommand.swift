@@ -102,9 +102,7 @@ enum PrefetchCommand {
                 summaryLine(progress, seconds: outcome.seconds)
                     + (outcome.evicted == 0 ? "" : "; evicted \(outcome.evicted) least-recently-used files to fit --max-size"))
         }
-        if outcome.interrupted {
-            throw TartilError(.interrupted, "prefetch stopped; \(Plural.count(progress.cancelled, "file")) not fetched (run it again to resume)")
-        }
+        if outcome.interrupted { throw TartilError(.interrupted, interruptedMessage(notFetched: progress.cancelled)) }
         if !progress.failed.isEmpty {
             throw TartilError(.failure, "\(progress.failed.count) of \(Plural.count(progress.requested, "file")) could not be downloaded")
         }
@@ -120,6 +118,13 @@ enum PrefetchCommand {
         case .comparing(let surah, let bytes):
             return "comparing surah \(surah), learned from one mirror, with the others: their copies of its whole file (\(Formatting.bytes(bytes)) each)…"
         }
+    }
+
+    /// What Ctrl-C leaves: the files not fetched, or (stopped after the last one) that none is missing.
+    static func interruptedMessage(notFetched: Int) -> String {
+        notFetched == 0
+            ? "prefetch stopped after every file was fetched or found cached"
+            : "prefetch stopped; \(Plural.count(notFetched, "file")) not fetched (run it again to resume)"
     }
 
     /// Lines for standard output and standard error, written with one call each.
