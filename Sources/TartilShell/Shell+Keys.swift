@@ -30,6 +30,7 @@ enum PlaybackFollower {
     static func waitForEnd(_ context: Context, stopOnInterrupt: Bool, progress: Console? = nil) throws {
         let session = context.session
         var width = progress.flatMap { _ in RawTerminal.columns(of: 2) } ?? 80
+        var saidHeld: AyahRef?
         while !session.hasEnded(waiting: 0.25) {
             if Interrupt.isPending {
                 if stopOnInterrupt { session.stopAndWait(quitting: true) }
@@ -38,6 +39,9 @@ enum PlaybackFollower {
             }
             if let progress {
                 width = RawTerminal.columns(of: 2) ?? width  // cheap, and no handler needed without keys
+                if let note = LiveStatus.heldElsewhereNote(session.status(), said: &saidHeld) {
+                    progress.writeError("\r\u{1B}[K" + TextWrap.keepingIndent(note, width: width - 1).map { $0 + "\n" }.joined())
+                }
                 if let line = liveLine(session, notice: nil, width: width) { progress.writeError("\r\u{1B}[K" + line) }
             }
         }
@@ -62,6 +66,7 @@ enum PlaybackFollower {
         let draws = console.errorIsTerminal
         var decoder = KeyDecoder()
         var notice: (text: String, until: ClockInstant)?
+        var saidHeld: AyahRef?
         var width = RawTerminal.columns(of: 2) ?? 80
         var inputOpen = true
         var buffer = [UInt8](repeating: 0, count: 256)
@@ -116,6 +121,9 @@ enum PlaybackFollower {
                 if action == .command(.quit) { break }
             }
             if let shown = notice, shown.until < session.clock.now { notice = nil }
+            if let note = LiveStatus.heldElsewhereNote(session.status(), said: &saidHeld), draws && foreground {
+                console.writeError("\r\u{1B}[K" + TextWrap.keepingIndent(note, width: width - 1).map { $0 + "\n" }.joined())
+            }
             // In the background, the shell's line is left alone.
             if draws && foreground, let line = liveLine(session, notice: notice?.text, width: width) {
                 console.writeError("\r\u{1B}[K" + line)

@@ -205,7 +205,37 @@ import Testing
         let rows = try #require(drive.screens["waiting"], "\(drive.output)")
         for row in rows { #expect(TerminalText.columns(row) <= columns, "\(row)") }
         let said = rows.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("[") }.joined(separator: " ")
-        #expect(said.contains("waiting for 112:2: another tartil process is downloading it (this run goes on with the other files, and takes this one when that process has it or stops)"), "\(rows)")
+        #expect(said.contains("waiting for 112:2: another tartil process is downloading it (taken here when that process has it or ends; one stopped with Ctrl-Z keeps it until it goes on)"), "\(rows)")
         #expect(try String(contentsOfFile: directory + "/summary", encoding: .utf8).contains("downloaded"))
+    }
+    /// `play` waiting for a file another process holds prints the waiting line once above its live line, wrapped
+    /// (the live line has room only for a short field, which a narrow terminal drops), and names the file on it.
+    @Test(arguments: [80, 40]) func playSaysOnceAboveItsLiveLineThatAnotherProcessHoldsAFile(columns: Int) throws {
+        let directory = TestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let lock = try PrefetchTests.holdLocks(of: [try AyahRef(1, 1), try AyahRef(112, 1)], cache: directory + "/cache")
+        let release = Thread {
+            Thread.sleep(forTimeInterval: 6)  // tartil's first look comes well within the 4 s before the notice
+            close(lock)
+        }
+        release.start()
+        let mirrors = try environment.mirrorsFile([environment.clean], in: directory)
+        let command = [
+            TestPaths.executable, "play", "112", "--reciter", "fixture", "--output", "null", "--mirrors", mirrors,
+            "--tables", environment.tables, "--cache-dir", directory + "/cache",
+        ]
+        let drive = try TerminalDrive.run(
+            ["screen:keeps it until it goes on", "snap:waiting", "sleep:0.6", "snap:later", "send:q"], columns: columns, command: command,
+            home: directory)
+        #expect(drive.overflows == 0, "no row wraps by itself: \(drive.output)")
+        let rows = try #require(drive.screens["waiting"], "\(drive.output)")
+        for row in rows { #expect(TerminalText.columns(row) <= columns, "\(row)") }
+        let said = rows.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+        #expect(
+            said.contains("another tartil process is downloading it (taken here when that process has it or ends; one stopped with Ctrl-Z keeps it until it goes on)"),
+            "\(rows)")
+        // Said once, however many times the live line is drawn again.
+        let later = try #require(drive.screens["later"]).joined(separator: " ")
+        #expect(later.components(separatedBy: "waiting for").count - 1 == 1, "\(drive.screens["later"] ?? [])")
     }
 }

@@ -49,8 +49,8 @@ extension PlayCommands {
         if status.state == .buffering, let surah = status.learningSurah, status.bufferingAyah?.surah == surah {
             fields.append("learning surah \(surah)")
         }
-        if status.state == .buffering, status.bufferingHeldElsewhere == true {
-            fields.append("another tartil is downloading it")
+        if status.state == .buffering, status.bufferingHeldElsewhere == true, let waited = status.bufferingAyah {
+            fields.append("\(waited) held by another tartil")
         }
         if let cycles = status.options.repeatRange.count, cycles > 1 {
             fields.append("cycle \(status.cycle)/\(cycles)")
@@ -115,4 +115,17 @@ public enum LiveStatus {
 
     /// `3:20`, `1:02:03`.
     public static func clock(_ seconds: Double) -> String { PlayCommands.clock(seconds) }
+
+    /// The line to print once above the live line when the player starts waiting for a file another tartil process
+    /// holds (`bufferingHeldElsewhere`): the live line has room only for a short field, which a narrow terminal
+    /// drops. `said` is the file last said, so each wait is said once.
+    public static func heldElsewhereNote(_ status: PlayerStatus?, said: inout AyahRef?) -> String? {
+        guard let status, status.state == .buffering, status.bufferingHeldElsewhere == true, let waited = status.bufferingAyah else {
+            said = nil
+            return nil
+        }
+        guard said != waited else { return nil }
+        said = waited
+        return PrefetchCommand.heldElsewhereLine(waited)
+    }
 }

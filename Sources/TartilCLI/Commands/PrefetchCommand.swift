@@ -120,6 +120,15 @@ enum PrefetchCommand {
         }
     }
 
+    /// Why a file is waited for, when another process holds its lock (`DownloadEvent.heldElsewhere`).
+    static let heldElsewhereReason = "another tartil process is downloading it"
+
+    /// The line that says so, for prefetch and for play.
+    static func heldElsewhereLine(_ ayah: AyahRef) -> String {
+        "waiting for \(ayah): \(heldElsewhereReason) (taken here when that process has it or ends; one stopped with "
+            + "Ctrl-Z keeps it until it goes on)"
+    }
+
     /// What Ctrl-C leaves: the files not fetched, or (stopped after the last one) that none is missing.
     static func interruptedMessage(notFetched: Int) -> String {
         notFetched == 0
@@ -165,12 +174,11 @@ enum PrefetchCommand {
         case .heldElsewhere(let ayah):
             // Once per file, and only after a wait of a few seconds: at most one line per transfer the other
             // process has in flight.
-            let reason = "another tartil process is downloading it"
             if json {
                 lines.output += JSONValue.object([("event", .string("waiting")), ("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)),
-                                                  ("reason", .string(reason))]).rendered() + "\n"
+                                                  ("reason", .string(heldElsewhereReason))]).rendered() + "\n"
             } else {
-                lines.error += "waiting for \(ayah): \(reason) (this run goes on with the other files, and takes this one when that process has it or stops)\n"
+                lines.error += heldElsewhereLine(ayah) + "\n"
             }
         case .started, .cancelled, .marked:
             break
