@@ -18,9 +18,8 @@ final class CacheFolder {
     let descriptor: Int32
     /// The folder's path, for messages.
     let path: String
-    /// The folder's identity when it was opened (`isAt`; zero for the root, which is never looked up again).
-    private let device: UInt
-    private let inode: UInt
+    /// The folder's identity when it was opened (`isAt`; nil for the root, which is never looked up again).
+    private let identity: FileIdentity?
 
     /// Opens the cache's root folder (following links: the root is resolved once, here); messages name it
     /// `shownAs` (the path the user gave).
@@ -29,8 +28,7 @@ final class CacheFolder {
         guard descriptor >= 0 else { throw CacheError.system("open", path: label) }
         self.descriptor = descriptor
         self.path = label
-        device = 0
-        inode = 0
+        identity = nil
     }
 
     /// Opens the folder `name` inside `parent`, creating it when `create`; a link at that name is refused.
@@ -46,20 +44,14 @@ final class CacheFolder {
         }
         self.descriptor = descriptor
         self.path = path
-        var status = stat()
-        let known = fstat(descriptor, &status) == 0
-        device = known ? UInt(status.st_dev) : 0
-        inode = known ? UInt(status.st_ino) : 0  // unknown: never taken for the folder at a name (`isAt`)
+        identity = FileIdentity(descriptor: descriptor)  // unknown: never taken for the folder at a name (`isAt`)
     }
 
     deinit { close(descriptor) }
 
     /// Whether `name` in `parent` still leads to this folder (not removed, renamed away or replaced, a link
     /// included): one `fstatat`, where opening the folder again takes a `mkdir`, an open and a close.
-    func isAt(_ name: String, in parent: CacheFolder) -> Bool {
-        guard inode != 0, let status = parent.status(name) else { return false }
-        return (status.st_mode & S_IFMT) == S_IFDIR && UInt(status.st_dev) == device && UInt(status.st_ino) == inode
-    }
+    func isAt(_ name: String, in parent: CacheFolder) -> Bool { identity?.isAt(name, in: parent) ?? false }
 
     /// Whether `name` in this folder is a symbolic link (not followed).
     func isSymbolicLink(_ name: String) -> Bool {
@@ -173,6 +165,31 @@ final class CacheFolder {
 }
 
 @available(*, unavailable) extension CacheFolder: Sendable {}
+
+/// What a name in the cache led to when it was opened (device, inode and type), to tell later, with one `fstatat`,
+/// whether the name still leads there: a folder or lock file kept open (`Cache`) is opened again when it does not.
+struct FileIdentity: Sendable, Hashable {
+    let device: UInt
+    let inode: UInt
+    /// `S_IFDIR`, `S_IFREG`…
+    let type: mode_t
+
+    /// The identity of what `descriptor` has open; nil when `fstat` fails.
+    init?(descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    init(_ status: stat) {
+        device = UInt(status.st_dev)
+        inode = UInt(status.st_ino)
+        type = status.st_mode & S_IFMT
+    }
+
+    /// Whether `name` in `folder` (not followed, should it be a link) is still this file.
+    func isAt(_ name: String, in folder: CacheFolder) -> Bool { folder.status(name).map(Self.init) == self }
+}
 
 extension CacheError {
     /// A symbolic link where the cache expects `what` of its own.

@@ -17,8 +17,7 @@ final class LockFile: @unchecked Sendable {
     let path: String
     private let descriptor: Int32
     /// The file's identity when it was opened: the name may since lead elsewhere (`isUsable`).
-    private let device: UInt
-    private let inode: UInt
+    private let identity: FileIdentity
     /// The bytes locked through this description, and whether an unlock failed (`isUsable`).
     private struct State {
         var held: Set<Int> = []
@@ -30,14 +29,12 @@ final class LockFile: @unchecked Sendable {
     init(_ name: String, in root: CacheFolder) throws(CacheError) {
         path = Path.join(root.path, name)
         descriptor = try root.openFile(name, O_RDWR | O_CREAT, removingLink: true, what: "a lock file")
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
+        guard let identity = FileIdentity(descriptor: descriptor) else {
             let error = CacheError.system("fstat", path: path)
             close(descriptor)
             throw error
         }
-        device = UInt(status.st_dev)
-        inode = UInt(status.st_ino)
+        self.identity = identity
     }
 
     deinit { close(descriptor) }
@@ -47,8 +44,7 @@ final class LockFile: @unchecked Sendable {
     /// may need memory the kernel does not have); that byte then stays locked until this description is closed,
     /// so it is given up for a new one, and closed when its last writer lets go.
     func isUsable(as name: String, in root: CacheFolder) -> Bool {
-        guard !state.read({ $0.unlockFailed }), let status = root.status(name) else { return false }
-        return (status.st_mode & S_IFMT) == S_IFREG && UInt(status.st_dev) == device && UInt(status.st_ino) == inode
+        !state.read({ $0.unlockFailed }) && identity.isAt(name, in: root)
     }
 
     /// Locks byte `key` without waiting; throws `.busy` (naming `finalPath`) when another writer holds it.

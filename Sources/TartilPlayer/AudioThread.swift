@@ -436,7 +436,7 @@ final class AudioThread {
             of: machine, reciter: channels.reciter, bufferingAyah: bufferingAyah, writtenFrames: writtenFrames,
             writtenSeconds: writtenSeconds)
         status.learningSurah = learningSurah
-        status.bufferingHeldElsewhere = bufferingAyah.map { heldElsewhere.contains($0) } == true ? true : nil
+        status.bufferingHeldElsewhere = bufferingAyah.map(heldElsewhere.contains) == true ? true : nil
         status.endIsUsage = machine.endIsUsage ? true : nil
         let now = clock.now
         if output.isPaced && machine.state == .playing && (source != nil || draining), machine.heard.index < machine.plan.items.count {

@@ -99,7 +99,7 @@ public enum SessionJSON {
             ("loop", loopJSON),
             ("stop_after", stopAfter),
             ("sleep_left_ms", sleepLeft),
-            ("buffering_held_elsewhere", .bool(status.bufferingAyah != nil && status.bufferingHeldElsewhere == true)),
+            ("buffering_held_elsewhere", .bool(status.bufferingHeldElsewhere == true)),
         ]
     }
 

@@ -40,7 +40,8 @@ enum PlaybackFollower {
             if let progress {
                 width = RawTerminal.columns(of: 2) ?? width  // cheap, and no handler needed without keys
                 if let note = LiveStatus.heldElsewhereNote(session.status(), said: &saidHeld) {
-                    progress.writeError("\r\u{1B}[K" + TextWrap.keepingIndent(note, width: width - 1).map { $0 + "\n" }.joined())
+                    progress.writeError("\r\u{1B}[K")
+                    progress.note(note)  // above the live line, wrapped
                 }
                 if let line = liveLine(session, notice: nil, width: width) { progress.writeError("\r\u{1B}[K" + line) }
             }
@@ -122,7 +123,8 @@ enum PlaybackFollower {
             }
             if let shown = notice, shown.until < session.clock.now { notice = nil }
             if let note = LiveStatus.heldElsewhereNote(session.status(), said: &saidHeld), draws && foreground {
-                console.writeError("\r\u{1B}[K" + TextWrap.keepingIndent(note, width: width - 1).map { $0 + "\n" }.joined())
+                console.writeError("\r\u{1B}[K")
+                console.note(note)  // above the live line, wrapped
             }
             // In the background, the shell's line is left alone.
             if draws && foreground, let line = liveLine(session, notice: notice?.text, width: width) {

@@ -34,8 +34,8 @@ enum PrefetchCommand {
             at once and the next run resumes where this one stopped. Exit 0 only when every requested file is \
             verified in the cache.
             With --format json or ndjson (the same: a stream), one JSON object per line for each file (event: \
-            cached, failed; waiting: a file another tartil process has been downloading for 2 s), then a summary object (event: summary; with cross_checked, single_source and disputed \
-            for unpinned files, learned_surahs (a surah-file reciter's surahs learned first: their parts count as \
+            cached, failed; waiting: a file another tartil process has been downloading for 2 s), then a summary \
+            object (event: summary; with cross_checked, single_source and disputed for unpinned files, learned_surahs (a surah-file reciter's surahs learned first: their parts count as \
             downloaded), learned_single_source (those of them only one mirror could serve), compared_surahs (surahs \
             learned from one mirror, compared again: surah, mark, problem), connections the downloads opened (not \
             learning's or comparing's whole-file requests), http2_transfers, and duration_ms, the time the prefetch took).
@@ -172,7 +172,7 @@ enum PrefetchCommand {
             lines.error += "\(mirror): given up for this run: \(reason)"
                 + (reason.contains(text: "certificate") ? " (to trust its CA: put it in an SSL_CERT_DIR folder, or in a PEM file together with the system's CAs for --ca-bundle or SSL_CERT_FILE)" : "") + "\n"
         case .heldElsewhere(let ayah):
-            // Once per file, and only after a wait of a few seconds: at most one line per transfer the other
+            // Once per wait, and only after a wait of a few seconds: at most one line per transfer the other
             // process has in flight.
             if json {
                 lines.output += JSONValue.object([("event", .string("waiting")), ("surah", .int(ayah.surah)), ("ayah", .int(ayah.ayah)),

@@ -64,11 +64,8 @@ extension DownloadScheduler {
             guard let entry = jobs[result.job], case .starting(let mirror, let shares, let announce) = entry.stage
             else { continue }
             let (id, job) = (result.job, entry.job)
-            if result.outcome != .busy {
-                // The other process let go: a later wait is timed (and said) afresh.
-                jobs[id]!.heldElsewhereSince = nil
-                jobs[id]!.heldElsewhereReported = false
-            }
+            // The other process let go: a later wait is timed (and said) afresh.
+            if result.outcome != .busy { jobs[id]!.heldElsewhere = nil }
             if result.outcome == .opened, phase == .running {
                 jobs[id]!.stage = .transferring(mirror: mirror, sharesConnection: shares)
                 if announce { round.actions.append(.report(.started(job.ayah, mirror: job.sources[mirror].name))) }
@@ -86,11 +83,12 @@ extension DownloadScheduler {
             case .busy:
                 // Another process has it: look again shortly, and say so once it has had it a while.
                 if phase == .running {
-                    let since = entry.heldElsewhereSince ?? round.now
-                    jobs[id]!.heldElsewhereSince = since
-                    if !entry.heldElsewhereReported && round.now - since >= Self.heldElsewhereNotice {
-                        jobs[id]!.heldElsewhereReported = true
+                    switch entry.heldElsewhere {
+                    case nil: jobs[id]!.heldElsewhere = .since(round.now)
+                    case .since(let since) where round.now - since >= Self.heldElsewhereNotice:
+                        jobs[id]!.heldElsewhere = .reported
                         round.actions.append(.report(.heldElsewhere(job.ayah)))
+                    case .since, .reported: break
                     }
                     jobs[id]!.stage = .waiting(mirror: mirror, notBefore: round.now + 0.2, takenBack: false)
                 } else {

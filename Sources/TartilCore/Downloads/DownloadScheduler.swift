@@ -272,10 +272,9 @@ public struct DownloadScheduler: Sendable, Hashable {
         /// The mark its committed copy gets.
         var mark: SourceMark?
         var stage: Stage
-        /// When another process was first found holding the file (its start answered `.busy`) in the wait under
-        /// way, and whether that wait was reported (`.heldElsewhere`); both cleared by any other answer.
-        var heldElsewhereSince: Double?
-        var heldElsewhereReported = false
+        /// The wait under way for a file another process holds (its starts answered `.busy`); nil after any other
+        /// answer.
+        var heldElsewhere: HeldElsewhere?
 
         /// The server of `mirror`.
         func server(_ mirror: Int) -> String { job.sources[mirror].server }
@@ -369,6 +368,12 @@ public struct DownloadScheduler: Sendable, Hashable {
 
     /// Seconds another process may hold a file's lock before the wait is reported (`DownloadEvent.heldElsewhere`).
     public static let heldElsewhereNotice = 2.0
+
+    /// A wait for a file another process holds: since when (seconds), until it is reported; then reported.
+    enum HeldElsewhere: Sendable, Hashable {
+        case since(Double)
+        case reported
+    }
 
     // MARK: - What it reads
 
